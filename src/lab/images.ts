@@ -1,0 +1,161 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Header } from 'tar';
+import type { Descriptor, ManifestData } from '../mirror/manifest.js';
+import { MediaType } from '../mirror/media-types.js';
+import type { OciLayout } from '../mirror/layout/store.js';
+
+/**
+ * Synthetic container images for tests, benchmarks and the demo: layers are real tar archives of
+ * random bytes, configs carry matching diff_ids, and images come as OCI or Docker schema 2,
+ * single-architecture or multi-arch indexes. Layers with the same `id` are byte-identical, so
+ * shared base layers behave as they do in a release payload.
+ */
+export interface LayerSpec {
+  /** Same id → same bytes (a shared base layer). Omit for a unique layer. */
+  id?: string;
+  size: number;
+}
+
+export interface ImageSpec {
+  /** Repository path inside the layout/registry (`openshift/release`). */
+  repo: string;
+  /** Tag; without one the image is referenced by digest only. */
+  tag?: string;
+  format?: 'oci' | 'docker';
+  layers: LayerSpec[];
+  /** Build a multi-arch index with one image per architecture (each with its own unique layers). */
+  arches?: string[];
+}
+
+export interface BuiltImage {
+  repo: string;
+  tag?: string;
+  digest: string;
+  mediaType: string;
+  /** Children of an index, by architecture. */
+  children?: Record<string, string>;
+  /** Distinct blob bytes this image references (configs and layers). */
+  bytes: number;
+}
+
+const sharedLayers = new Map<string, { bytes: Buffer; digest: string }>();
+
+/** A tar archive holding one file of `size` random bytes (padded to whole tar blocks). */
+export function randomTarLayer(size: number, name = 'data.bin'): Buffer {
+  const payload = Math.max(0, size - 1536);
+  const block = Buffer.alloc(512);
+  new Header({ path: name, mode: 0o644, size: payload, mtime: new Date(0), type: 'File', uid: 0, gid: 0 }).encode(block, 0);
+  const pad = (512 - (payload % 512)) % 512;
+  return Buffer.concat([block, randomBytes(payload), Buffer.alloc(pad + 1024)]);
+}
+
+function digestOf(b: Buffer): string {
+  return `sha256:${createHash('sha256').update(b).digest('hex')}`;
+}
+
+function layerFor(spec: LayerSpec, salt: string): { bytes: Buffer; digest: string } {
+  if (spec.id) {
+    const key = `${spec.id}:${spec.size}`;
+    let l = sharedLayers.get(key);
+    if (!l) {
+      const bytes = randomTarLayer(spec.size, `${spec.id}.bin`);
+      l = { bytes, digest: digestOf(bytes) };
+      sharedLayers.set(key, l);
+    }
+    return l;
+  }
+  const bytes = randomTarLayer(spec.size, `${salt}.bin`);
+  return { bytes, digest: digestOf(bytes) };
+}
+
+async function buildSingle(layout: OciLayout, spec: ImageSpec, arch: string): Promise<{ m: ManifestData; bytes: number }> {
+  const docker = spec.format === 'docker';
+  const layerType = docker ? MediaType.DockerLayerGzip : MediaType.OciLayer;
+  const layers: Descriptor[] = [];
+  let bytes = 0;
+  for (const [i, l] of spec.layers.entries()) {
+    const built = layerFor(l, `${spec.repo}-${arch}-${i}`);
+    if (!(await layout.hasBlob(built.digest, built.bytes.length))) await layout.putBytes(built.bytes);
+    layers.push({ mediaType: layerType, digest: built.digest, size: built.bytes.length });
+    bytes += built.bytes.length;
+  }
+  const config = Buffer.from(
+    JSON.stringify({
+      architecture: arch,
+      os: 'linux',
+      created: '2026-01-01T00:00:00Z',
+      config: { Labels: { 'io.airgap.synthetic': spec.repo, 'io.airgap.nonce': randomBytes(8).toString('hex') } },
+      rootfs: { type: 'layers', diff_ids: layers.map((l) => l.digest) },
+    }),
+  );
+  const configDigest = await layout.putBytes(config);
+  bytes += config.length;
+  const manifest = Buffer.from(
+    JSON.stringify({
+      schemaVersion: 2,
+      mediaType: docker ? MediaType.DockerManifest : MediaType.OciManifest,
+      config: { mediaType: docker ? MediaType.DockerConfig : MediaType.OciConfig, digest: configDigest, size: config.length },
+      layers,
+    }),
+  );
+  const digest = await layout.putBytes(manifest);
+  return { m: { bytes: manifest, digest, mediaType: docker ? MediaType.DockerManifest : MediaType.OciManifest }, bytes };
+}
+
+/** Build images into an OCI layout; each becomes an index.json entry named `repo:tag` or `repo@digest`. */
+export async function buildImages(layout: OciLayout, specs: ImageSpec[]): Promise<BuiltImage[]> {
+  const out: BuiltImage[] = [];
+  for (const spec of specs) {
+    let top: ManifestData;
+    let children: Record<string, string> | undefined;
+    let bytes = 0;
+    if (spec.arches && spec.arches.length > 0) {
+      const docker = spec.format === 'docker';
+      const manifests: Descriptor[] = [];
+      children = {};
+      for (const arch of spec.arches) {
+        const c = await buildSingle(layout, spec, arch);
+        bytes += c.bytes;
+        children[arch] = c.m.digest;
+        manifests.push({ mediaType: c.m.mediaType, digest: c.m.digest, size: c.m.bytes.length, platform: { architecture: arch, os: 'linux' } });
+      }
+      const mediaType = docker ? MediaType.DockerManifestList : MediaType.OciIndex;
+      const bytesIdx = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType, manifests }));
+      top = { bytes: bytesIdx, digest: await layout.putBytes(bytesIdx), mediaType };
+    } else {
+      const c = await buildSingle(layout, spec, 'amd64');
+      top = c.m;
+      bytes = c.bytes;
+    }
+    await layout.setEntry(spec.tag ? `${spec.repo}:${spec.tag}` : `${spec.repo}@${top.digest}`, top);
+    out.push({ repo: spec.repo, ...(spec.tag ? { tag: spec.tag } : {}), digest: top.digest, mediaType: top.mediaType, ...(children ? { children } : {}), bytes });
+  }
+  return out;
+}
+
+export interface ReleaseShapeOptions {
+  /** Images referenced by digest only in one repository (release components). */
+  byDigest: number;
+  /** Tagged images, each in its own repository. */
+  tagged: number;
+  /** Sizes of the base layers every image shares. */
+  shared: number[];
+  /** Unique layers per image and their size range. */
+  unique: number;
+  uniqueMin: number;
+  uniqueMax: number;
+  repo?: string;
+}
+
+/** A set shaped like a release payload: many digest-only images in one repository plus tagged ones, sharing base layers. */
+export function releaseShapedSpecs(o: ReleaseShapeOptions): ImageSpec[] {
+  const specs: ImageSpec[] = [];
+  const base = o.shared.map((size, i) => ({ id: `base${i}`, size }));
+  const unique = () =>
+    Array.from({ length: o.unique }, () => ({ size: o.uniqueMin + Math.floor(Math.random() * (o.uniqueMax - o.uniqueMin + 1)) }));
+  for (let i = 0; i < o.byDigest; i++) specs.push({ repo: o.repo ?? 'ocp/release', layers: [...base, ...unique()] });
+  for (let i = 0; i < o.tagged; i++) {
+    specs.push({ repo: `ocp/tagged-${i}`, tag: `v1.${i}`, format: i % 2 ? 'docker' : 'oci', layers: [...base, ...unique()] });
+  }
+  return specs;
+}

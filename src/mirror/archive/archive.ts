@@ -1,0 +1,296 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { create as tarCreate, Parser, type ReadEntry } from 'tar';
+import { AirgapError, usageError } from '../../util/errors.js';
+import { tempPathFor, writeFileAtomic } from '../../util/fs.js';
+import { noProgress, type ProgressSink } from '../../util/progress.js';
+import { blobsOf, parseManifest } from '../manifest.js';
+import { OciLayout } from '../layout/store.js';
+
+/** The parts manifest written beside the tar parts: what each part holds and its checksum. */
+export interface ArchiveManifest {
+  kind: 'AirgapArchive';
+  version: 1;
+  createdAt: string;
+  parts: { file: string; size: number; sha256: string; blobs: string[] }[];
+  images: { refName: string; digest: string; source?: string }[];
+  /** Blobs the images need that an earlier archive already carried (must be at the destination). */
+  previouslyArchived: string[];
+}
+
+export const ARCHIVE_MANIFEST = 'airgap-archive.json';
+const PART_RE = /^mirror_\d{6}\.tar$/;
+
+export function partName(n: number): string {
+  return `mirror_${String(n).padStart(6, '0')}.tar`;
+}
+
+/** Every blob digest (manifests included) reachable from the layout's index. */
+export async function reachableBlobs(layout: OciLayout): Promise<{ manifests: Map<string, number>; blobs: Map<string, number> }> {
+  const manifests = new Map<string, number>();
+  const blobs = new Map<string, number>();
+  const walk = async (digest: string, size: number, mediaType?: string): Promise<void> => {
+    if (manifests.has(digest)) return;
+    manifests.set(digest, size);
+    const m = await layout.getManifest(digest, mediaType);
+    const parsed = parseManifest(m.bytes, m.mediaType, `manifest ${digest}`);
+    if (parsed.kind === 'index') {
+      for (const c of parsed.manifests) {
+        if (await layout.hasBlob(c.digest)) await walk(c.digest, c.size, c.mediaType);
+      }
+    } else {
+      for (const b of blobsOf(parsed)) blobs.set(b.digest, b.size);
+    }
+  };
+  for (const e of await layout.entries()) await walk(e.descriptor.digest, e.descriptor.size, e.descriptor.mediaType);
+  return { manifests, blobs };
+}
+
+export interface PackOptions {
+  /** Largest part in bytes; parts split at blob boundaries (a larger blob gets a part of its own). */
+  maxPartBytes: number;
+  /** Blobs carried by earlier archives: not packed again. */
+  history?: Set<string>;
+  progress?: ProgressSink;
+}
+
+/** Hashing pass-through so a part's checksum is computed while it is written. */
+function hasher(): { stream: Transform; digest: () => string; size: () => number } {
+  const h = createHash('sha256');
+  let n = 0;
+  const stream = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      h.update(chunk);
+      n += chunk.length;
+      cb(null, chunk);
+    },
+  });
+  return { stream, digest: () => h.digest('hex'), size: () => n };
+}
+
+/**
+ * Pack an OCI layout into `mirror_000001.tar`, … in `outDir` (plain tar, split at blob boundaries),
+ * with `airgap-archive.json` listing each part's blobs and sha256. Manifests, `index.json` and
+ * `oci-layout` always go in; layers and configs already in `history` do not. Earlier parts in
+ * `outDir` are replaced only once the new set is complete.
+ */
+export async function packArchive(layout: OciLayout, outDir: string, opts: PackOptions): Promise<ArchiveManifest> {
+  const progress = opts.progress ?? noProgress;
+  const { manifests, blobs } = await reachableBlobs(layout);
+  const history = opts.history ?? new Set<string>();
+  const include: { digest: string; size: number }[] = [];
+  const previouslyArchived: string[] = [];
+  for (const [digest, size] of manifests) include.push({ digest, size });
+  for (const [digest, size] of blobs) {
+    if (manifests.has(digest)) continue;
+    if (history.has(digest)) previouslyArchived.push(digest);
+    else include.push({ digest, size });
+  }
+  // Group into parts: first-fit in order, never splitting a blob.
+  const groups: { digest: string; size: number }[][] = [[]];
+  let current = 0;
+  for (const b of include) {
+    if (current + b.size > opts.maxPartBytes && groups[groups.length - 1]!.length > 0) {
+      groups.push([]);
+      current = 0;
+    }
+    groups[groups.length - 1]!.push(b);
+    current += b.size;
+    if (b.size > opts.maxPartBytes) {
+      progress({ type: 'warning', message: `blob ${b.digest} (${b.size} bytes) is larger than the archive size; it gets a part of its own` });
+    }
+  }
+  const total = include.reduce((a, b) => a + b.size, 0);
+  progress({ type: 'phase', name: 'archive', detail: `${include.length} blobs in ${groups.length} part(s)` });
+  progress({ type: 'bytes-planned', bytes: total });
+  const written: ArchiveManifest['parts'] = [];
+  const tmpFiles: { tmp: string; final: string }[] = [];
+  try {
+    for (let i = 0; i < groups.length; i++) {
+      const files = groups[i]!.map((b) => `blobs/sha256/${b.digest.slice('sha256:'.length)}`);
+      if (i === 0) files.unshift('oci-layout', 'index.json');
+      const name = partName(i + 1);
+      const final = join(outDir, name);
+      const tmp = tempPathFor(final);
+      tmpFiles.push({ tmp, final });
+      const h = hasher();
+      const pack = tarCreate({ cwd: layout.dir, portable: true, noDirRecurse: true }, files);
+      let last = 0;
+      h.stream.on('data', () => {
+        const n = h.size();
+        progress({ type: 'bytes', bytes: n - last });
+        last = n;
+      });
+      await pipeline(pack as unknown as NodeJS.ReadableStream, h.stream, createWriteStream(tmp));
+      written.push({ file: name, size: h.size(), sha256: `sha256:${h.digest()}`, blobs: groups[i]!.map((b) => b.digest) });
+    }
+    for (const { tmp, final } of tmpFiles) await rename(tmp, final);
+  } catch (e) {
+    for (const { tmp } of tmpFiles) await rm(tmp, { force: true });
+    throw e;
+  }
+  const keep = new Set(written.map((p) => p.file));
+  for (const f of await readdir(outDir)) {
+    if (PART_RE.test(f) && !keep.has(f)) await rm(join(outDir, f), { force: true });
+  }
+  const manifest: ArchiveManifest = {
+    kind: 'AirgapArchive',
+    version: 1,
+    createdAt: new Date().toISOString(),
+    parts: written,
+    images: (await layout.entries()).map((e) => ({
+      refName: e.refName,
+      digest: e.descriptor.digest,
+      ...(e.source ? { source: e.source } : {}),
+    })),
+    previouslyArchived,
+  };
+  await writeFileAtomic(join(outDir, ARCHIVE_MANIFEST), JSON.stringify(manifest, null, 2));
+  return manifest;
+}
+
+export async function readArchiveManifest(dir: string): Promise<ArchiveManifest> {
+  const path = join(dir, ARCHIVE_MANIFEST);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    throw usageError('ARCHIVE_MISSING', `${dir} holds no airgap archive (${ARCHIVE_MANIFEST} not found)`, {
+      hint: 'point --from at the directory that `airgap mirror … file://<dir>` wrote',
+    });
+  }
+  try {
+    const m = JSON.parse(text) as ArchiveManifest;
+    if (m.kind !== 'AirgapArchive' || !Array.isArray(m.parts)) throw new Error('not an archive manifest');
+    return m;
+  } catch (e) {
+    throw usageError('ARCHIVE_INVALID', `${path} is not a valid archive manifest: ${(e as Error).message}`);
+  }
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  parts: { file: string; ok: boolean; problem?: string }[];
+  problems: string[];
+  images: number;
+  blobs: number;
+}
+
+/** Stream a part and check its size and sha256. */
+async function checkPart(dir: string, p: ArchiveManifest['parts'][number], progress: ProgressSink): Promise<string | undefined> {
+  const path = join(dir, p.file);
+  let size: number;
+  try {
+    size = (await stat(path)).size;
+  } catch {
+    return `${p.file} is missing`;
+  }
+  if (size !== p.size) return `${p.file} is ${size} bytes, the manifest says ${p.size}`;
+  const h = createHash('sha256');
+  for await (const c of createReadStream(path, { highWaterMark: 1024 * 1024 })) {
+    h.update(c as Buffer);
+    progress({ type: 'bytes', bytes: (c as Buffer).length });
+  }
+  const got = `sha256:${h.digest('hex')}`;
+  if (got !== p.sha256) return `${p.file} hashes to ${got}, the manifest says ${p.sha256}`;
+  return undefined;
+}
+
+/**
+ * Check an archive before carrying it across the air gap (and again before unpacking): every part
+ * present with its size and checksum, and no stray or missing parts.
+ */
+export async function verifyArchive(dir: string, progress: ProgressSink = noProgress): Promise<VerifyReport> {
+  const m = await readArchiveManifest(dir);
+  progress({ type: 'bytes-planned', bytes: m.parts.reduce((a, p) => a + p.size, 0) });
+  const parts: VerifyReport['parts'] = [];
+  const problems: string[] = [];
+  for (const p of m.parts) {
+    const problem = await checkPart(dir, p, progress);
+    parts.push({ file: p.file, ok: !problem, ...(problem ? { problem } : {}) });
+    if (problem) problems.push(problem);
+  }
+  const listed = new Set(m.parts.map((p) => p.file));
+  for (const f of await readdir(dir)) {
+    if (PART_RE.test(f) && !listed.has(f)) problems.push(`${f} is not listed in ${ARCHIVE_MANIFEST} (left from another run?)`);
+  }
+  return {
+    ok: problems.length === 0,
+    parts,
+    problems,
+    images: m.images.length,
+    blobs: m.parts.reduce((a, p) => a + p.blobs.length, 0),
+  };
+}
+
+/**
+ * Unpack a verified archive into an OCI layout: each blob streamed out of its tar part, verified
+ * against its digest and renamed into place (blobs already present are skipped).
+ */
+export async function unpackArchive(dir: string, layout: OciLayout, progress: ProgressSink = noProgress): Promise<ArchiveManifest> {
+  const report = await verifyArchive(dir, progress);
+  if (!report.ok) {
+    throw new AirgapError('ARCHIVE_CORRUPT', `the archive in ${dir} is damaged:\n  ${report.problems.join('\n  ')}`, {
+      hint: 'copy the listed parts again from the connected side, then rerun',
+    });
+  }
+  const m = await readArchiveManifest(dir);
+  for (const p of m.parts) {
+    const sizes = new Map<string, number>();
+    const tasks: Promise<void>[] = [];
+    let failure: unknown;
+    const parser = new Parser({
+      noResume: true,
+      onReadEntry: (entry: ReadEntry) => {
+        const path = entry.path;
+        const task = (async () => {
+          if (path === 'index.json' || path === 'oci-layout') {
+            const chunks: Buffer[] = [];
+            for await (const c of entry) chunks.push(c as Buffer);
+            await writeFileAtomic(join(layout.dir, path), Buffer.concat(chunks));
+            return;
+          }
+          const mm = /^blobs\/sha256\/([a-f0-9]{64})$/.exec(path);
+          if (!mm) {
+            entry.resume();
+            return;
+          }
+          const digest = `sha256:${mm[1]}`;
+          sizes.set(digest, entry.size);
+          if (await layout.hasBlob(digest, entry.size)) {
+            entry.resume();
+            return;
+          }
+          await layout.writeBlob({ digest, size: entry.size, mediaType: 'application/octet-stream' }, 0, entry as AsyncIterable<Buffer>);
+        })().catch((e) => {
+          failure ??= e;
+          entry.resume();
+        });
+        tasks.push(task);
+      },
+    });
+    await pipeline(createReadStream(join(dir, p.file), { highWaterMark: 1024 * 1024 }), parser);
+    await Promise.all(tasks);
+    if (failure) throw failure;
+  }
+  return m;
+}
+
+/** Blob digests carried by every archive written so far from this workspace. */
+export async function readHistory(path: string): Promise<Set<string>> {
+  try {
+    return new Set((await readFile(path, 'utf8')).split('\n').filter((l) => l.startsWith('sha256:')));
+  } catch {
+    return new Set();
+  }
+}
+
+export async function writeHistory(path: string, history: Set<string>, added: Iterable<string>): Promise<void> {
+  const all = new Set(history);
+  for (const d of added) all.add(d);
+  await writeFileAtomic(path, `${[...all].sort().join('\n')}\n`);
+}

@@ -1,0 +1,149 @@
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { AirgapError, usageError } from '../../util/errors.js';
+
+/** What we can authenticate with. Never printed; `source` says where it came from. */
+export interface Credential {
+  username?: string;
+  password?: string;
+  /** An OAuth2 refresh token (docker config `identitytoken`, or a helper's `<token>` user). */
+  identityToken?: string;
+  /** `~/.docker/config.json (auths["quay.io/org"])` — safe to show. */
+  source: string;
+}
+
+export interface CredentialOptions {
+  /** --authfile: replaces the containers auth.json lookup (docker's config is still consulted after it). */
+  authFile?: string;
+  env?: NodeJS.ProcessEnv;
+  home?: string;
+}
+
+interface AuthFileDoc {
+  auths?: Record<string, { auth?: string; username?: string; password?: string; identitytoken?: string }>;
+  credHelpers?: Record<string, string>;
+  credsStore?: string;
+}
+
+/** The files consulted, in the order podman and skopeo consult them. */
+export function authFileChain(opts: CredentialOptions = {}): string[] {
+  const env = opts.env ?? process.env;
+  const home = opts.home ?? env.HOME ?? homedir();
+  const chain: string[] = [];
+  const userSpecified = opts.authFile ?? env.REGISTRY_AUTH_FILE;
+  if (userSpecified) chain.push(userSpecified);
+  else if (env.XDG_RUNTIME_DIR) chain.push(join(env.XDG_RUNTIME_DIR, 'containers', 'auth.json'));
+  if (!userSpecified) chain.push(join(env.XDG_CONFIG_HOME ?? join(home, '.config'), 'containers', 'auth.json'));
+  chain.push(join(env.DOCKER_CONFIG ?? join(home, '.docker'), 'config.json'));
+  return chain;
+}
+
+/** `https://index.docker.io/v1/` → `docker.io`; `http://host:5000/` → `host:5000`. */
+export function normalizeAuthKey(key: string): string {
+  let k = key.replace(/^https?:\/\//, '').replace(/\/+$/, '');
+  if (k.endsWith('/v1') || k.endsWith('/v2')) k = k.slice(0, -3);
+  if (k === 'index.docker.io' || k === 'registry-1.docker.io') k = 'docker.io';
+  return k;
+}
+
+/** `reg/ns/repo` → [`reg/ns/repo`, `reg/ns`, `reg`]: most specific first. */
+function candidateKeys(registry: string, repository: string): string[] {
+  const parts = repository.split('/');
+  const keys: string[] = [];
+  for (let i = parts.length; i > 0; i--) keys.push(`${registry}/${parts.slice(0, i).join('/')}`);
+  keys.push(registry);
+  return keys;
+}
+
+async function readAuthFile(path: string, required: boolean): Promise<AuthFileDoc | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    if (!required && (e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw usageError('AUTH_FILE_UNREADABLE', `cannot read the auth file ${path}: ${(e as Error).message}`, {
+      hint: 'check the path given with --authfile or REGISTRY_AUTH_FILE',
+    });
+  }
+  try {
+    return JSON.parse(text) as AuthFileDoc;
+  } catch (e) {
+    throw usageError('AUTH_FILE_INVALID', `the auth file ${path} is not valid JSON: ${(e as Error).message}`, {
+      hint: 'it should look like {"auths": {"host:port": {"auth": "<base64 user:password>"}}}',
+    });
+  }
+}
+
+function decodeEntry(
+  entry: NonNullable<AuthFileDoc['auths']>[string],
+  source: string,
+): Credential | undefined {
+  if (entry.identitytoken) return { identityToken: entry.identitytoken, username: entry.username, source };
+  if (entry.auth) {
+    const decoded = Buffer.from(entry.auth, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) {
+      throw usageError('AUTH_ENTRY_INVALID', `the "auth" value of ${source} does not decode to user:password`, {
+        hint: 'regenerate it with `podman login` or `echo -n user:password | base64`',
+      });
+    }
+    return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1), source };
+  }
+  if (entry.username && entry.password) return { username: entry.username, password: entry.password, source };
+  return undefined;
+}
+
+/** Run `docker-credential-<helper> get` for a host (the docker credential-helper protocol). */
+async function fromHelper(helper: string, registry: string, source: string): Promise<Credential | undefined> {
+  const bin = `docker-credential-${helper}`;
+  const r = await execa(bin, ['get'], { input: registry, reject: false, timeout: 30_000 });
+  if (r.exitCode !== 0) {
+    if (/not found/i.test(`${r.stdout}${r.stderr}`)) return undefined;
+    throw new AirgapError('AUTH_HELPER_FAILED', `credential helper ${bin} failed for ${registry}`, {
+      where: source,
+      hint: r.failed && (r as { code?: string }).code === 'ENOENT' ? `install ${bin} or remove it from the config` : `run \`echo ${registry} | ${bin} get\` to see why`,
+    });
+  }
+  const out = JSON.parse(r.stdout) as { Username?: string; Secret?: string };
+  if (out.Username === '<token>') return { identityToken: out.Secret, source: `${source} via ${bin}` };
+  return { username: out.Username, password: out.Secret, source: `${source} via ${bin}` };
+}
+
+/**
+ * Find the credential for `registry/repository` the way podman does: each file in the chain in turn;
+ * within a file, a credential helper for the host, then `auths` keys from the most specific
+ * (`reg/ns/repo`) to the least (`reg`), then the file's `credsStore`.
+ */
+export async function findCredential(
+  registry: string,
+  repository: string,
+  opts: CredentialOptions = {},
+): Promise<Credential | undefined> {
+  const env = opts.env ?? process.env;
+  const userSpecified = opts.authFile ?? env.REGISTRY_AUTH_FILE;
+  const keys = candidateKeys(registry, repository);
+  for (const file of authFileChain(opts)) {
+    const doc = await readAuthFile(file, file === userSpecified);
+    if (!doc) continue;
+    const helper = doc.credHelpers?.[registry];
+    if (helper) {
+      const c = await fromHelper(helper, registry, `${file} (credHelpers["${registry}"])`);
+      if (c) return c;
+    }
+    const auths = new Map<string, NonNullable<AuthFileDoc['auths']>[string]>();
+    for (const [k, v] of Object.entries(doc.auths ?? {})) auths.set(normalizeAuthKey(k), v);
+    for (const key of keys) {
+      const entry = auths.get(key);
+      if (!entry) continue;
+      const c = decodeEntry(entry, `${file} (auths["${key}"])`);
+      if (c) return c;
+    }
+    if (doc.credsStore) {
+      const c = await fromHelper(doc.credsStore, registry, `${file} (credsStore)`);
+      if (c) return c;
+    }
+  }
+  return undefined;
+}

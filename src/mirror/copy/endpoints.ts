@@ -1,0 +1,226 @@
+import { AirgapError, isAirgapError } from '../../util/errors.js';
+import { DigestVerifier } from '../digest.js';
+import type { Descriptor, ManifestData } from '../manifest.js';
+import { OciLayout } from '../layout/store.js';
+import { RegistryClient } from '../registry/client.js';
+import type { Journal } from './journal.js';
+import { ResumableReader, type BlobOpener } from './reader.js';
+
+/**
+ * One side of a copy: a registry (through RegistryClient) or an OCI layout on disk. The engine
+ * speaks only this interface, so registry → registry, registry → disk and disk → registry are one
+ * code path. `top` marks the manifest a person names (tagged in a registry, an index.json entry in
+ * a layout); children of an index are stored by digest only.
+ */
+export interface Endpoint {
+  /** Blobs are shared (mountable, deduplicated) among repositories of the same id. */
+  readonly id: string;
+  display(repo: string, ref: string): string;
+  getManifest(repo: string, ref: string, top: boolean): Promise<ManifestData>;
+  headManifest(repo: string, ref: string, top: boolean): Promise<string | undefined>;
+  putManifest(repo: string, ref: string, m: ManifestData, top: boolean, source?: string): Promise<void>;
+  hasBlob(repo: string, d: Descriptor): Promise<boolean>;
+  opener(repo: string, digest: string): BlobOpener;
+  /** Make a blob present in `repo`, reading from `reader`. Returns bytes actually written. */
+  receive(repo: string, d: Descriptor, reader: ResumableReader, onBytes: (n: number) => void): Promise<void>;
+  /** Link a blob already in `fromRepo` of the same endpoint into `repo`. False when it cannot. */
+  mount(repo: string, digest: string, fromRepo: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+function refJoin(repo: string, ref: string): string {
+  return ref.startsWith('sha256:') ? `${repo}@${ref}` : `${repo}:${ref}`;
+}
+
+export class RegistryEndpoint implements Endpoint {
+  readonly id: string;
+
+  constructor(
+    readonly client: RegistryClient,
+    private readonly journal?: Journal,
+  ) {
+    this.id = `registry:${client.registry}`;
+  }
+
+  display(repo: string, ref: string): string {
+    return `${this.client.registry}/${refJoin(repo, ref)}`;
+  }
+
+  getManifest(repo: string, ref: string): Promise<ManifestData> {
+    return this.client.getManifest(repo, ref);
+  }
+
+  async headManifest(repo: string, ref: string): Promise<string | undefined> {
+    return (await this.client.headManifest(repo, ref))?.digest;
+  }
+
+  putManifest(repo: string, ref: string, m: ManifestData): Promise<void> {
+    return this.client.putManifest(repo, ref, m);
+  }
+
+  async hasBlob(repo: string, d: Descriptor): Promise<boolean> {
+    return (await this.client.headBlob(repo, d.digest, 'pull,push')) !== undefined;
+  }
+
+  opener(repo: string, digest: string): BlobOpener {
+    return (offset) => this.client.openBlob(repo, digest, offset);
+  }
+
+  async mount(repo: string, digest: string, fromRepo: string): Promise<boolean> {
+    const r = await this.client.startUpload(repo, digest, fromRepo);
+    if (r.mounted) return true;
+    await this.client.cancelUpload(repo, r.location);
+    return false;
+  }
+
+  async receive(repo: string, d: Descriptor, reader: ResumableReader, onBytes: (n: number) => void): Promise<void> {
+    const c = this.client;
+    const what = `blob ${d.digest} → ${c.registry}/${repo}`;
+    if (d.size <= c.monolithicMax) {
+      // Small: read it whole (verified), then one PUT that the client may replay on failure.
+      const v = new DigestVerifier(d.digest, d.size);
+      const parts: Buffer[] = [];
+      reader.seek(0);
+      for await (const chunk of reader.read(d.size)) {
+        v.update(chunk);
+        parts.push(chunk);
+        onBytes(chunk.length);
+      }
+      v.verify(what);
+      const session = await c.startUpload(repo, d.digest);
+      if (session.mounted) return;
+      await c.finishUpload(repo, session.location, d.digest, Buffer.concat(parts));
+      return;
+    }
+    // Large: PATCH in chunks; an interrupted chunk resumes where the registry says it stands, and an
+    // interrupted run resumes from the session recorded in the journal.
+    const key = `${c.registry}/${repo}@${d.digest}`;
+    let location: string | undefined;
+    let offset = 0;
+    const recorded = this.journal?.uploadFor(key);
+    if (recorded) {
+      const committed = await c.uploadStatus(repo, recorded).catch(() => undefined);
+      if (committed !== undefined && committed <= d.size) {
+        location = recorded;
+        offset = committed;
+      }
+    }
+    if (!location) {
+      const s = await c.startUpload(repo, d.digest);
+      if (s.mounted) return;
+      location = s.location;
+      this.journal?.recordUpload(key, location);
+    }
+    // Bytes before `offset` were verified by the run that sent them and are verified again by the
+    // registry when the upload is committed with ?digest=; we hash what we send.
+    const v = offset === 0 ? new DigestVerifier(d.digest, d.size) : undefined;
+    let hashedTo = offset;
+    let failures = 0;
+    while (offset < d.size) {
+      const len = Math.min(c.chunkSize, d.size - offset);
+      reader.seek(offset);
+      const start = offset;
+      const body = (async function* () {
+        let pos = start;
+        for await (const chunk of reader.read(len)) {
+          const end = pos + chunk.length;
+          if (end > hashedTo) {
+            const fresh = chunk.subarray(Math.max(0, hashedTo - pos));
+            v?.update(fresh);
+            onBytes(fresh.length);
+            hashedTo = end;
+          }
+          pos = end;
+          yield chunk;
+        }
+      })();
+      try {
+        location = await c.patchChunk(repo, location, offset, len, body);
+        offset += len;
+        failures = 0;
+        this.journal?.recordUpload(key, location);
+      } catch (e) {
+        if (isAirgapError(e) && !['REGISTRY_NETWORK', 'REGISTRY_ERROR'].includes(e.code)) throw e;
+        if (++failures > 6) throw e;
+        const committed = await c.uploadStatus(repo, location).catch(() => undefined);
+        if (committed === undefined) {
+          // The session is gone: start over (the verifier restarts with it).
+          this.journal?.recordUpload(key, undefined);
+          throw new AirgapError('MIRROR_UPLOAD_RESTART', `${what}: the upload session was lost`, { cause: e });
+        }
+        offset = committed;
+      }
+    }
+    v?.verify(what);
+    await c.finishUpload(repo, location, d.digest);
+    this.journal?.recordUpload(key, undefined);
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
+
+/**
+ * An OCI layout as an endpoint. Repositories share one blob store; top-level manifests are
+ * index.json entries named `repo:tag` or `repo@digest` (the destination path below the prefix).
+ */
+export class LayoutEndpoint implements Endpoint {
+  readonly id: string;
+
+  constructor(readonly layout: OciLayout) {
+    this.id = `layout:${layout.dir}`;
+  }
+
+  display(repo: string, ref: string): string {
+    return `oci:${this.layout.dir}:${refJoin(repo, ref)}`;
+  }
+
+  async getManifest(repo: string, ref: string, top: boolean): Promise<ManifestData> {
+    if (top && !ref.startsWith('sha256:')) {
+      const d = await this.layout.resolve(refJoin(repo, ref));
+      if (!d) {
+        throw new AirgapError('LAYOUT_REF_MISSING', `${this.display(repo, ref)} is not in the layout`, {
+          hint: 'list what the archive holds with `airgap mirror verify`',
+        });
+      }
+      return this.layout.getManifest(d.digest, d.mediaType);
+    }
+    return this.layout.getManifest(ref);
+  }
+
+  async headManifest(repo: string, ref: string, top: boolean): Promise<string | undefined> {
+    if (top) {
+      const d = await this.layout.resolve(refJoin(repo, ref));
+      if (d && (await this.layout.hasBlob(d.digest, d.size))) return d.digest;
+      return undefined;
+    }
+    return (await this.layout.hasBlob(ref)) ? ref : undefined;
+  }
+
+  async putManifest(repo: string, ref: string, m: ManifestData, top: boolean, source?: string): Promise<void> {
+    if (top) await this.layout.setEntry(refJoin(repo, ref), m, source);
+    else await this.layout.putBytes(m.bytes);
+  }
+
+  hasBlob(_repo: string, d: Descriptor): Promise<boolean> {
+    return this.layout.hasBlob(d.digest, d.size);
+  }
+
+  opener(_repo: string, digest: string): BlobOpener {
+    return async (offset) => ({ body: this.layout.openBlob(digest, offset), start: offset });
+  }
+
+  async receive(_repo: string, d: Descriptor, reader: ResumableReader, onBytes: (n: number) => void): Promise<void> {
+    const partial = await this.layout.partialSize(d.digest);
+    const from = partial > 0 && partial < d.size ? partial : 0;
+    reader.seek(from);
+    await this.layout.writeBlob(d, from, reader.read(d.size - from), onBytes);
+  }
+
+  async mount(): Promise<boolean> {
+    return true; // one blob store for every repository
+  }
+
+  async close(): Promise<void> {}
+}

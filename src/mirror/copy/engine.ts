@@ -1,0 +1,287 @@
+import { AirgapError, isAirgapError, messageOf } from '../../util/errors.js';
+import { Limiter } from '../../util/limit.js';
+import { noProgress, type ProgressSink } from '../../util/progress.js';
+import { blobsOf, matchesArch, parseManifest, type Descriptor, type ManifestData } from '../manifest.js';
+import type { Endpoint } from './endpoints.js';
+import type { Journal } from './journal.js';
+import { ResumableReader } from './reader.js';
+
+/** One side of one image copy. `ref` is a tag or a digest. */
+export interface ImageSide {
+  endpoint: Endpoint;
+  repo: string;
+  ref: string;
+}
+
+export interface CopyPair {
+  source: ImageSide;
+  /** `ref` is the tag to write, or the source digest for a digest-only destination. */
+  dest: ImageSide;
+  /** Digest the source is pinned to, when known (lets an unchanged image be skipped without reading the source). */
+  digest?: string;
+}
+
+export type ImageStatus = 'copied' | 'present' | 'failed';
+
+export interface ImageResult {
+  source: string;
+  destination: string;
+  status: ImageStatus;
+  digest?: string;
+  /** Bytes this image caused to move (blobs shared with other images count once, for the first). */
+  bytes: number;
+  blobs: { transferred: number; mounted: number; present: number };
+  error?: { code: string; message: string; hint?: string };
+}
+
+export interface CopyOptions {
+  /** Blob transfers in flight at once, across all images. */
+  parallel?: number;
+  /** Images resolved at once (manifest requests). */
+  parallelImages?: number;
+  /** Keep only these architectures of multi-arch indexes (the index itself is copied unchanged). */
+  arches?: string[];
+  journal?: Journal;
+  progress?: ProgressSink;
+  /** Attempts per blob when content is corrupt or a session is lost. */
+  blobAttempts?: number;
+}
+
+export interface CopySummary {
+  images: ImageResult[];
+  copied: number;
+  present: number;
+  failed: number;
+  bytes: number;
+  durationMs: number;
+  blobs: { transferred: number; mounted: number; present: number };
+}
+
+interface BlobHome {
+  repo: string;
+  done: Promise<void>;
+}
+
+const RETRYABLE_BLOB = new Set([
+  'MIRROR_DIGEST_MISMATCH',
+  'MIRROR_SIZE_MISMATCH',
+  'MIRROR_UPLOAD_RESTART',
+  'MIRROR_READ_FAILED',
+  'REGISTRY_NETWORK',
+  'REGISTRY_ERROR',
+]);
+
+/**
+ * The copy engine: one blob-level scheduler across every image of a run.
+ *
+ * - Each unique blob is read from the source once per destination: the first image that needs it
+ *   checks the destination (HEAD) and transfers it; every other repository that needs it waits for
+ *   that and then mounts it (`?mount=&from=`) instead of uploading again.
+ * - A manifest is pushed only after every blob it references is present; an index only after its
+ *   children. Digest-pinned images already at the destination are skipped without reading the source.
+ * - One image failing never stops the others: each ends with its own result and reason.
+ */
+export class CopyEngine {
+  private readonly blobLimit: Limiter;
+  private readonly imageLimit: Limiter;
+  private readonly homes = new Map<string, BlobHome>();
+  private readonly inRepo = new Map<string, Promise<void>>();
+  private readonly progress: ProgressSink;
+  private readonly counted = new Set<string>();
+
+  constructor(private readonly opts: CopyOptions = {}) {
+    this.blobLimit = new Limiter(opts.parallel ?? 10);
+    this.imageLimit = new Limiter(opts.parallelImages ?? 16);
+    this.progress = opts.progress ?? noProgress;
+  }
+
+  async run(pairs: CopyPair[]): Promise<CopySummary> {
+    const started = Date.now();
+    this.progress({ type: 'items-total', total: pairs.length });
+    const images = await Promise.all(pairs.map((p) => this.imageLimit.run(() => this.copyImage(p))));
+    const sum = (k: keyof ImageResult['blobs']) => images.reduce((a, r) => a + r.blobs[k], 0);
+    return {
+      images,
+      copied: images.filter((r) => r.status === 'copied').length,
+      present: images.filter((r) => r.status === 'present').length,
+      failed: images.filter((r) => r.status === 'failed').length,
+      bytes: images.reduce((a, r) => a + r.bytes, 0),
+      durationMs: Date.now() - started,
+      blobs: { transferred: sum('transferred'), mounted: sum('mounted'), present: sum('present') },
+    };
+  }
+
+  private async copyImage(p: CopyPair): Promise<ImageResult> {
+    const src = p.source.endpoint.display(p.source.repo, p.source.ref);
+    const dst = p.dest.endpoint.display(p.dest.repo, p.dest.ref);
+    const result: ImageResult = {
+      source: src,
+      destination: dst,
+      status: 'copied',
+      bytes: 0,
+      blobs: { transferred: 0, mounted: 0, present: 0 },
+    };
+    try {
+      // Fast path: a pinned image whose destination already points at that digest is done.
+      if (p.digest) {
+        const at = await p.dest.endpoint.headManifest(p.dest.repo, p.dest.ref, true);
+        if (at === p.digest) {
+          result.status = 'present';
+          result.digest = at;
+          return this.finish(result, p);
+        }
+      }
+      const top = await p.source.endpoint.getManifest(p.source.repo, p.source.ref, true);
+      if (p.digest && top.digest !== p.digest) {
+        throw new AirgapError('MIRROR_DIGEST_MISMATCH', `${src} resolved to ${top.digest}, expected ${p.digest}`);
+      }
+      result.digest = top.digest;
+      if (!p.digest) {
+        const at = await p.dest.endpoint.headManifest(p.dest.repo, p.dest.ref, true);
+        if (at === top.digest) {
+          result.status = 'present';
+          return this.finish(result, p);
+        }
+      }
+      const parsed = parseManifest(top.bytes, top.mediaType, src);
+      if (parsed.kind === 'index') {
+        const children = parsed.manifests.filter((d) => matchesArch(d, this.opts.arches));
+        if (children.length === 0) {
+          throw new AirgapError('MIRROR_NO_PLATFORM', `${src} has no manifest for ${this.opts.arches?.join(', ')}`, {
+            hint: 'check the --arch values against `skopeo inspect --raw` of the image',
+          });
+        }
+        await Promise.all(children.map((c) => this.copyManifest(p, c, result)));
+      } else {
+        await this.copyBlobsOf(p, parsed, result);
+      }
+      await p.dest.endpoint.putManifest(p.dest.repo, p.dest.ref, { ...top, mediaType: parsed.mediaType }, true, src);
+      if (result.blobs.transferred === 0 && result.blobs.mounted === 0 && result.bytes === 0) result.status = 'copied';
+      return this.finish(result, p);
+    } catch (e) {
+      result.status = 'failed';
+      result.error = isAirgapError(e)
+        ? { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) }
+        : { code: 'MIRROR_FAILED', message: messageOf(e) };
+      return this.finish(result, p);
+    }
+  }
+
+  private finish(r: ImageResult, p: CopyPair): ImageResult {
+    if (r.status !== 'failed' && r.digest) this.opts.journal?.recordImage(r.destination, r.digest);
+    void p;
+    this.progress({
+      type: 'item-done',
+      ok: r.status !== 'failed',
+      name: r.destination,
+      ...(r.error ? { message: r.error.message } : {}),
+    });
+    return r;
+  }
+
+  /** A child of an index: skip it when the destination has it, else its blobs then itself. */
+  private async copyManifest(p: CopyPair, d: Descriptor, result: ImageResult): Promise<void> {
+    if (await p.dest.endpoint.headManifest(p.dest.repo, d.digest, false)) return;
+    const m: ManifestData = await p.source.endpoint.getManifest(p.source.repo, d.digest, false);
+    const parsed = parseManifest(m.bytes, m.mediaType || d.mediaType, p.source.endpoint.display(p.source.repo, d.digest));
+    if (parsed.kind === 'index') {
+      await Promise.all(parsed.manifests.map((c) => this.copyManifest(p, c, result)));
+    } else {
+      await this.copyBlobsOf(p, parsed, result);
+    }
+    await p.dest.endpoint.putManifest(p.dest.repo, d.digest, { ...m, mediaType: parsed.mediaType }, false);
+  }
+
+  private async copyBlobsOf(
+    p: CopyPair,
+    parsed: ReturnType<typeof parseManifest> & { kind: 'image' },
+    result: ImageResult,
+  ): Promise<void> {
+    const outcomes = await Promise.allSettled(blobsOf(parsed).map((b) => this.ensureBlob(p, b, result)));
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  /**
+   * Make blob `d` present in the destination repository. The first repository of a destination
+   * endpoint to ask becomes its home (HEAD, then transfer); later repositories mount from the home.
+   */
+  private ensureBlob(p: CopyPair, d: Descriptor, result: ImageResult): Promise<void> {
+    const dest = p.dest.endpoint;
+    const repoKey = `${dest.id}|${p.dest.repo}|${d.digest}`;
+    const existing = this.inRepo.get(repoKey);
+    if (existing) return existing;
+    const homeKey = `${dest.id}|${d.digest}`;
+    const home = this.homes.get(homeKey);
+    let done: Promise<void>;
+    if (!home) {
+      done = this.place(p, d, result, 'home');
+      this.homes.set(homeKey, { repo: p.dest.repo, done });
+    } else {
+      done = home.done.then(
+        async () => {
+          if (await dest.mount(p.dest.repo, d.digest, home.repo)) {
+            if (!dest.id.startsWith('layout:')) result.blobs.mounted++;
+            else result.blobs.present++;
+            this.progress({ type: 'blob-done', how: 'mounted', size: d.size });
+            return;
+          }
+          await this.place(p, d, result, 'again');
+        },
+        // The home's transfer failed: try ourselves, from our own source.
+        () => this.place(p, d, result, 'again'),
+      );
+    }
+    this.inRepo.set(repoKey, done);
+    return done;
+  }
+
+  /** HEAD the destination, then mount from the same registry or transfer, with retries for bad content. */
+  private async place(p: CopyPair, d: Descriptor, result: ImageResult, _why: 'home' | 'again'): Promise<void> {
+    const dest = p.dest.endpoint;
+    if (await dest.hasBlob(p.dest.repo, d)) {
+      result.blobs.present++;
+      this.progress({ type: 'blob-done', how: 'present', size: d.size });
+      return;
+    }
+    if (p.source.endpoint.id === dest.id && (await dest.mount(p.dest.repo, d.digest, p.source.repo))) {
+      result.blobs.mounted++;
+      this.progress({ type: 'blob-done', how: 'mounted', size: d.size });
+      return;
+    }
+    const countKey = `${dest.id}|${d.digest}`;
+    if (!this.counted.has(countKey)) {
+      this.counted.add(countKey);
+      this.progress({ type: 'bytes-planned', bytes: d.size });
+    }
+    await this.blobLimit.run(async () => {
+      const attempts = this.opts.blobAttempts ?? 4;
+      for (let attempt = 1; ; attempt++) {
+        const reader = new ResumableReader(
+          p.source.endpoint.opener(p.source.repo, d.digest),
+          d.size,
+          `blob ${d.digest} of ${p.source.endpoint.display(p.source.repo, p.source.ref)}`,
+        );
+        let sent = 0;
+        try {
+          await dest.receive(p.dest.repo, d, reader, (n) => {
+            sent += n;
+            this.progress({ type: 'bytes', bytes: n });
+          });
+          result.bytes += d.size;
+          result.blobs.transferred++;
+          this.progress({ type: 'blob-done', how: dest.id.startsWith('layout:') ? 'downloaded' : 'uploaded', size: d.size });
+          return;
+        } catch (e) {
+          // Bytes of a failed attempt will be sent again; keep the progress total honest.
+          if (sent > 0) this.progress({ type: 'bytes-planned', bytes: sent });
+          const code = isAirgapError(e) ? e.code : 'REGISTRY_NETWORK';
+          if (attempt >= attempts || !RETRYABLE_BLOB.has(code)) throw e;
+          this.progress({ type: 'warning', message: `retrying blob ${d.digest.slice(0, 19)}…: ${messageOf(e).split('\n')[0]}` });
+        } finally {
+          reader.close();
+        }
+      }
+    });
+  }
+}

@@ -1,0 +1,64 @@
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+interface Line {
+  /** An upload session in progress for `key` (`host/repo@digest`); absent location = finished or abandoned. */
+  upload?: string;
+  location?: string;
+  /** An image finished: destination reference and manifest digest. */
+  image?: string;
+  digest?: string;
+}
+
+/**
+ * What a run has done, as JSON lines appended to `<workspace>/journal.jsonl`. Appends are single
+ * `write` calls, so a kill -9 leaves at most one torn last line, which is ignored on reading.
+ * The destination stays the truth (blobs and manifests are checked there); the journal lets a run
+ * resume large uploads mid-blob and says which images an earlier run completed.
+ */
+export class Journal {
+  private readonly uploads = new Map<string, string>();
+  readonly images = new Map<string, string>();
+
+  constructor(readonly path: string) {
+    let text = '';
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch {
+      mkdirSync(dirname(path), { recursive: true });
+    }
+    for (const raw of text.split('\n')) {
+      if (!raw.trim()) continue;
+      let l: Line;
+      try {
+        l = JSON.parse(raw) as Line;
+      } catch {
+        continue; // torn last line from a crash
+      }
+      if (l.upload) {
+        if (l.location) this.uploads.set(l.upload, l.location);
+        else this.uploads.delete(l.upload);
+      }
+      if (l.image && l.digest) this.images.set(l.image, l.digest);
+    }
+  }
+
+  private append(l: Line): void {
+    appendFileSync(this.path, `${JSON.stringify(l)}\n`);
+  }
+
+  uploadFor(key: string): string | undefined {
+    return this.uploads.get(key);
+  }
+
+  recordUpload(key: string, location: string | undefined): void {
+    if (location) this.uploads.set(key, location);
+    else if (!this.uploads.delete(key)) return;
+    this.append({ upload: key, ...(location ? { location } : {}) });
+  }
+
+  recordImage(ref: string, digest: string): void {
+    this.images.set(ref, digest);
+    this.append({ image: ref, digest });
+  }
+}

@@ -1,0 +1,107 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AirgapError, messageOf } from '../../util/errors.js';
+
+/** Opens a blob at an offset; `start` is where the returned body really begins (≤ offset). */
+export type BlobOpener = (offset: number) => Promise<{ body: AsyncIterable<Buffer>; start: number }>;
+
+/**
+ * Reads a blob of known size as one continuous byte stream, re-opening the source with a Range
+ * request at the current position whenever the connection breaks or ends early. `seek` moves back
+ * (an upload chunk to resend) or forward (a partial file already on disk).
+ */
+export class ResumableReader {
+  position = 0;
+  resumes = 0;
+  private it?: AsyncIterator<Buffer>;
+  private leftover?: Buffer;
+
+  constructor(
+    private readonly open: BlobOpener,
+    readonly size: number,
+    readonly what: string,
+    private readonly maxStalls = 6,
+  ) {}
+
+  seek(offset: number): void {
+    if (offset === this.position) return;
+    this.drop();
+    this.position = offset;
+  }
+
+  private drop(): void {
+    const it = this.it;
+    this.it = undefined;
+    this.leftover = undefined;
+    void it?.return?.().catch(() => undefined);
+  }
+
+  close(): void {
+    this.drop();
+  }
+
+  private async nextChunk(): Promise<Buffer> {
+    if (this.leftover) {
+      const l = this.leftover;
+      this.leftover = undefined;
+      return l;
+    }
+    let stalls = 0;
+    for (;;) {
+      try {
+        if (!this.it) {
+          const { body, start } = await this.open(this.position);
+          this.it = body[Symbol.asyncIterator]();
+          let skip = this.position - start;
+          while (skip > 0) {
+            const r = await this.it.next();
+            if (r.done) throw new Error('source ended before the resume point');
+            if (r.value.length <= skip) skip -= r.value.length;
+            else {
+              this.leftover = r.value.subarray(skip);
+              skip = 0;
+            }
+          }
+          if (this.leftover) {
+            const l = this.leftover;
+            this.leftover = undefined;
+            return l;
+          }
+        }
+        const r = await this.it.next();
+        if (r.done) throw new Error(`source ended at byte ${this.position} of ${this.size}`);
+        if (r.value.length > 0) return r.value;
+      } catch (e) {
+        this.drop();
+        if (e instanceof AirgapError && !['REGISTRY_NETWORK', 'REGISTRY_ERROR', 'REGISTRY_RATE_LIMITED'].includes(e.code)) throw e;
+        stalls++;
+        if (stalls > this.maxStalls) {
+          throw new AirgapError('MIRROR_READ_FAILED', `${this.what}: reading stopped at byte ${this.position} of ${this.size} after ${stalls} attempts: ${messageOf(e)}`, {
+            hint: 'the source keeps dropping the connection; retry the run (it resumes), or check the network',
+            cause: e,
+          });
+        }
+        this.resumes++;
+        await sleep(Math.min(5_000, 100 * 2 ** stalls));
+      }
+    }
+  }
+
+  /** Yield exactly `length` bytes from the current position. */
+  async *read(length: number): AsyncGenerator<Buffer> {
+    let remaining = length;
+    while (remaining > 0) {
+      const c = await this.nextChunk();
+      if (c.length > remaining) {
+        this.leftover = c.subarray(remaining);
+        const out = c.subarray(0, remaining);
+        this.position += remaining;
+        remaining = 0;
+        yield out;
+      } else {
+        this.position += c.length;
+        remaining -= c.length;
+        yield c;
+      }
+    }
+  }
+}

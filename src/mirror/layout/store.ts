@@ -1,0 +1,204 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { finished } from 'node:stream/promises';
+import { AirgapError } from '../../util/errors.js';
+import { writeFileAtomic } from '../../util/fs.js';
+import { DigestVerifier, digestHex, sha256Digest } from '../digest.js';
+import type { Descriptor, ManifestData } from '../manifest.js';
+import { MediaType } from '../media-types.js';
+
+/** The annotation OCI layouts use to name an entry of index.json. */
+export const REF_NAME = 'org.opencontainers.image.ref.name';
+/** Where the image came from, recorded so an archive explains itself. */
+export const SOURCE_ANNOTATION = 'io.airgap.image.source';
+
+export interface LayoutEntry {
+  /** Destination path relative to the registry prefix: `repo/path:tag` or `repo/path@sha256:…`. */
+  refName: string;
+  descriptor: Descriptor;
+  source?: string;
+}
+
+interface IndexDoc {
+  schemaVersion: 2;
+  mediaType: string;
+  manifests: Descriptor[];
+}
+
+/**
+ * A crash-safe OCI image layout on disk (`oci-layout`, `index.json`, `blobs/sha256/<hex>`).
+ * Blobs are written to a partial file, verified, then renamed into place: a blob present under its
+ * digest is complete and is never rewritten. Interrupted downloads resume from the partial file.
+ * index.json is rewritten atomically; entries are named by `org.opencontainers.image.ref.name`.
+ */
+export class OciLayout {
+  private indexChain: Promise<unknown> = Promise.resolve();
+
+  private constructor(readonly dir: string) {}
+
+  static async open(dir: string, create = true): Promise<OciLayout> {
+    const layout = new OciLayout(dir);
+    let exists = true;
+    try {
+      await stat(join(dir, 'oci-layout'));
+    } catch {
+      exists = false;
+    }
+    if (!exists) {
+      if (!create) {
+        throw new AirgapError('LAYOUT_MISSING', `${dir} is not an OCI image layout (no oci-layout file)`, {
+          exitCode: 2,
+          hint: 'point at a directory written by airgap or `skopeo copy … oci:<dir>`',
+        });
+      }
+      await mkdir(join(dir, 'blobs', 'sha256'), { recursive: true });
+      await writeFileAtomic(join(dir, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
+    }
+    return layout;
+  }
+
+  blobPath(digest: string): string {
+    return join(this.dir, 'blobs', 'sha256', digestHex(digest));
+  }
+
+  private partialPath(digest: string): string {
+    return join(this.dir, '.airgap-partial', digestHex(digest));
+  }
+
+  /** True when the blob is present and complete (its size matches when known). */
+  async hasBlob(digest: string, size?: number): Promise<boolean> {
+    try {
+      const s = await stat(this.blobPath(digest));
+      return size === undefined || s.size === size;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Bytes of a partial download left by an interrupted run (0 when none). */
+  async partialSize(digest: string): Promise<number> {
+    try {
+      return (await stat(this.partialPath(digest))).size;
+    } catch {
+      return 0;
+    }
+  }
+
+  /**
+   * Write a blob from a stream of its bytes starting at `offset` (the partial file's size; 0 for a
+   * fresh write). The partial prefix is re-hashed so the final digest covers every byte.
+   */
+  async writeBlob(d: Descriptor, offset: number, data: AsyncIterable<Buffer>, onBytes?: (n: number) => void): Promise<void> {
+    if (await this.hasBlob(d.digest, d.size)) return;
+    const partial = this.partialPath(d.digest);
+    await mkdir(join(this.dir, '.airgap-partial'), { recursive: true });
+    const v = new DigestVerifier(d.digest, d.size);
+    if (offset > 0) {
+      for await (const c of createReadStream(partial, { end: offset - 1 })) v.update(c as Buffer);
+      if (v.bytes !== offset) offset = 0;
+    }
+    const out = createWriteStream(partial, offset > 0 ? { flags: 'r+', start: offset } : { flags: 'w' });
+    try {
+      for await (const chunk of data) {
+        v.update(chunk);
+        onBytes?.(chunk.length);
+        if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', r));
+      }
+      out.end();
+      await finished(out);
+    } catch (e) {
+      out.destroy();
+      throw e;
+    }
+    try {
+      v.verify(`blob ${d.digest}`);
+    } catch (e) {
+      await rm(partial, { force: true });
+      throw e;
+    }
+    await mkdir(join(this.dir, 'blobs', 'sha256'), { recursive: true });
+    await rename(partial, this.blobPath(d.digest));
+  }
+
+  /** Store bytes already in memory (manifests, configs) under their digest. */
+  async putBytes(bytes: Buffer): Promise<string> {
+    const digest = sha256Digest(bytes);
+    if (!(await this.hasBlob(digest, bytes.length))) await writeFileAtomic(this.blobPath(digest), bytes);
+    return digest;
+  }
+
+  async readBytes(digest: string): Promise<Buffer> {
+    try {
+      return await readFile(this.blobPath(digest));
+    } catch {
+      throw new AirgapError('LAYOUT_BLOB_MISSING', `blob ${digest} is missing from the layout at ${this.dir}`, {
+        hint: 'the archive or layout is incomplete; run `airgap mirror verify` on it',
+      });
+    }
+  }
+
+  openBlob(digest: string, offset = 0): AsyncIterable<Buffer> {
+    return createReadStream(this.blobPath(digest), { start: offset, highWaterMark: 1024 * 1024 });
+  }
+
+  async readIndex(): Promise<IndexDoc> {
+    try {
+      return JSON.parse(await readFile(join(this.dir, 'index.json'), 'utf8')) as IndexDoc;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { schemaVersion: 2, mediaType: MediaType.OciIndex, manifests: [] };
+      throw new AirgapError('LAYOUT_INDEX_INVALID', `${join(this.dir, 'index.json')} is not valid JSON`, { cause: e });
+    }
+  }
+
+  async entries(): Promise<LayoutEntry[]> {
+    const idx = await this.readIndex();
+    return idx.manifests.map((d) => ({
+      refName: d.annotations?.[REF_NAME] ?? d.digest,
+      descriptor: d,
+      source: d.annotations?.[SOURCE_ANNOTATION],
+    }));
+  }
+
+  /** Find a top-level manifest by ref name. */
+  async resolve(refName: string): Promise<Descriptor | undefined> {
+    const idx = await this.readIndex();
+    return idx.manifests.find((d) => d.annotations?.[REF_NAME] === refName);
+  }
+
+  async getManifest(digest: string, mediaType?: string): Promise<ManifestData> {
+    const bytes = await this.readBytes(digest);
+    const v = new DigestVerifier(digest, bytes.length);
+    v.update(bytes);
+    v.verify(`manifest ${digest} in ${this.dir}`);
+    let mt = mediaType;
+    if (!mt) {
+      try {
+        mt = (JSON.parse(bytes.toString('utf8')) as { mediaType?: string }).mediaType;
+      } catch {
+        /* parseManifest reports it */
+      }
+    }
+    return { bytes, digest, mediaType: mt ?? MediaType.OciManifest };
+  }
+
+  /** Add or replace a named top-level entry in index.json (serialised; atomic on disk). */
+  async setEntry(refName: string, m: ManifestData, source?: string): Promise<void> {
+    const run = async () => {
+      await this.putBytes(m.bytes);
+      const idx = await this.readIndex();
+      const desc: Descriptor = {
+        mediaType: m.mediaType,
+        digest: m.digest,
+        size: m.bytes.length,
+        annotations: { [REF_NAME]: refName, ...(source ? { [SOURCE_ANNOTATION]: source } : {}) },
+      };
+      idx.manifests = idx.manifests.filter((d) => d.annotations?.[REF_NAME] !== refName);
+      idx.manifests.push(desc);
+      await writeFileAtomic(join(this.dir, 'index.json'), JSON.stringify(idx, null, 2));
+    };
+    const next = this.indexChain.then(run, run);
+    this.indexChain = next.catch(() => undefined);
+    await next;
+  }
+}

@@ -1,0 +1,151 @@
+import { usageError } from '../util/errors.js';
+
+/**
+ * Image references exactly as containers/image (distribution/reference) parses them:
+ * `[host[:port]/]path[:tag][@digest]`, with docker.io normalization (`busybox` →
+ * `docker.io/library/busybox`), bracketed IPv6 hosts (`[::1]:5000/repo`), and lowercase paths.
+ */
+export interface ImageReference {
+  /** Registry host as used on the wire: `quay.io`, `127.0.0.1:5000`, `[::1]:5000`, `docker.io`. */
+  registry: string;
+  /** Repository path inside the registry: `library/busybox`, `openshift/release`. */
+  repository: string;
+  tag?: string;
+  digest?: string;
+}
+
+export const DEFAULT_REGISTRY = 'docker.io';
+const LEGACY_DEFAULT_REGISTRY = 'index.docker.io';
+
+const pathComponent = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*';
+const PATH_RE = new RegExp(`^${pathComponent}(?:/${pathComponent})*$`);
+const TAG_RE = /^[\w][\w.-]{0,127}$/;
+const DIGEST_RE = /^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$/;
+const SHA256_RE = /^sha256:[a-f0-9]{64}$/;
+const domainComponent = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
+const HOST_RE = new RegExp(
+  `^(?:${domainComponent}(?:\\.${domainComponent})*|\\[[a-fA-F0-9:.%]+\\])(?::[0-9]+)?$`,
+);
+const MAX_NAME = 255;
+
+function bad(input: string, why: string): never {
+  throw usageError('REF_INVALID', `invalid image reference "${input}": ${why}`, {
+    hint: 'write it as [host[:port]/]path[:tag][@sha256:<64 hex>], e.g. quay.io/org/app:v1 or [fd00::1]:5000/app@sha256:…',
+  });
+}
+
+/** Check a digest string; sha256 must be 64 lowercase hex characters. */
+export function isValidDigest(d: string): boolean {
+  if (!DIGEST_RE.test(d)) return false;
+  return d.startsWith('sha256:') ? SHA256_RE.test(d) : true;
+}
+
+export function isValidTag(t: string): boolean {
+  return TAG_RE.test(t);
+}
+
+/** Parse a reference the way `podman pull`/`skopeo` do (without the transport prefix). */
+export function parseReference(input: string): ImageReference {
+  const s = input.trim();
+  if (s === '') bad(input, 'it is empty');
+  let rest = s;
+  let digest: string | undefined;
+  const at = rest.indexOf('@');
+  if (at >= 0) {
+    digest = rest.slice(at + 1);
+    rest = rest.slice(0, at);
+    if (!isValidDigest(digest)) bad(input, `"${digest}" is not a valid digest`);
+  }
+  // A tag is after the last ':' that follows the last '/' (so host:port is not a tag).
+  let tag: string | undefined;
+  const lastSlash = rest.lastIndexOf('/');
+  const lastColon = rest.lastIndexOf(':');
+  if (lastColon > lastSlash && !rest.slice(lastSlash + 1).startsWith('[')) {
+    tag = rest.slice(lastColon + 1);
+    rest = rest.slice(0, lastColon);
+    if (!isValidTag(tag)) bad(input, `"${tag}" is not a valid tag`);
+  }
+  let registry = DEFAULT_REGISTRY;
+  let repository = rest;
+  const firstSlash = rest.indexOf('/');
+  if (firstSlash >= 0) {
+    const first = rest.slice(0, firstSlash);
+    if (/[.:[]/.test(first) || first === 'localhost' || first !== first.toLowerCase()) {
+      registry = first;
+      repository = rest.slice(firstSlash + 1);
+    }
+  }
+  if (!HOST_RE.test(registry)) bad(input, `"${registry}" is not a valid registry host`);
+  if (registry.startsWith('[')) {
+    const inner = registry.slice(1, registry.indexOf(']'));
+    if (!inner.includes(':')) bad(input, `"${registry}" has brackets but no IPv6 address`);
+  }
+  if (registry === LEGACY_DEFAULT_REGISTRY) registry = DEFAULT_REGISTRY;
+  if (repository === '') bad(input, 'the repository path is empty');
+  if (repository !== repository.toLowerCase()) bad(input, 'repository names must be lowercase');
+  if (!PATH_RE.test(repository)) bad(input, `"${repository}" is not a valid repository path`);
+  if (registry === DEFAULT_REGISTRY && !repository.includes('/')) repository = `library/${repository}`;
+  if (registry.length + 1 + repository.length > MAX_NAME)
+    bad(input, `the name is longer than ${MAX_NAME} characters`);
+  if (!tag && !digest) tag = 'latest';
+  return { registry, repository, ...(tag ? { tag } : {}), ...(digest ? { digest } : {}) };
+}
+
+/** `registry/repository[:tag][@digest]`, fully qualified. */
+export function formatReference(r: ImageReference): string {
+  return `${r.registry}/${r.repository}${r.tag ? `:${r.tag}` : ''}${r.digest ? `@${r.digest}` : ''}`;
+}
+
+/** The repository as a person names it: `registry/repository`. */
+export function repositoryName(r: Pick<ImageReference, 'registry' | 'repository'>): string {
+  return `${r.registry}/${r.repository}`;
+}
+
+/** Where a transfer reads or writes: a registry, an OCI layout directory, or an archive directory. */
+export type Location =
+  | { transport: 'docker'; reference: ImageReference }
+  | { transport: 'docker-prefix'; registry: string; prefix: string }
+  | { transport: 'oci'; path: string; refName?: string }
+  | { transport: 'file'; path: string };
+
+/**
+ * Parse a source or destination with its transport, as oc-mirror and skopeo write them:
+ * `docker://host[:port][/prefix]` (a destination registry with an optional path prefix),
+ * `docker://host/repo:tag` (an image), `oci:/path[:ref]`, `file://dir`. A bare reference is docker.
+ */
+export function parseLocation(input: string, kind: 'image' | 'destination'): Location {
+  if (input.startsWith('file://')) {
+    const path = input.slice('file://'.length);
+    if (path === '') throw usageError('LOCATION_INVALID', `"${input}" names no directory`);
+    return { transport: 'file', path };
+  }
+  if (input.startsWith('oci:')) {
+    let rest = input.slice(4);
+    if (rest.startsWith('//')) rest = rest.slice(2);
+    const colon = rest.lastIndexOf(':');
+    if (colon > 0 && !rest.slice(colon).includes('/')) {
+      return { transport: 'oci', path: rest.slice(0, colon), refName: rest.slice(colon + 1) };
+    }
+    if (rest === '') throw usageError('LOCATION_INVALID', `"${input}" names no directory`);
+    return { transport: 'oci', path: rest };
+  }
+  const body = input.startsWith('docker://') ? input.slice('docker://'.length) : input;
+  if (kind === 'destination') {
+    const trimmed = body.replace(/\/+$/, '');
+    const slash = trimmed.indexOf('/');
+    const registry = slash < 0 ? trimmed : trimmed.slice(0, slash);
+    const prefix = slash < 0 ? '' : trimmed.slice(slash + 1);
+    if (!HOST_RE.test(registry) || !/[.:[]|^localhost$/.test(registry)) {
+      throw usageError('LOCATION_INVALID', `"${input}" does not start with a registry host`, {
+        hint: 'give the destination as docker://host[:port][/prefix], e.g. docker://mirror.example.com:8443/ocp',
+      });
+    }
+    if (prefix !== '' && !PATH_RE.test(prefix)) {
+      throw usageError('LOCATION_INVALID', `"${prefix}" is not a valid repository path prefix`, {
+        hint: 'use lowercase path components separated by /',
+      });
+    }
+    return { transport: 'docker-prefix', registry, prefix };
+  }
+  return { transport: 'docker', reference: parseReference(body) };
+}

@@ -1,0 +1,75 @@
+/**
+ * The one error model. Every failure a person can act on is an AirgapError with a stable `code`,
+ * a message that says what is wrong and where, an optional `hint` that says how to fix it, and an
+ * exit code: 2 for usage errors (bad flags, bad files), 1 for failures (network, registry, disk).
+ * Commands render these in one place (src/util/command.ts); stack traces only with --verbose.
+ */
+export type ExitCode = 1 | 2;
+
+export interface ErrorOptions {
+  /** How to fix it, in one sentence a person can act on. */
+  hint?: string;
+  /** Where: a file with line and field (`isc.yaml:12 mirror.additionalImages[0].name`), a registry, an image. */
+  where?: string;
+  exitCode?: ExitCode;
+  cause?: unknown;
+  /** Extra machine-readable facts for --json output. Never secrets. */
+  details?: Record<string, unknown>;
+}
+
+export class AirgapError extends Error {
+  readonly code: string;
+  readonly hint?: string;
+  readonly where?: string;
+  readonly exitCode: ExitCode;
+  readonly details?: Record<string, unknown>;
+
+  constructor(code: string, message: string, options: ErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AirgapError';
+    this.code = code;
+    this.hint = options.hint;
+    this.where = options.where;
+    this.exitCode = options.exitCode ?? 1;
+    this.details = options.details;
+  }
+
+  /** The text a person reads: what (where). How to fix. */
+  describe(): string {
+    const where = this.where ? ` (${this.where})` : '';
+    const hint = this.hint ? `\n  hint: ${this.hint}` : '';
+    return `${this.message}${where}${hint}`;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.where ? { where: this.where } : {}),
+      ...(this.hint ? { hint: this.hint } : {}),
+      ...(this.details ? { details: this.details } : {}),
+    };
+  }
+}
+
+/** A usage error: the person gave us something wrong (flag, file, reference). Exit code 2. */
+export function usageError(code: string, message: string, options: Omit<ErrorOptions, 'exitCode'> = {}) {
+  return new AirgapError(code, message, { ...options, exitCode: 2 });
+}
+
+export function isAirgapError(e: unknown): e is AirgapError {
+  return e instanceof AirgapError;
+}
+
+/** The message of any thrown value, without a stack. */
+export function messageOf(e: unknown): string {
+  if (e instanceof AirgapError) return e.describe();
+  if (e instanceof Error) {
+    const cause = (e as { cause?: unknown }).cause;
+    const code = (e as { code?: unknown }).code;
+    const base = typeof code === 'string' && !e.message.includes(code) ? `${e.message} (${code})` : e.message;
+    if (cause instanceof Error && !base.includes(cause.message)) return `${base}: ${messageOf(cause)}`;
+    return base;
+  }
+  return String(e);
+}
