@@ -1,5 +1,6 @@
 import { usageError } from '../util/errors.js';
 import { digestHex } from './digest.js';
+import { compileGoRegexp } from './isc/regexp.js';
 import { formatReference, isValidTag, parseReference, type ImageReference } from './reference.js';
 
 /** An image the run will copy, digest-pinned once resolved. */
@@ -46,7 +47,14 @@ export function planAdditionalImages(
   specs: AdditionalImageSpec[],
   blocked: { name: string }[],
 ): { images: PlannedImage[]; blocked: BlockedImage[] } {
-  const patterns = blocked.map((b) => ({ pattern: b.name, re: new RegExp(b.name) }));
+  // Go (RE2) syntax, as the ImageSetConfiguration validator checked it: `(?i)`, `\z`, `\Q…\E` are not JS.
+  const patterns = blocked.map((b) => {
+    const compiled = compileGoRegexp(b.name);
+    if (!compiled.ok) {
+      throw usageError('ISC_INVALID', `blocked image "${b.name}" is not a valid regular expression: ${compiled.error}`);
+    }
+    return { pattern: b.name, re: compiled.regexp };
+  });
   const images: PlannedImage[] = [];
   const skipped: BlockedImage[] = [];
   const seen = new Set<string>();

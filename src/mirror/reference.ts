@@ -20,11 +20,13 @@ const LEGACY_DEFAULT_REGISTRY = 'index.docker.io';
 const pathComponent = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*';
 const PATH_RE = new RegExp(`^${pathComponent}(?:/${pathComponent})*$`);
 const TAG_RE = /^[\w][\w.-]{0,127}$/;
-const DIGEST_RE = /^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$/;
-const SHA256_RE = /^sha256:[a-f0-9]{64}$/;
+/** The algorithms containers/image accepts (go-digest with crypto/sha256 and crypto/sha512), with their hex lengths. */
+const DIGEST_RE = /^(sha256:[a-f0-9]{64}|sha384:[a-f0-9]{96}|sha512:[a-f0-9]{128})$/;
+/** A bare 64-hex name is refused, as distribution/reference does (it would be read as an image ID). */
+const IDENTIFIER_RE = /^[a-f0-9]{64}$/;
 const domainComponent = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
 const HOST_RE = new RegExp(
-  `^(?:${domainComponent}(?:\\.${domainComponent})*|\\[[a-fA-F0-9:.%]+\\])(?::[0-9]+)?$`,
+  `^(?:${domainComponent}(?:\\.${domainComponent})*|\\[[a-fA-F0-9:]+\\])(?::[0-9]+)?$`,
 );
 const MAX_NAME = 255;
 
@@ -34,10 +36,9 @@ function bad(input: string, why: string): never {
   });
 }
 
-/** Check a digest string; sha256 must be 64 lowercase hex characters. */
+/** Check a digest string: sha256, sha384 or sha512 with exactly that many lowercase hex characters. */
 export function isValidDigest(d: string): boolean {
-  if (!DIGEST_RE.test(d)) return false;
-  return d.startsWith('sha256:') ? SHA256_RE.test(d) : true;
+  return DIGEST_RE.test(d);
 }
 
 export function isValidTag(t: string): boolean {
@@ -48,6 +49,7 @@ export function isValidTag(t: string): boolean {
 export function parseReference(input: string): ImageReference {
   const s = input.trim();
   if (s === '') bad(input, 'it is empty');
+  if (IDENTIFIER_RE.test(s)) bad(input, 'a repository name cannot be a 64-character hexadecimal string');
   let rest = s;
   let digest: string | undefined;
   const at = rest.indexOf('@');

@@ -30,13 +30,15 @@ interface AuthFileDoc {
 /** The files consulted, in the order podman and skopeo consult them. */
 export function authFileChain(opts: CredentialOptions = {}): string[] {
   const env = opts.env ?? process.env;
-  const home = opts.home ?? env.HOME ?? homedir();
+  // An empty variable counts as unset (containers/image does the same); `??` would make relative paths.
+  const home = opts.home || env.HOME || homedir();
   const chain: string[] = [];
-  const userSpecified = opts.authFile ?? env.REGISTRY_AUTH_FILE;
+  const userSpecified = opts.authFile || env.REGISTRY_AUTH_FILE;
   if (userSpecified) chain.push(userSpecified);
   else if (env.XDG_RUNTIME_DIR) chain.push(join(env.XDG_RUNTIME_DIR, 'containers', 'auth.json'));
-  if (!userSpecified) chain.push(join(env.XDG_CONFIG_HOME ?? join(home, '.config'), 'containers', 'auth.json'));
-  chain.push(join(env.DOCKER_CONFIG ?? join(home, '.docker'), 'config.json'));
+  if (!userSpecified)
+    chain.push(join(env.XDG_CONFIG_HOME || join(home, '.config'), 'containers', 'auth.json'));
+  chain.push(join(env.DOCKER_CONFIG || join(home, '.docker'), 'config.json'));
   return chain;
 }
 
@@ -70,11 +72,29 @@ async function readAuthFile(path: string, required: boolean): Promise<AuthFileDo
   try {
     return JSON.parse(text) as AuthFileDoc;
   } catch (e) {
-    throw usageError('AUTH_FILE_INVALID', `the auth file ${path} is not valid JSON: ${(e as Error).message}`, {
-      hint: 'it should look like {"auths": {"host:port": {"auth": "<base64 user:password>"}}}',
-    });
+    // V8's message can quote the text around the error, which may be a secret: give only the position.
+    throw usageError(
+      'AUTH_FILE_INVALID',
+      `the auth file ${path} is not valid JSON${jsonErrorPosition(text, e)}`,
+      {
+        hint: 'it should look like {"auths": {"host:port": {"auth": "<base64 user:password>"}}}',
+      },
+    );
   }
 }
+
+/** ` at line L column C` from a JSON.parse error, without any of the text. */
+function jsonErrorPosition(text: string, e: unknown): string {
+  const message = (e as Error).message;
+  const m = /at position (\d+)/.exec(message);
+  if (!m && !/Unexpected end of JSON/.test(message)) return '';
+  const pos = m ? Number(m[1]) : text.length;
+  const before = text.slice(0, pos).split('\n');
+  return ` at line ${before.length} column ${before[before.length - 1]!.length + 1}`;
+}
+
+/** Standard base64 with padding, as docker and containers/image decode `auth` (Node's decoder skips junk). */
+const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 function decodeEntry(
   entry: NonNullable<AuthFileDoc['auths']>[string],
@@ -82,12 +102,21 @@ function decodeEntry(
 ): Credential | undefined {
   if (entry.identitytoken) return { identityToken: entry.identitytoken, username: entry.username, source };
   if (entry.auth) {
+    if (!BASE64_RE.test(entry.auth.replace(/[\r\n]/g, ''))) {
+      throw usageError('AUTH_ENTRY_INVALID', `the "auth" value of ${source} is not valid base64`, {
+        hint: 'regenerate it with `podman login` or `echo -n user:password | base64`',
+      });
+    }
     const decoded = Buffer.from(entry.auth, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) {
-      throw usageError('AUTH_ENTRY_INVALID', `the "auth" value of ${source} does not decode to user:password`, {
-        hint: 'regenerate it with `podman login` or `echo -n user:password | base64`',
-      });
+      throw usageError(
+        'AUTH_ENTRY_INVALID',
+        `the "auth" value of ${source} does not decode to user:password`,
+        {
+          hint: 'regenerate it with `podman login` or `echo -n user:password | base64`',
+        },
+      );
     }
     return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1), source };
   }
@@ -103,10 +132,26 @@ async function fromHelper(helper: string, registry: string, source: string): Pro
     if (/not found/i.test(`${r.stdout}${r.stderr}`)) return undefined;
     throw new AirgapError('AUTH_HELPER_FAILED', `credential helper ${bin} failed for ${registry}`, {
       where: source,
-      hint: r.failed && (r as { code?: string }).code === 'ENOENT' ? `install ${bin} or remove it from the config` : `run \`echo ${registry} | ${bin} get\` to see why`,
+      hint:
+        r.failed && (r as { code?: string }).code === 'ENOENT'
+          ? `install ${bin} or remove it from the config`
+          : `run \`echo ${registry} | ${bin} get\` to see why`,
     });
   }
-  const out = JSON.parse(r.stdout) as { Username?: string; Secret?: string };
+  let out: { Username?: string; Secret?: string };
+  try {
+    out = JSON.parse(r.stdout) as { Username?: string; Secret?: string };
+  } catch {
+    // Never echo the output: it is meant to hold a secret.
+    throw new AirgapError(
+      'AUTH_HELPER_FAILED',
+      `credential helper ${bin} printed something that is not JSON for ${registry}`,
+      {
+        where: source,
+        hint: `run \`echo ${registry} | ${bin} get\` to see why`,
+      },
+    );
+  }
   if (out.Username === '<token>') return { identityToken: out.Secret, source: `${source} via ${bin}` };
   return { username: out.Username, password: out.Secret, source: `${source} via ${bin}` };
 }
@@ -122,7 +167,7 @@ export async function findCredential(
   opts: CredentialOptions = {},
 ): Promise<Credential | undefined> {
   const env = opts.env ?? process.env;
-  const userSpecified = opts.authFile ?? env.REGISTRY_AUTH_FILE;
+  const userSpecified = opts.authFile || env.REGISTRY_AUTH_FILE;
   const keys = candidateKeys(registry, repository);
   for (const file of authFileChain(opts)) {
     const doc = await readAuthFile(file, file === userSpecified);
@@ -132,8 +177,11 @@ export async function findCredential(
       const c = await fromHelper(helper, registry, `${file} (credHelpers["${registry}"])`);
       if (c) return c;
     }
+    // An exact key wins over one that only normalizes to it (`docker.io` over `https://index.docker.io/v1/`).
     const auths = new Map<string, NonNullable<AuthFileDoc['auths']>[string]>();
-    for (const [k, v] of Object.entries(doc.auths ?? {})) auths.set(normalizeAuthKey(k), v);
+    const entries = Object.entries(doc.auths ?? {});
+    for (const [k, v] of entries) if (!auths.has(normalizeAuthKey(k))) auths.set(normalizeAuthKey(k), v);
+    for (const [k, v] of entries) auths.set(k, v);
     for (const key of keys) {
       const entry = auths.get(key);
       if (!entry) continue;

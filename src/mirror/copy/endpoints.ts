@@ -140,6 +140,11 @@ export class RegistryEndpoint implements Endpoint {
         failures = 0;
         this.journal?.recordUpload(key, location);
       } catch (e) {
+        if (isAirgapError(e) && e.code === 'MIRROR_UPLOAD_RESTART') {
+          await c.cancelUpload(repo, location);
+          this.journal?.recordUpload(key, undefined);
+          throw e;
+        }
         if (isAirgapError(e) && !['REGISTRY_NETWORK', 'REGISTRY_ERROR'].includes(e.code)) throw e;
         if (++failures > 6) throw e;
         const committed = await c.uploadStatus(repo, location).catch(() => undefined);
@@ -151,7 +156,14 @@ export class RegistryEndpoint implements Endpoint {
         offset = committed;
       }
     }
-    v?.verify(what);
+    try {
+      v?.verify(what);
+    } catch (e) {
+      // Corrupt content never gets committed: drop the session so the registry discards the bytes.
+      await c.cancelUpload(repo, location);
+      this.journal?.recordUpload(key, undefined);
+      throw e;
+    }
     await c.finishUpload(repo, location, d.digest);
     this.journal?.recordUpload(key, undefined);
   }

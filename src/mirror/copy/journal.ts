@@ -19,6 +19,8 @@ interface Line {
 export class Journal {
   private readonly uploads = new Map<string, string>();
   readonly images = new Map<string, string>();
+  /** The file ends in a torn line: end it before appending, or the next record would join it and be lost. */
+  private torn = false;
 
   constructor(readonly path: string) {
     let text = '';
@@ -27,6 +29,7 @@ export class Journal {
     } catch {
       mkdirSync(dirname(path), { recursive: true });
     }
+    this.torn = text !== '' && !text.endsWith('\n');
     for (const raw of text.split('\n')) {
       if (!raw.trim()) continue;
       let l: Line;
@@ -44,7 +47,8 @@ export class Journal {
   }
 
   private append(l: Line): void {
-    appendFileSync(this.path, `${JSON.stringify(l)}\n`);
+    appendFileSync(this.path, `${this.torn ? '\n' : ''}${JSON.stringify(l)}\n`);
+    this.torn = false;
   }
 
   uploadFor(key: string): string | undefined {

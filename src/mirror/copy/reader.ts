@@ -14,6 +14,11 @@ export class ResumableReader {
   resumes = 0;
   private it?: AsyncIterator<Buffer>;
   private leftover?: Buffer;
+  /**
+   * Bumped by every seek/close. A `read` started before a seek may still be pulled by an HTTP
+   * request that already failed; it must neither consume nor move anything once stale.
+   */
+  private generation = 0;
 
   constructor(
     private readonly open: BlobOpener,
@@ -28,7 +33,14 @@ export class ResumableReader {
     this.position = offset;
   }
 
+  /** Seek or close: every read in flight becomes stale. */
   private drop(): void {
+    this.generation++;
+    this.closeIterator();
+  }
+
+  /** Forget the current connection (it broke); reads in flight go on from the same position. */
+  private closeIterator(): void {
     const it = this.it;
     this.it = undefined;
     this.leftover = undefined;
@@ -39,7 +51,8 @@ export class ResumableReader {
     this.drop();
   }
 
-  private async nextChunk(): Promise<Buffer> {
+  private async nextChunk(gen: number): Promise<Buffer | undefined> {
+    if (gen !== this.generation) return undefined;
     if (this.leftover) {
       const l = this.leftover;
       this.leftover = undefined;
@@ -50,6 +63,10 @@ export class ResumableReader {
       try {
         if (!this.it) {
           const { body, start } = await this.open(this.position);
+          if (gen !== this.generation) {
+            void body[Symbol.asyncIterator]().return?.();
+            return undefined;
+          }
           this.it = body[Symbol.asyncIterator]();
           let skip = this.position - start;
           while (skip > 0) {
@@ -68,10 +85,12 @@ export class ResumableReader {
           }
         }
         const r = await this.it.next();
+        if (gen !== this.generation) return undefined;
         if (r.done) throw new Error(`source ended at byte ${this.position} of ${this.size}`);
         if (r.value.length > 0) return r.value;
       } catch (e) {
-        this.drop();
+        if (gen !== this.generation) return undefined;
+        this.closeIterator();
         if (e instanceof AirgapError && !['REGISTRY_NETWORK', 'REGISTRY_ERROR', 'REGISTRY_RATE_LIMITED'].includes(e.code)) throw e;
         stalls++;
         if (stalls > this.maxStalls) {
@@ -88,9 +107,11 @@ export class ResumableReader {
 
   /** Yield exactly `length` bytes from the current position. */
   async *read(length: number): AsyncGenerator<Buffer> {
+    const gen = this.generation;
     let remaining = length;
     while (remaining > 0) {
-      const c = await this.nextChunk();
+      const c = await this.nextChunk(gen);
+      if (!c || gen !== this.generation) return; // stale: a seek happened while we waited
       if (c.length > remaining) {
         this.leftover = c.subarray(remaining);
         const out = c.subarray(0, remaining);

@@ -497,7 +497,9 @@ export class RegistryClient {
     await res.body.dump();
     if (res.statusCode !== 204) return undefined;
     const m = /^(?:bytes=)?0-(\d+)$/.exec(header(res, 'range') ?? '');
-    return m ? Number(m[1]) + 1 : 0;
+    // distribution answers "0-0" both for an empty upload and for one byte; take it as empty (a
+    // wrong guess costs a 416 and a fresh session, never wrong bytes).
+    return m && m[1] !== '0' ? Number(m[1]) + 1 : 0;
   }
 
   /** PATCH one chunk; returns the next Location. The body is streamed; the caller retries. */
@@ -513,10 +515,13 @@ export class RegistryClient {
         'content-range': `${offset}-${offset + length - 1}`,
       },
       body,
-      ok: [202, 204],
+      ok: [202, 204, 416],
       what: `chunk ${offset}-${offset + length - 1} of an upload to ${this.registry}/${repo}`,
     });
     await res.body.dump();
+    if (res.statusCode === 416) {
+      throw new AirgapError('MIRROR_UPLOAD_RESTART', `${this.registry} refused chunk ${offset}- of an upload to ${repo} (416)`);
+    }
     const loc = header(res, 'location');
     return loc ? new URL(loc, this.base + '/').toString() : location;
   }

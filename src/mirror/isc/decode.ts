@@ -1,0 +1,194 @@
+/**
+ * Small typed decoders from loaded YAML to the config types, strict like oc-mirror's
+ * DisallowUnknownFields JSON decode. Every problem is recorded with its path; decoding goes on so
+ * that one run reports them all. A decoder returns undefined for a value it rejected.
+ */
+import { childPath, itemPath } from './positions.js';
+import { IscErrorCode, Problems, didYouMean } from './problems.js';
+
+/** What a decoder needs: the problem sink (which knows positions) and the source text. */
+export interface DecodeContext {
+  problems: Problems;
+  text: string;
+}
+
+export type Decoder<T> = (raw: unknown, path: string, ctx: DecodeContext) => T | undefined;
+
+/** How a field of a mapping is decoded, and what it is when absent. */
+export interface Field<T> {
+  decode: Decoder<NonNullable<T>>;
+  required: boolean;
+  fallback?: () => T;
+}
+
+/** One field spec per property of T: the compiler keeps schema and types in step. */
+export type FieldsOf<T> = { [K in keyof T]-?: Field<T[K]> };
+
+/** A required field: absent, null or empty string is a problem. */
+export function required<T>(decode: Decoder<T>): Field<T> {
+  return { decode: decode as Decoder<NonNullable<T>>, required: true };
+}
+
+/** An optional field that stays undefined when absent. */
+export function optional<T>(decode: Decoder<T>): Field<T | undefined> {
+  return { decode: decode as Decoder<NonNullable<T>>, required: false };
+}
+
+/** An optional field with a value when absent. */
+export function withDefault<T>(decode: Decoder<T>, fallback: () => T): Field<T> {
+  return { decode: decode as Decoder<NonNullable<T>>, required: false, fallback };
+}
+
+/** A word for the type of a loaded YAML value, for messages. */
+export function describeType(raw: unknown): string {
+  if (raw === null || raw === undefined) return 'nothing';
+  if (Array.isArray(raw)) return 'a list';
+  if (typeof raw === 'object') return 'a mapping';
+  if (typeof raw === 'number') return `the number ${String(raw)}`;
+  if (typeof raw === 'boolean') return `the boolean ${String(raw)}`;
+  return `the string ${JSON.stringify(raw)}`;
+}
+
+/** The source text of a scalar value (for hints such as "quote it"), without comments. */
+function rawScalar(path: string, ctx: DecodeContext): string | undefined {
+  const pos = ctx.problems.positions.get(path)?.value;
+  if (!pos) return undefined;
+  const eol = ctx.text.indexOf('\n', pos.offset);
+  let token = ctx.text.slice(pos.offset, eol < 0 ? undefined : eol).split(/\s#/)[0];
+  if (!/^["']/.test(token)) token = token.split(/[,\]}]/)[0];
+  token = token.trim();
+  return token.length > 0 ? token : undefined;
+}
+
+function invalid(ctx: DecodeContext, path: string, expected: string, raw: unknown, hint?: string): undefined {
+  ctx.problems.add(IscErrorCode.Invalid, path, `${path} must be ${expected}, not ${describeType(raw)}`, {
+    hint,
+  });
+  return undefined;
+}
+
+/** A string. Numbers and booleans are refused as oc-mirror refuses them, with a hint to quote. */
+export const str: Decoder<string> = (raw, path, ctx) => {
+  if (typeof raw === 'string') return raw;
+  if (typeof raw === 'number' || typeof raw === 'boolean') {
+    const token = rawScalar(path, ctx) ?? String(raw);
+    return invalid(ctx, path, 'a string', raw, `quote it: "${token.replace(/^["']|["']$/g, '')}"`);
+  }
+  return invalid(ctx, path, 'a string', raw);
+};
+
+// YAML 1.1 booleans, which oc-mirror's YAML library (go-yaml v2) still reads as booleans.
+const YAML11_TRUE = new Set(['y', 'yes', 'on']);
+const YAML11_FALSE = new Set(['n', 'no', 'off']);
+
+/** true or false (also unquoted yes/no/on/off, as oc-mirror's YAML 1.1 reader takes them). */
+export const bool: Decoder<boolean> = (raw, path, ctx) => {
+  if (typeof raw === 'boolean') return raw;
+  if (typeof raw === 'string') {
+    const token = rawScalar(path, ctx);
+    const quoted = token !== undefined && /^["']/.test(token);
+    if (!quoted && YAML11_TRUE.has(raw.toLowerCase())) return true;
+    if (!quoted && YAML11_FALSE.has(raw.toLowerCase())) return false;
+  }
+  return invalid(ctx, path, 'true or false', raw);
+};
+
+/** A whole number. */
+export const int: Decoder<number> = (raw, path, ctx) => {
+  if (typeof raw === 'number' && Number.isSafeInteger(raw)) return raw;
+  return invalid(ctx, path, 'a whole number', raw);
+};
+
+/** One of a fixed set of strings. */
+export function oneOf<const V extends string>(values: readonly V[]): Decoder<V> {
+  return (raw, path, ctx) => {
+    const s = str(raw, path, ctx);
+    if (s === undefined) return undefined;
+    if ((values as readonly string[]).includes(s)) return s as V;
+    const hint = didYouMean(s, values) ?? `use one of: ${values.join(', ')}`;
+    ctx.problems.add(
+      IscErrorCode.Invalid,
+      path,
+      `${path} is ${JSON.stringify(s)}; expected one of ${values.join(', ')}`,
+      {
+        hint,
+      },
+    );
+    return undefined;
+  };
+}
+
+/** A list; items that fail to decode are left out (their problems are recorded). */
+export function list<T>(item: Decoder<T>): Decoder<T[]> {
+  return (raw, path, ctx) => {
+    if (!Array.isArray(raw)) {
+      const hint =
+        typeof raw === 'object'
+          ? 'start each list item with "- "'
+          : 'write it as a list: one "- " item per line';
+      return invalid(ctx, path, 'a list', raw, hint);
+    }
+    const out: T[] = [];
+    raw.forEach((value, i) => {
+      const p = itemPath(path, i);
+      if (value === null || value === undefined) {
+        ctx.problems.add(IscErrorCode.Invalid, p, `${p} is empty`, { hint: 'remove the empty "- " item' });
+        return;
+      }
+      const decoded = item(value, p, ctx);
+      if (decoded !== undefined) out.push(decoded);
+    });
+    return out;
+  };
+}
+
+/** Extra knowledge for a mapping's unknown keys: fields that were removed, with what to do instead. */
+export interface ObjectOptions {
+  removed?: Record<string, string>;
+}
+
+/** A mapping with exactly the given fields; any other key is an unknown-field problem. */
+export function obj<T>(fields: FieldsOf<T>, options: ObjectOptions = {}): Decoder<T> {
+  const specs = fields as Record<string, Field<unknown>>;
+  const allowed = Object.keys(specs);
+  return (raw, path, ctx) => {
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+      return invalid(ctx, path, 'a mapping of fields', raw, `expected fields: ${allowed.join(', ')}`);
+    }
+    const input = raw as Record<string, unknown>;
+    for (const key of Object.keys(input)) {
+      if (Object.hasOwn(specs, key)) continue;
+      unknownField(ctx, childPath(path, key), key, allowed, options.removed?.[key]);
+    }
+    const out: Record<string, unknown> = {};
+    for (const [key, spec] of Object.entries(specs)) {
+      const p = childPath(path, key);
+      const value = Object.hasOwn(input, key) ? input[key] : undefined;
+      if (value === undefined || value === null || (spec.required && value === '')) {
+        if (spec.required) {
+          const at = value === undefined ? path : p;
+          ctx.problems.add(IscErrorCode.Required, at, `${p} is required`, { part: 'key' });
+        } else if (spec.fallback) out[key] = spec.fallback();
+        continue;
+      }
+      const decoded = spec.decode(value, p, ctx);
+      if (decoded !== undefined) out[key] = decoded;
+      else if (spec.fallback) out[key] = spec.fallback();
+    }
+    return out as T;
+  };
+}
+
+function unknownField(
+  ctx: DecodeContext,
+  path: string,
+  key: string,
+  allowed: string[],
+  removed?: string,
+): void {
+  const hint =
+    removed ??
+    didYouMean(key, allowed) ??
+    (allowed.length > 0 ? `allowed here: ${allowed.join(', ')}` : 'no fields are allowed here');
+  ctx.problems.add(IscErrorCode.UnknownField, path, `unknown field ${path}`, { hint, part: 'key' });
+}

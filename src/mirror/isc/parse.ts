@@ -1,0 +1,221 @@
+/**
+ * Read an ImageSetConfiguration or DeleteImageSetConfiguration the way oc-mirror v2 does
+ * (internal/pkg/config/load.go): check `kind`, refuse unknown keys, then validate. Every problem
+ * names its field path and file:line:column; all of them come out in one AirgapError.
+ */
+import { readFile } from 'node:fs/promises';
+import * as yaml from 'js-yaml';
+import { usageError } from '../../util/errors.js';
+import { imageSetContent, archiveSize, TOP_LEVEL_KEYS, TOP_LEVEL_REMOVED } from './schema.js';
+import { describeType, type DecodeContext } from './decode.js';
+import { childPath, loadYamlWithPositions } from './positions.js';
+import { IscErrorCode, Problems, didYouMean, problemsError } from './problems.js';
+import { registerSource } from './source.js';
+import { validateArchiveSize, validateContent } from './validate.js';
+import {
+  DISC_KIND,
+  DISC_LEGACY_API_VERSION,
+  ISC_API_VERSION,
+  ISC_KIND,
+  type AnyImageSetConfig,
+  type DeleteImageSetConfig,
+  type ImageSetConfig,
+  type ImageSetContent,
+} from './types.js';
+
+type Kind = typeof ISC_KIND | typeof DISC_KIND;
+
+/** Options for reading a configuration. */
+export interface ParseOptions {
+  /** Accept only this kind (a mirror command wants an ISC, a delete command a DISC). */
+  kind?: Kind;
+}
+
+/**
+ * Parse and validate configuration text. `file` names the source in messages (`file:line:col`).
+ * Throws a usage error (exit code 2) listing every problem found.
+ */
+export function parseImageSetConfig(
+  text: string,
+  file: string,
+  options: { kind: typeof ISC_KIND },
+): ImageSetConfig;
+export function parseImageSetConfig(
+  text: string,
+  file: string,
+  options: { kind: typeof DISC_KIND },
+): DeleteImageSetConfig;
+export function parseImageSetConfig(text: string, file: string, options?: ParseOptions): AnyImageSetConfig;
+export function parseImageSetConfig(
+  text: string,
+  file: string,
+  options: ParseOptions = {},
+): AnyImageSetConfig {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const loaded = loadYaml(body, file);
+  const problems = new Problems(file, loaded.positions);
+  const ctx: DecodeContext = { problems, text: body };
+  const root = loaded.value;
+  if (root === null || root === undefined || typeof root !== 'object' || Array.isArray(root)) {
+    const what = root === null || root === undefined ? 'is empty' : `holds ${describeType(root)}`;
+    problems.add(
+      IscErrorCode.Invalid,
+      '',
+      `${file} ${what}; expected a mapping with kind, apiVersion and mirror`,
+      {
+        hint: `start the file with "kind: ${options.kind ?? ISC_KIND}" and "apiVersion: ${ISC_API_VERSION}"`,
+      },
+    );
+    throw problemsError(file, problems.list);
+  }
+  const doc = root as Record<string, unknown>;
+  const kind = checkKind(doc.kind, options.kind, problems);
+  checkApiVersion(doc.apiVersion, kind, problems);
+  checkTopLevelKeys(doc, kind, ctx);
+
+  const contentKey = kind === ISC_KIND ? 'mirror' : 'delete';
+  let content: ImageSetContent = emptyContent();
+  if (!Object.hasOwn(doc, contentKey)) {
+    problems.add(IscErrorCode.Required, '', `${contentKey} is required in a ${kind}`, {
+      hint: `add "${contentKey}:" with platform, operators, additionalImages or helm`,
+    });
+  } else if (doc[contentKey] !== null) {
+    content = imageSetContent(doc[contentKey], contentKey, ctx) ?? content;
+  }
+  validateContent(content, contentKey, problems);
+
+  const apiVersion = typeof doc.apiVersion === 'string' ? doc.apiVersion : ISC_API_VERSION;
+  let config: AnyImageSetConfig;
+  if (kind === ISC_KIND) {
+    const size =
+      doc.archiveSize === undefined || doc.archiveSize === null
+        ? undefined
+        : archiveSize(doc.archiveSize, 'archiveSize', ctx);
+    validateArchiveSize(size, problems);
+    config = { kind, apiVersion, ...(size !== undefined ? { archiveSize: size } : {}), mirror: content };
+  } else {
+    config = { kind, apiVersion, delete: content };
+  }
+  problems.throwIfAny();
+  registerSource(config, { file, positions: loaded.positions });
+  return config;
+}
+
+/** Read and parse a configuration file. A missing or unreadable file is a usage error naming it. */
+export async function loadImageSetConfig(
+  path: string,
+  options: { kind: typeof ISC_KIND },
+): Promise<ImageSetConfig>;
+export async function loadImageSetConfig(
+  path: string,
+  options: { kind: typeof DISC_KIND },
+): Promise<DeleteImageSetConfig>;
+export async function loadImageSetConfig(path: string, options?: ParseOptions): Promise<AnyImageSetConfig>;
+export async function loadImageSetConfig(
+  path: string,
+  options: ParseOptions = {},
+): Promise<AnyImageSetConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : code === 'EACCES' || code === 'EPERM'
+            ? 'permission denied'
+            : ((e as Error).message ?? String(e));
+    throw usageError(IscErrorCode.Read, `cannot read the image set configuration ${path}: ${why}`, {
+      where: path,
+      hint: 'check the path given with --config',
+      cause: e,
+    });
+  }
+  return parseImageSetConfig(text, path, options);
+}
+
+function loadYaml(text: string, file: string): ReturnType<typeof loadYamlWithPositions> {
+  try {
+    return loadYamlWithPositions(text);
+  } catch (e) {
+    if (!(e instanceof yaml.YAMLException)) throw e;
+    const where = e.mark ? `${file}:${e.mark.line + 1}:${e.mark.column + 1}` : file;
+    throw usageError(IscErrorCode.Yaml, `${file} is not valid YAML: ${e.reason}`, {
+      where,
+      hint: 'indent with spaces (not tabs), put a space after each ":" and "- ", and quote values with special characters',
+      cause: e,
+      details: { line: e.mark ? e.mark.line + 1 : undefined, column: e.mark ? e.mark.column + 1 : undefined },
+    });
+  }
+}
+
+function checkKind(raw: unknown, wanted: Kind | undefined, problems: Problems): Kind {
+  const kinds: Kind[] = [ISC_KIND, DISC_KIND];
+  if (raw === undefined || raw === null) {
+    problems.add(IscErrorCode.Kind, '', 'kind is missing', { hint: `add "kind: ${wanted ?? ISC_KIND}"` });
+  } else if (typeof raw !== 'string' || !(kinds as string[]).includes(raw)) {
+    problems.add(
+      IscErrorCode.Kind,
+      'kind',
+      `kind ${JSON.stringify(raw)} is not ${ISC_KIND} or ${DISC_KIND}`,
+      {
+        hint: (typeof raw === 'string' && didYouMean(raw, kinds)) || `use kind: ${wanted ?? ISC_KIND}`,
+      },
+    );
+  } else if (wanted && raw !== wanted) {
+    problems.add(IscErrorCode.Kind, 'kind', `this needs a ${wanted}, and the file holds a ${raw}`, {
+      hint:
+        wanted === ISC_KIND
+          ? 'mirroring reads kind: ImageSetConfiguration; a DeleteImageSetConfiguration is for deleting'
+          : 'deleting reads kind: DeleteImageSetConfiguration with a delete: section',
+    });
+  } else {
+    return raw as Kind;
+  }
+  throw problemsError(problems.file, problems.list); // nothing else can be read without the kind
+}
+
+function checkApiVersion(raw: unknown, kind: Kind, problems: Problems): void {
+  const accepted = kind === ISC_KIND ? [ISC_API_VERSION] : [ISC_API_VERSION, DISC_LEGACY_API_VERSION];
+  if (raw === undefined || raw === null) {
+    problems.add(IscErrorCode.ApiVersion, '', 'apiVersion is missing', {
+      hint: `add "apiVersion: ${ISC_API_VERSION}"`,
+    });
+    return;
+  }
+  if (typeof raw === 'string' && accepted.includes(raw)) return;
+  const legacy = raw === DISC_LEGACY_API_VERSION || raw === 'mirror.openshift.io/v1alpha1';
+  problems.add(
+    IscErrorCode.ApiVersion,
+    'apiVersion',
+    legacy
+      ? `apiVersion ${String(raw)} is the oc-mirror v1 format; airgap reads the v2 format`
+      : `apiVersion ${JSON.stringify(raw)} is not ${accepted.join(' or ')}`,
+    {
+      hint: legacy
+        ? `set "apiVersion: ${ISC_API_VERSION}" and remove v1-only fields such as storageConfig`
+        : `use apiVersion: ${ISC_API_VERSION}`,
+    },
+  );
+}
+
+function checkTopLevelKeys(doc: Record<string, unknown>, kind: Kind, ctx: DecodeContext): void {
+  const allowed: readonly string[] = TOP_LEVEL_KEYS[kind];
+  for (const key of Object.keys(doc)) {
+    if (allowed.includes(key)) continue;
+    let hint = TOP_LEVEL_REMOVED[key] ?? didYouMean(key, allowed) ?? `allowed here: ${allowed.join(', ')}`;
+    if (key === 'delete' && kind === ISC_KIND)
+      hint = `delete: is not allowed in an ${ISC_KIND}; use kind: ${DISC_KIND}`;
+    if (key === 'mirror' && kind === DISC_KIND)
+      hint = `mirror: is not allowed in a ${DISC_KIND}; it lists content under delete:`;
+    const path = childPath('', key);
+    ctx.problems.add(IscErrorCode.UnknownField, path, `unknown field ${path}`, { hint, part: 'key' });
+  }
+}
+
+function emptyContent(): ImageSetContent {
+  return { operators: [], additionalImages: [], blockedImages: [], samples: [] };
+}

@@ -1,0 +1,77 @@
+/**
+ * Fixtures shared by the mirror tests: synthetic images built into an OCI layout (src/lab) and
+ * pushed into a real source registry, and ImageSetConfigurations written to disk.
+ */
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import yaml from 'js-yaml';
+import { buildImages, type BuiltImage, type ImageSpec } from '../../src/lab/images.js';
+import { CopyEngine } from '../../src/mirror/copy/engine.js';
+import { LayoutEndpoint, RegistryEndpoint } from '../../src/mirror/copy/endpoints.js';
+import { OciLayout } from '../../src/mirror/layout/store.js';
+import { RegistryClient } from '../../src/mirror/registry/client.js';
+import type { TestRegistry } from './registry.js';
+
+export async function tempDir(prefix = 'airgap-test-'): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+/** A client for a test registry, trusting the test CA and using its auth file. */
+export function clientFor(
+  reg: TestRegistry,
+  extra: ConstructorParameters<typeof RegistryClient>[1] = {},
+): RegistryClient {
+  return new RegistryClient(reg.host, {
+    caFiles: [reg.caFile],
+    certDirs: [],
+    credentials: { authFile: reg.authFile },
+    retry: { baseDelayMs: 20, maxDelayMs: 200 },
+    ...extra,
+  });
+}
+
+/** Build images and push them into `reg` (by tag, or by digest for untagged specs). */
+export async function seedRegistry(reg: TestRegistry, specs: ImageSpec[]): Promise<BuiltImage[]> {
+  const layout = await OciLayout.open(join(await tempDir('airgap-seed-'), 'layout'));
+  const built = await buildImages(layout, specs);
+  const src = new LayoutEndpoint(layout);
+  const client = clientFor(reg);
+  const dest = new RegistryEndpoint(client);
+  const engine = new CopyEngine({ parallel: 8 });
+  const summary = await engine.run(
+    built.map((b) => ({
+      source: { endpoint: src, repo: b.repo, ref: b.tag ?? b.digest },
+      dest: { endpoint: dest, repo: b.repo, ref: b.tag ?? b.digest },
+      digest: b.digest,
+    })),
+  );
+  await client.close();
+  const failed = summary.images.filter((i) => i.status === 'failed');
+  if (failed.length) throw new Error(`seeding failed: ${JSON.stringify(failed[0]?.error)}`);
+  return built;
+}
+
+/** The reference of a built image in a registry. */
+export function refOf(reg: { host: string }, b: BuiltImage): string {
+  return b.tag ? `${reg.host}/${b.repo}:${b.tag}` : `${reg.host}/${b.repo}@${b.digest}`;
+}
+
+/** Write an ImageSetConfiguration with `additionalImages` (and optional blockedImages). */
+export async function writeIsc(
+  dir: string,
+  images: (string | { name: string; targetRepo?: string; targetTag?: string })[],
+  blocked: string[] = [],
+): Promise<string> {
+  const doc = {
+    kind: 'ImageSetConfiguration',
+    apiVersion: 'mirror.openshift.io/v2alpha1',
+    mirror: {
+      additionalImages: images.map((i) => (typeof i === 'string' ? { name: i } : i)),
+      ...(blocked.length ? { blockedImages: blocked.map((name) => ({ name })) } : {}),
+    },
+  };
+  const path = join(dir, 'isc.yaml');
+  await writeFile(path, yaml.dump(doc));
+  return path;
+}

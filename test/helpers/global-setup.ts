@@ -1,0 +1,44 @@
+/**
+ * vitest globalSetup: make sure the real programs the integration tests drive are installed. Runs
+ * scripts/test-deps.sh (apt-get, as root) only when one is missing, and fails clearly if it cannot.
+ */
+import { execFileSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REQUIRED = ['docker-registry', 'skopeo', 'htpasswd', 'nginx', 'wrk', 'curl', 'openssl'];
+
+function onPath(cmd: string): boolean {
+  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/sbin'];
+  return dirs.some((dir) => {
+    if (!dir) return false;
+    try {
+      accessSync(join(dir, cmd), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The required test programs that are not installed. */
+export function missingTestDeps(): string[] {
+  return REQUIRED.filter((cmd) => !onPath(cmd));
+}
+
+export default function setup(): void {
+  const missing = missingTestDeps();
+  if (missing.length === 0) return;
+  const script = resolve(dirname(fileURLToPath(import.meta.url)), '../../scripts/test-deps.sh');
+  try {
+    execFileSync('bash', [script], { stdio: 'inherit', timeout: 15 * 60_000 });
+  } catch (e) {
+    throw new Error(
+      `test programs missing (${missing.join(', ')}) and ${script} could not install them: ` +
+        `${(e as Error).message}. Run it as root, or install: docker-registry skopeo apache2-utils nginx-light wrk curl openssl`,
+    );
+  }
+  const still = missingTestDeps();
+  if (still.length > 0) throw new Error(`test programs still missing after ${script}: ${still.join(', ')}`);
+}

@@ -1,0 +1,88 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BuiltImage } from '../../src/lab/images.js';
+import { runMirror } from '../../src/mirror/run.js';
+import { digestTag } from '../../src/mirror/plan.js';
+import { refOf, seedRegistry, tempDir, writeIsc } from '../helpers/fixtures.js';
+import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { skopeoDigest, skopeoInspect } from '../helpers/skopeo.js';
+
+const MiB = 1024 * 1024;
+
+describe('airgap mirror between real registries', () => {
+  let src: TestRegistry;
+  let dst: TestRegistry;
+  let built: BuiltImage[];
+  let authFile: string;
+
+  beforeAll(async () => {
+    [src, dst] = await Promise.all([startRegistry(), startRegistry({ host: '::1' })]);
+    built = await seedRegistry(src, [
+      { repo: 'ocp/release', layers: [{ id: 'b1', size: 3 * MiB }, { id: 'b2', size: MiB }, { size: 200_000 }] },
+      { repo: 'ocp/release', layers: [{ id: 'b1', size: 3 * MiB }, { id: 'b2', size: MiB }, { size: 300_000 }] },
+      { repo: 'tools/cli', tag: 'v1', format: 'docker', layers: [{ id: 'b1', size: 3 * MiB }, { size: 20 * MiB }] },
+      { repo: 'tools/multi', tag: 'latest', arches: ['amd64', 'arm64'], layers: [{ id: 'b2', size: MiB }, { size: 100_000 }] },
+    ]);
+    // One auth file holding both registries' credentials, as a bastion would have.
+    const dir = await tempDir();
+    authFile = join(dir, 'auth.json');
+    const { readFile, writeFile } = await import('node:fs/promises');
+    const a = JSON.parse(await readFile(src.authFile, 'utf8'));
+    const b = JSON.parse(await readFile(dst.authFile, 'utf8'));
+    await writeFile(authFile, JSON.stringify({ auths: { ...a.auths, ...b.auths } }), { mode: 0o600 });
+  });
+
+  afterAll(async () => {
+    await Promise.all([src?.stop(), dst?.stop()]);
+  });
+
+  const common = () => ({ authFile, caFiles: [src.caFile], certDir: '/nonexistent', retry: { baseDelayMs: 20 } });
+
+  it('copies registry → registry with oc-mirror names, digests intact, and skips everything on a second run', async () => {
+    const dir = await tempDir();
+    const isc = await writeIsc(dir, built.map((b) => refOf(src, b)));
+    const r1 = await runMirror({ ...common(), config: isc, destination: `docker://${dst.host}/mirror`, workspace: `file://${dir}/ws` });
+    expect(r1.summary?.failed).toBe(0);
+    expect(r1.summary?.copied).toBe(4);
+    // Shared layers crossed once: b1 is uploaded once and mounted into the other repositories.
+    expect(r1.summary?.blobs.mounted).toBeGreaterThan(0);
+
+    for (const b of built) {
+      const tag = b.tag ?? digestTag(b.digest);
+      // skopeo (an independent client) reads the exact manifest digest back through IPv4 relay.
+      const ref = `docker://${dst.skopeoHost}/mirror/${b.repo}:${tag}`;
+      expect(await skopeoDigest(ref, dst.skopeo)).toBe(b.digest);
+    }
+    // Every architecture of the multi-arch index came along.
+    const multi = built.find((b) => b.repo === 'tools/multi')!;
+    const arm = await skopeoInspect(`docker://${dst.skopeoHost}/mirror/tools/multi@${multi.children!.arm64}`, dst.skopeo);
+    expect(arm.Architecture).toBe('arm64');
+
+    const r2 = await runMirror({ ...common(), config: isc, destination: `docker://${dst.host}/mirror`, workspace: `file://${dir}/ws` });
+    expect(r2.summary?.present).toBe(4);
+    expect(r2.summary?.bytes).toBe(0);
+  });
+
+  it('goes registry → archive → registry, and an incremental archive carries only new blobs', async () => {
+    const dir = await tempDir();
+    const isc = await writeIsc(dir, built.slice(0, 2).map((b) => refOf(src, b)));
+    const out = join(dir, 'out');
+    const m2d = await runMirror({ ...common(), config: isc, destination: `file://${out}`, archiveSize: 2 * MiB });
+    expect(m2d.summary?.failed).toBe(0);
+    expect(m2d.archive!.parts.length).toBeGreaterThan(1);
+    for (const p of m2d.archive!.parts) expect(p.size).toBeLessThanOrEqual(3 * MiB + 64 * 1024);
+
+    const d2m = await runMirror({ ...common(), config: isc, from: `file://${out}`, destination: `docker://${dst.host}/fromdisk` });
+    expect(d2m.summary?.failed).toBe(0);
+    for (const b of built.slice(0, 2)) {
+      expect(await skopeoDigest(`docker://${dst.skopeoHost}/fromdisk/${b.repo}:${digestTag(b.digest)}`, dst.skopeo)).toBe(b.digest);
+    }
+
+    // Add an image: the next archive holds its new blobs but not the shared ones already carried.
+    const isc2 = await writeIsc(dir, built.slice(0, 3).map((b) => refOf(src, b)));
+    const again = await runMirror({ ...common(), config: isc2, destination: `file://${out}`, archiveSize: 64 * MiB });
+    expect(again.archive!.previouslyArchived).toBeGreaterThan(0);
+    const blobsInArchive = again.archive!.parts.flatMap((p) => p.blobs).length;
+    expect(blobsInArchive).toBeLessThan(2 + 3 + 4 + 3); // far fewer than every blob of three images
+  });
+});
