@@ -51,7 +51,10 @@ export function planAdditionalImages(
   const patterns = blocked.map((b) => {
     const compiled = compileGoRegexp(b.name);
     if (!compiled.ok) {
-      throw usageError('ISC_INVALID', `blocked image "${b.name}" is not a valid regular expression: ${compiled.error}`);
+      throw usageError(
+        'ISC_INVALID',
+        `blocked image "${b.name}" is not a valid regular expression: ${compiled.error}`,
+      );
     }
     return { pattern: b.name, re: compiled.regexp };
   });
@@ -74,11 +77,18 @@ export function planAdditionalImages(
       });
     }
     const destRepo = spec.targetRepo ?? source.repository;
-    const destTag = spec.targetTag ?? (source.digest && !source.tag ? digestTag(source.digest) : source.tag ?? 'latest');
+    const destTag =
+      spec.targetTag ?? (source.digest && !source.tag ? digestTag(source.digest) : (source.tag ?? 'latest'));
     const key = `${destRepo}:${destTag}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    images.push({ origin: spec.name, source, destRepo, destTag, ...(spec.where ? { where: spec.where } : {}) });
+    images.push({
+      origin: spec.name,
+      source,
+      destRepo,
+      destTag,
+      ...(spec.where ? { where: spec.where } : {}),
+    });
   }
   return { images, blocked: skipped };
 }

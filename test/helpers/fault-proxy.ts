@@ -11,6 +11,7 @@
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
+import { Readable } from 'node:stream';
 import https from 'node:https';
 import type net from 'node:net';
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
@@ -64,6 +65,10 @@ export interface FaultProxyStats {
   requests: number;
   /** Requests forwarded to the target. */
   forwarded: number;
+  /** Request body bytes forwarded to the target (uploads). */
+  bytesUp: number;
+  /** Response body bytes sent back to clients (downloads). */
+  bytesDown: number;
   /** Faults injected, in total and by kind. */
   faults: number;
   byFault: Partial<Record<FaultKind, number>>;
@@ -144,7 +149,7 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
   const ca = opts.caFile ? await readFile(opts.caFile, 'utf8') : undefined;
   const dispatcher = new Agent({ connect: ca ? { ca } : {}, keepAliveTimeout: 1000 });
   let rules: RuleState[] = [];
-  const counters = { requests: 0, forwarded: 0, faults: 0 };
+  const counters = { requests: 0, forwarded: 0, faults: 0, bytesUp: 0, bytesDown: 0 };
   const byFault: Partial<Record<FaultKind, number>> = {};
   const log: ProxyLogEntry[] = [];
   let proxyOrigin = '';
@@ -185,6 +190,14 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     }
     return value;
   };
+
+  /** Pass a request body through, counting its bytes (a 'data' listener would steal chunks). */
+  async function* counted(body: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+    for await (const c of body) {
+      counters.bytesUp += c.length;
+      yield c;
+    }
+  }
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const method = req.method ?? 'GET';
@@ -240,7 +253,7 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
       upstream = await undiciRequest(`${target.origin}${path}`, {
         method: method as Dispatcher.HttpMethod,
         headers,
-        body: hasBody ? req : method === 'GET' || method === 'HEAD' ? undefined : '',
+        body: hasBody ? Readable.from(counted(req)) : method === 'GET' || method === 'HEAD' ? undefined : '',
         dispatcher,
         signal: abort.signal,
       });
@@ -282,6 +295,7 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     try {
       for await (const data of upstream.body) {
         let chunk = data as Buffer;
+        counters.bytesDown += chunk.length;
         if (flipAt !== undefined && flipAt >= sent && flipAt < sent + chunk.length) {
           chunk = Buffer.from(chunk);
           chunk[flipAt - sent]! ^= 0xff;

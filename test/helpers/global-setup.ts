@@ -27,7 +27,14 @@ export function missingTestDeps(): string[] {
   return REQUIRED.filter((cmd) => !onPath(cmd));
 }
 
+/** Compile the CLI so tests that run `bin/run.js` exercise the current source. */
+function buildCli(): void {
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit', timeout: 5 * 60_000 });
+}
+
 export default function setup(): void {
+  if (process.env.AIRGAP_SKIP_BUILD !== '1') buildCli();
   const missing = missingTestDeps();
   if (missing.length === 0) return;
   const script = resolve(dirname(fileURLToPath(import.meta.url)), '../../scripts/test-deps.sh');

@@ -99,18 +99,21 @@ export class RegistryEndpoint implements Endpoint {
     let offset = 0;
     const recorded = this.journal?.uploadFor(key);
     if (recorded) {
-      const committed = await c.uploadStatus(repo, recorded).catch(() => undefined);
-      if (committed !== undefined && committed <= d.size) {
-        location = recorded;
-        offset = committed;
+      const status = await c.uploadStatus(repo, recorded).catch(() => undefined);
+      if (status && status.committed <= d.size) {
+        location = status.location;
+        offset = status.committed;
+      } else {
+        this.journal?.recordUpload(key, undefined);
       }
     }
     if (!location) {
-      const s = await c.startUpload(repo, d.digest);
-      if (s.mounted) return;
-      location = s.location;
+      const started = await c.startUpload(repo, d.digest);
+      if (started.mounted) return;
+      location = started.location;
       this.journal?.recordUpload(key, location);
     }
+    let session: string = location;
     // Bytes before `offset` were verified by the run that sent them and are verified again by the
     // registry when the upload is committed with ?digest=; we hash what we send.
     const v = offset === 0 ? new DigestVerifier(d.digest, d.size) : undefined;
@@ -135,37 +138,42 @@ export class RegistryEndpoint implements Endpoint {
         }
       })();
       try {
-        location = await c.patchChunk(repo, location, offset, len, body);
+        session = await c.patchChunk(repo, session, offset, len, body);
         offset += len;
         failures = 0;
-        this.journal?.recordUpload(key, location);
+        this.journal?.recordUpload(key, session);
       } catch (e) {
         if (isAirgapError(e) && e.code === 'MIRROR_UPLOAD_RESTART') {
-          await c.cancelUpload(repo, location);
+          await c.cancelUpload(repo, session);
           this.journal?.recordUpload(key, undefined);
           throw e;
         }
         if (isAirgapError(e) && !['REGISTRY_NETWORK', 'REGISTRY_ERROR'].includes(e.code)) throw e;
         if (++failures > 6) throw e;
-        const committed = await c.uploadStatus(repo, location).catch(() => undefined);
-        if (committed === undefined) {
+        const status = await c.uploadStatus(repo, session).catch(() => undefined);
+        if (!status) {
           // The session is gone: start over (the verifier restarts with it).
           this.journal?.recordUpload(key, undefined);
           throw new AirgapError('MIRROR_UPLOAD_RESTART', `${what}: the upload session was lost`, { cause: e });
         }
-        offset = committed;
+        offset = status.committed;
+        session = status.location;
       }
     }
     try {
       v?.verify(what);
     } catch (e) {
       // Corrupt content never gets committed: drop the session so the registry discards the bytes.
-      await c.cancelUpload(repo, location);
+      await c.cancelUpload(repo, session);
       this.journal?.recordUpload(key, undefined);
       throw e;
     }
-    await c.finishUpload(repo, location, d.digest);
-    this.journal?.recordUpload(key, undefined);
+    try {
+      await c.finishUpload(repo, session, d.digest);
+    } finally {
+      // Committed or refused (e.g. DIGEST_INVALID), the session is finished: never resume it.
+      this.journal?.recordUpload(key, undefined);
+    }
   }
 
   close(): Promise<void> {

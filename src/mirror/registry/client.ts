@@ -484,8 +484,11 @@ export class RegistryClient {
     return { mounted: false, location: new URL(loc, this.base + '/').toString() };
   }
 
-  /** Where an interrupted upload session stands: bytes committed, or undefined when the session is gone. */
-  async uploadStatus(repo: string, location: string): Promise<number | undefined> {
+  /**
+   * Where an interrupted upload session stands: bytes committed and the Location to continue with
+   * (distribution signs the offset into it), or undefined when the session is gone.
+   */
+  async uploadStatus(repo: string, location: string): Promise<{ committed: number; location: string } | undefined> {
     const res = await this.send({
       method: 'GET',
       path: location,
@@ -497,9 +500,13 @@ export class RegistryClient {
     await res.body.dump();
     if (res.statusCode !== 204) return undefined;
     const m = /^(?:bytes=)?0-(\d+)$/.exec(header(res, 'range') ?? '');
+    const loc = header(res, 'location');
     // distribution answers "0-0" both for an empty upload and for one byte; take it as empty (a
     // wrong guess costs a 416 and a fresh session, never wrong bytes).
-    return m && m[1] !== '0' ? Number(m[1]) + 1 : 0;
+    return {
+      committed: m && m[1] !== '0' ? Number(m[1]) + 1 : 0,
+      location: loc ? new URL(loc, this.base + '/').toString() : location,
+    };
   }
 
   /** PATCH one chunk; returns the next Location. The body is streamed; the caller retries. */
