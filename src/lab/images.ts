@@ -44,7 +44,15 @@ const sharedLayers = new Map<string, { bytes: Buffer; digest: string }>();
 export function randomTarLayer(size: number, name = 'data.bin'): Buffer {
   const payload = Math.max(0, size - 1536);
   const block = Buffer.alloc(512);
-  new Header({ path: name, mode: 0o644, size: payload, mtime: new Date(0), type: 'File', uid: 0, gid: 0 }).encode(block, 0);
+  new Header({
+    path: name,
+    mode: 0o644,
+    size: payload,
+    mtime: new Date(0),
+    type: 'File',
+    uid: 0,
+    gid: 0,
+  }).encode(block, 0);
   const pad = (512 - (payload % 512)) % 512;
   return Buffer.concat([block, randomBytes(payload), Buffer.alloc(pad + 1024)]);
 }
@@ -68,7 +76,11 @@ function layerFor(spec: LayerSpec, salt: string): { bytes: Buffer; digest: strin
   return { bytes, digest: digestOf(bytes) };
 }
 
-async function buildSingle(layout: OciLayout, spec: ImageSpec, arch: string): Promise<{ m: ManifestData; bytes: number }> {
+async function buildSingle(
+  layout: OciLayout,
+  spec: ImageSpec,
+  arch: string,
+): Promise<{ m: ManifestData; bytes: number }> {
   const docker = spec.format === 'docker';
   const layerType = docker ? MediaType.DockerLayerGzip : MediaType.OciLayer;
   const layers: Descriptor[] = [];
@@ -84,7 +96,9 @@ async function buildSingle(layout: OciLayout, spec: ImageSpec, arch: string): Pr
       architecture: arch,
       os: 'linux',
       created: '2026-01-01T00:00:00Z',
-      config: { Labels: { 'io.airgap.synthetic': spec.repo, 'io.airgap.nonce': randomBytes(8).toString('hex') } },
+      config: {
+        Labels: { 'io.airgap.synthetic': spec.repo, 'io.airgap.nonce': randomBytes(8).toString('hex') },
+      },
       rootfs: { type: 'layers', diff_ids: layers.map((l) => l.digest) },
     }),
   );
@@ -94,12 +108,19 @@ async function buildSingle(layout: OciLayout, spec: ImageSpec, arch: string): Pr
     JSON.stringify({
       schemaVersion: 2,
       mediaType: docker ? MediaType.DockerManifest : MediaType.OciManifest,
-      config: { mediaType: docker ? MediaType.DockerConfig : MediaType.OciConfig, digest: configDigest, size: config.length },
+      config: {
+        mediaType: docker ? MediaType.DockerConfig : MediaType.OciConfig,
+        digest: configDigest,
+        size: config.length,
+      },
       layers,
     }),
   );
   const digest = await layout.putBytes(manifest);
-  return { m: { bytes: manifest, digest, mediaType: docker ? MediaType.DockerManifest : MediaType.OciManifest }, bytes };
+  return {
+    m: { bytes: manifest, digest, mediaType: docker ? MediaType.DockerManifest : MediaType.OciManifest },
+    bytes,
+  };
 }
 
 /** Build images into an OCI layout; each becomes an index.json entry named `repo:tag` or `repo@digest`. */
@@ -117,7 +138,12 @@ export async function buildImages(layout: OciLayout, specs: ImageSpec[]): Promis
         const c = await buildSingle(layout, spec, arch);
         bytes += c.bytes;
         children[arch] = c.m.digest;
-        manifests.push({ mediaType: c.m.mediaType, digest: c.m.digest, size: c.m.bytes.length, platform: { architecture: arch, os: 'linux' } });
+        manifests.push({
+          mediaType: c.m.mediaType,
+          digest: c.m.digest,
+          size: c.m.bytes.length,
+          platform: { architecture: arch, os: 'linux' },
+        });
       }
       const mediaType = docker ? MediaType.DockerManifestList : MediaType.OciIndex;
       const bytesIdx = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType, manifests }));
@@ -128,7 +154,14 @@ export async function buildImages(layout: OciLayout, specs: ImageSpec[]): Promis
       bytes = c.bytes;
     }
     await layout.setEntry(spec.tag ? `${spec.repo}:${spec.tag}` : `${spec.repo}@${top.digest}`, top);
-    out.push({ repo: spec.repo, ...(spec.tag ? { tag: spec.tag } : {}), digest: top.digest, mediaType: top.mediaType, ...(children ? { children } : {}), bytes });
+    out.push({
+      repo: spec.repo,
+      ...(spec.tag ? { tag: spec.tag } : {}),
+      digest: top.digest,
+      mediaType: top.mediaType,
+      ...(children ? { children } : {}),
+      bytes,
+    });
   }
   return out;
 }
@@ -152,10 +185,18 @@ export function releaseShapedSpecs(o: ReleaseShapeOptions): ImageSpec[] {
   const specs: ImageSpec[] = [];
   const base = o.shared.map((size, i) => ({ id: `base${i}`, size }));
   const unique = () =>
-    Array.from({ length: o.unique }, () => ({ size: o.uniqueMin + Math.floor(Math.random() * (o.uniqueMax - o.uniqueMin + 1)) }));
-  for (let i = 0; i < o.byDigest; i++) specs.push({ repo: o.repo ?? 'ocp/release', layers: [...base, ...unique()] });
+    Array.from({ length: o.unique }, () => ({
+      size: o.uniqueMin + Math.floor(Math.random() * (o.uniqueMax - o.uniqueMin + 1)),
+    }));
+  for (let i = 0; i < o.byDigest; i++)
+    specs.push({ repo: o.repo ?? 'ocp/release', layers: [...base, ...unique()] });
   for (let i = 0; i < o.tagged; i++) {
-    specs.push({ repo: `ocp/tagged-${i}`, tag: `v1.${i}`, format: i % 2 ? 'docker' : 'oci', layers: [...base, ...unique()] });
+    specs.push({
+      repo: `ocp/tagged-${i}`,
+      tag: `v1.${i}`,
+      format: i % 2 ? 'docker' : 'oci',
+      layers: [...base, ...unique()],
+    });
   }
   return specs;
 }

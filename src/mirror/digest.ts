@@ -43,14 +43,20 @@ export class DigestVerifier {
       throw new AirgapError(
         'MIRROR_SIZE_MISMATCH',
         `${what}: got ${this.bytes} bytes, the descriptor says ${this.expectedSize}`,
-        { hint: 'the source sent truncated or padded content; it was not stored. Retry, or check the source registry' },
+        {
+          hint: 'the source sent truncated or padded content; it was not stored. Retry, or check the source registry',
+        },
       );
     }
     const got = `sha256:${this.hash.digest('hex')}`;
     if (got !== this.expected) {
-      throw new AirgapError('MIRROR_DIGEST_MISMATCH', `${what}: content hashes to ${got}, expected ${this.expected}`, {
-        hint: 'the bytes were corrupted in transit or at the source; they were not stored. Retry, or check the source registry',
-      });
+      throw new AirgapError(
+        'MIRROR_DIGEST_MISMATCH',
+        `${what}: content hashes to ${got}, expected ${this.expected}`,
+        {
+          hint: 'the bytes were corrupted in transit or at the source; they were not stored. Retry, or check the source registry',
+        },
+      );
     }
   }
 }

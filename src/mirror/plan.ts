@@ -60,7 +60,7 @@ export function planAdditionalImages(
   });
   const images: PlannedImage[] = [];
   const skipped: BlockedImage[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, string>();
   for (const spec of specs) {
     const name = spec.name.replace(/^docker:\/\//, '');
     const source = parseReference(name);
@@ -80,8 +80,15 @@ export function planAdditionalImages(
     const destTag =
       spec.targetTag ?? (source.digest && !source.tag ? digestTag(source.digest) : (source.tag ?? 'latest'));
     const key = `${destRepo}:${destTag}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+    const earlier = seen.get(key);
+    if (earlier !== undefined) {
+      if (earlier === full) continue; // the same image listed twice
+      throw usageError('ISC_CONFLICT', `${spec.name} and ${earlier} would both be mirrored to ${key}`, {
+        where: spec.where,
+        hint: 'give one of them a targetRepo (or targetTag) so each source has its own destination',
+      });
+    }
+    seen.set(key, full);
     images.push({
       origin: spec.name,
       source,

@@ -3,7 +3,13 @@ import { join, resolve } from 'node:path';
 import { AirgapError, usageError } from '../util/errors.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { noProgress, type ProgressSink } from '../util/progress.js';
-import { packArchive, readHistory, unpackArchive, writeHistory, type ArchiveManifest } from './archive/archive.js';
+import {
+  packArchive,
+  readHistory,
+  unpackArchive,
+  writeHistory,
+  type ArchiveManifest,
+} from './archive/archive.js';
 import { CopyEngine, type CopyPair, type CopySummary } from './copy/engine.js';
 import { LayoutEndpoint, RegistryEndpoint, type Endpoint } from './copy/endpoints.js';
 import { Journal } from './copy/journal.js';
@@ -68,9 +74,13 @@ export function workflowOf(o: Pick<MirrorOptions, 'destination' | 'from' | 'work
   const dest = o.destination;
   if (dest.startsWith('file://')) {
     if (o.from || o.workspace) {
-      throw usageError('FLAG_CONFLICT', 'a file:// destination cannot be combined with --from or --workspace', {
-        hint: 'mirror to disk: airgap mirror -c isc.yaml file://<dir>; disk to registry: airgap mirror -c isc.yaml --from file://<dir> docker://<registry>',
-      });
+      throw usageError(
+        'FLAG_CONFLICT',
+        'a file:// destination cannot be combined with --from or --workspace',
+        {
+          hint: 'mirror to disk: airgap mirror -c isc.yaml file://<dir>; disk to registry: airgap mirror -c isc.yaml --from file://<dir> docker://<registry>',
+        },
+      );
     }
     return 'mirrorToDisk';
   }
@@ -80,9 +90,13 @@ export function workflowOf(o: Pick<MirrorOptions, 'destination' | 'from' | 'work
     });
   }
   if (!o.from && !o.workspace) {
-    throw usageError('FLAG_MISSING', 'a docker:// destination needs --workspace (registry to registry) or --from (disk to registry)', {
-      hint: 'e.g. airgap mirror -c isc.yaml --workspace file://./ws docker://mirror.example.com:8443/ocp',
-    });
+    throw usageError(
+      'FLAG_MISSING',
+      'a docker:// destination needs --workspace (registry to registry) or --from (disk to registry)',
+      {
+        hint: 'e.g. airgap mirror -c isc.yaml --workspace file://./ws docker://mirror.example.com:8443/ocp',
+      },
+    );
   }
   return o.from ? 'diskToMirror' : 'mirrorToMirror';
 }
@@ -95,7 +109,11 @@ export async function loadMirrorConfig(path: string): Promise<ImageSetConfig> {
       hint: 'deleting mirrored images is not supported yet',
     });
   }
-  const unsupported = unsupportedFields(cfg, ['mirror.additionalImages', 'mirror.blockedImages', 'archiveSize']);
+  const unsupported = unsupportedFields(cfg, [
+    'mirror.additionalImages',
+    'mirror.blockedImages',
+    'archiveSize',
+  ]);
   if (unsupported.length > 0) {
     const lines = unsupported.map((u) => `${u.path} (${u.where}) is not supported yet`);
     throw usageError('ISC_UNSUPPORTED', lines.join('\n'), {
@@ -118,7 +136,10 @@ class ClientPool {
     const key = `${role}|${registry}`;
     let ep = this.clients.get(key);
     if (!ep) {
-      ep = new RegistryEndpoint(new RegistryClient(registry, { ...this.base, insecureSkipVerify: insecure }), this.journal);
+      ep = new RegistryEndpoint(
+        new RegistryClient(registry, { ...this.base, insecureSkipVerify: insecure }),
+        this.journal,
+      );
       this.clients.set(key, ep);
     }
     return ep;
@@ -139,16 +160,23 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
   const progress = o.progress ?? noProgress;
   const cfg = await loadMirrorConfig(o.config);
   const { images, blocked } = planAdditionalImages(
-    cfg.mirror.additionalImages.map((a) => ({ name: a.name, targetRepo: a.targetRepo, targetTag: a.targetTag })),
+    cfg.mirror.additionalImages.map((a) => ({
+      name: a.name,
+      targetRepo: a.targetRepo,
+      targetTag: a.targetTag,
+    })),
     cfg.mirror.blockedImages,
   );
-  for (const b of blocked) progress({ type: 'warning', message: `${b.origin} is blocked by "${b.pattern}"; not mirrored` });
+  for (const b of blocked)
+    progress({ type: 'warning', message: `${b.origin} is blocked by "${b.pattern}"; not mirrored` });
 
   const dest = parseLocation(o.destination, 'destination');
   const workspace =
-    mode === 'mirrorToDisk' ? join(resolve((dest as { path: string }).path), 'working-dir')
-    : mode === 'diskToMirror' ? join(fileDir('--from', o.from!), 'working-dir')
-    : fileDir('--workspace', o.workspace!);
+    mode === 'mirrorToDisk'
+      ? join(resolve((dest as { path: string }).path), 'working-dir')
+      : mode === 'diskToMirror'
+        ? join(fileDir('--from', o.from!), 'working-dir')
+        : fileDir('--workspace', o.workspace!);
   await mkdir(workspace, { recursive: true });
   const journal = o.dryRun ? undefined : new Journal(join(workspace, 'journal.jsonl'));
   const pool = new ClientPool(
@@ -169,7 +197,8 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
     layout = await OciLayout.open(join(workspace, 'layout'));
     destEndpoint = new LayoutEndpoint(layout);
   } else {
-    if (dest.transport !== 'docker-prefix') throw usageError('LOCATION_INVALID', `unsupported destination ${o.destination}`);
+    if (dest.transport !== 'docker-prefix')
+      throw usageError('LOCATION_INVALID', `unsupported destination ${o.destination}`);
     destEndpoint = pool.get(dest.registry, 'destination', o.destTlsVerify === false);
   }
 
@@ -226,8 +255,16 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
       const history = await readHistory(historyPath);
       const maxPart = o.archiveSize ?? (cfg.archiveSize ?? 500) * GiB;
       const archive = await packArchive(layout, outDir, { maxPartBytes: maxPart, history, progress });
-      await writeHistory(historyPath, history, archive.parts.flatMap((p) => p.blobs));
-      report.archive = { dir: outDir, parts: archive.parts, previouslyArchived: archive.previouslyArchived.length };
+      await writeHistory(
+        historyPath,
+        history,
+        archive.parts.flatMap((p) => p.blobs),
+      );
+      report.archive = {
+        dir: outDir,
+        parts: archive.parts,
+        previouslyArchived: archive.previouslyArchived.length,
+      };
     }
     await writeFileAtomic(join(workspace, 'last-run.json'), JSON.stringify(report, null, 2));
     return report;

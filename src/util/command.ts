@@ -8,7 +8,10 @@ import { AirgapError, isAirgapError, messageOf } from './errors.js';
  */
 export abstract class AirgapCommand extends Command {
   static override baseFlags = {
-    verbose: Flags.boolean({ description: 'Show stack traces and extra detail on errors.', helpGroup: 'GLOBAL' }),
+    verbose: Flags.boolean({
+      description: 'Show stack traces and extra detail on errors.',
+      helpGroup: 'GLOBAL',
+    }),
   };
 
   protected wantsVerbose(): boolean {
@@ -24,12 +27,16 @@ export abstract class AirgapCommand extends Command {
     process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
   }
 
-  protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
+  protected override async catch(
+    err: Error & { exitCode?: number; oclif?: { exit?: number } },
+  ): Promise<unknown> {
     const verbose = this.wantsVerbose();
     // oclif's own parse errors (unknown flag, missing argument) are usage errors.
     if (!isAirgapError(err) && err.oclif?.exit !== undefined) {
       if (err.oclif.exit === 0) return;
-      process.stderr.write(`error: ${err.message}\n  hint: see \`airgap ${this.id?.replaceAll(':', ' ') ?? ''} --help\`\n`);
+      process.stderr.write(
+        `error: ${err.message}\n  hint: see \`airgap ${this.id?.replaceAll(':', ' ') ?? ''} --help\`\n`,
+      );
       if (verbose && err.stack) process.stderr.write(`${err.stack}\n`);
       process.exitCode = 2;
       return;

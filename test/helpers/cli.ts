@@ -11,7 +11,10 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function airgap(args: string[], opts: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CliResult> {
+export async function airgap(
+  args: string[],
+  opts: { env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<CliResult> {
   const r = await execa('node', [BIN, ...args], {
     reject: false,
     env: { NO_COLOR: '1', ...opts.env },

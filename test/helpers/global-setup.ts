@@ -30,7 +30,11 @@ export function missingTestDeps(): string[] {
 /** Compile the CLI so tests that run `bin/run.js` exercise the current source. */
 function buildCli(): void {
   const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit', timeout: 5 * 60_000 });
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], {
+    cwd: root,
+    stdio: 'inherit',
+    timeout: 5 * 60_000,
+  });
 }
 
 export default function setup(): void {

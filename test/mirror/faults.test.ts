@@ -15,7 +15,8 @@ const MiB = 1024 * 1024;
 /** An auth file whose entries for the proxies carry the real registries' credentials. */
 async function authFor(dir: string, pairs: [string, TestRegistry][]): Promise<string> {
   const auths: Record<string, { auth: string }> = {};
-  for (const [host, reg] of pairs) auths[host] = { auth: Buffer.from(`${reg.username}:${reg.password}`).toString('base64') };
+  for (const [host, reg] of pairs)
+    auths[host] = { auth: Buffer.from(`${reg.username}:${reg.password}`).toString('base64') };
   const path = join(dir, 'auth.json');
   await writeFile(path, JSON.stringify({ auths }), { mode: 0o600 });
   return path;
@@ -32,8 +33,17 @@ describe('mirroring through a faulty network', () => {
     [src, dst] = await Promise.all([startRegistry(), startRegistry()]);
     built = await seedRegistry(src, [
       { repo: 'app/a', tag: 'v1', layers: [{ id: 'base', size: 2 * MiB }, { size: 20 * MiB }] },
-      { repo: 'app/b', tag: 'v1', layers: [{ id: 'base', size: 2 * MiB }, { size: 3 * MiB }, { size: 500_000 }] },
-      { repo: 'app/c', tag: 'v1', format: 'docker', layers: [{ id: 'base', size: 2 * MiB }, { size: 1 * MiB }] },
+      {
+        repo: 'app/b',
+        tag: 'v1',
+        layers: [{ id: 'base', size: 2 * MiB }, { size: 3 * MiB }, { size: 500_000 }],
+      },
+      {
+        repo: 'app/c',
+        tag: 'v1',
+        format: 'docker',
+        layers: [{ id: 'base', size: 2 * MiB }, { size: 1 * MiB }],
+      },
       { repo: 'app/d', layers: [{ id: 'base', size: 2 * MiB }, { size: 18 * MiB }] },
       { repo: 'app/e', tag: 'multi', arches: ['amd64', 'arm64'], layers: [{ size: 2 * MiB }] },
     ]);
@@ -64,14 +74,24 @@ describe('mirroring through a faulty network', () => {
       { match: { method: 'PATCH' }, fault: 'reset', times: 2 },
       { match: { method: 'PUT', path: /\/blobs\/uploads\// }, fault: 'status', status: 500, times: 2 },
       { match: { method: 'HEAD' }, fault: 'reset', times: 2 },
-      { match: { method: 'PUT', path: /\/manifests\// }, fault: 'retry-after', retryAfterSeconds: 1, times: 1 },
+      {
+        match: { method: 'PUT', path: /\/manifests\// },
+        fault: 'retry-after',
+        retryAfterSeconds: 1,
+        times: 1,
+      },
     ]);
     const dir = await tempDir();
     const authFile = await authFor(dir, [
       [srcProxy.host, src],
       [dstProxy.host, dst],
     ]);
-    const isc = await writeIsc(dir, built.map((b) => (b.tag ? `${srcProxy.host}/${b.repo}:${b.tag}` : `${srcProxy.host}/${b.repo}@${b.digest}`)));
+    const isc = await writeIsc(
+      dir,
+      built.map((b) =>
+        b.tag ? `${srcProxy.host}/${b.repo}:${b.tag}` : `${srcProxy.host}/${b.repo}@${b.digest}`,
+      ),
+    );
     const warnings: string[] = [];
     const report = await runMirror({
       config: isc,
@@ -89,7 +109,12 @@ describe('mirroring through a faulty network', () => {
     expect(report.summary?.copied).toBe(built.length);
     // Every rule fired: the faults really happened.
     expect(srcProxy.stats().byRule.every((n) => n > 0)).toBe(true);
-    expect(dstProxy.stats().byRule.slice(0, 4).every((n) => n > 0)).toBe(true);
+    expect(
+      dstProxy
+        .stats()
+        .byRule.slice(0, 4)
+        .every((n) => n > 0),
+    ).toBe(true);
     // Corrupt bodies were caught and fetched again.
     expect(warnings.some((w) => /hashes to|MISMATCH|bytes/.test(w))).toBe(true);
 

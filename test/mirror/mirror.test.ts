@@ -18,10 +18,26 @@ describe('airgap mirror between real registries', () => {
   beforeAll(async () => {
     [src, dst] = await Promise.all([startRegistry(), startRegistry({ host: '::1' })]);
     built = await seedRegistry(src, [
-      { repo: 'ocp/release', layers: [{ id: 'b1', size: 3 * MiB }, { id: 'b2', size: MiB }, { size: 200_000 }] },
-      { repo: 'ocp/release', layers: [{ id: 'b1', size: 3 * MiB }, { id: 'b2', size: MiB }, { size: 300_000 }] },
-      { repo: 'tools/cli', tag: 'v1', format: 'docker', layers: [{ id: 'b1', size: 3 * MiB }, { size: 20 * MiB }] },
-      { repo: 'tools/multi', tag: 'latest', arches: ['amd64', 'arm64'], layers: [{ id: 'b2', size: MiB }, { size: 100_000 }] },
+      {
+        repo: 'ocp/release',
+        layers: [{ id: 'b1', size: 3 * MiB }, { id: 'b2', size: MiB }, { size: 200_000 }],
+      },
+      {
+        repo: 'ocp/release',
+        layers: [{ id: 'b1', size: 3 * MiB }, { id: 'b2', size: MiB }, { size: 300_000 }],
+      },
+      {
+        repo: 'tools/cli',
+        tag: 'v1',
+        format: 'docker',
+        layers: [{ id: 'b1', size: 3 * MiB }, { size: 20 * MiB }],
+      },
+      {
+        repo: 'tools/multi',
+        tag: 'latest',
+        arches: ['amd64', 'arm64'],
+        layers: [{ id: 'b2', size: MiB }, { size: 100_000 }],
+      },
     ]);
     // One auth file holding both registries' credentials, as a bastion would have.
     const dir = await tempDir();
@@ -36,12 +52,25 @@ describe('airgap mirror between real registries', () => {
     await Promise.all([src?.stop(), dst?.stop()]);
   });
 
-  const common = () => ({ authFile, caFiles: [src.caFile], certDir: '/nonexistent', retry: { baseDelayMs: 20 } });
+  const common = () => ({
+    authFile,
+    caFiles: [src.caFile],
+    certDir: '/nonexistent',
+    retry: { baseDelayMs: 20 },
+  });
 
   it('copies registry → registry with oc-mirror names, digests intact, and skips everything on a second run', async () => {
     const dir = await tempDir();
-    const isc = await writeIsc(dir, built.map((b) => refOf(src, b)));
-    const r1 = await runMirror({ ...common(), config: isc, destination: `docker://${dst.host}/mirror`, workspace: `file://${dir}/ws` });
+    const isc = await writeIsc(
+      dir,
+      built.map((b) => refOf(src, b)),
+    );
+    const r1 = await runMirror({
+      ...common(),
+      config: isc,
+      destination: `docker://${dst.host}/mirror`,
+      workspace: `file://${dir}/ws`,
+    });
     expect(r1.summary?.failed).toBe(0);
     expect(r1.summary?.copied).toBe(4);
     // Shared layers crossed once: b1 is uploaded once and mounted into the other repositories.
@@ -55,32 +84,66 @@ describe('airgap mirror between real registries', () => {
     }
     // Every architecture of the multi-arch index came along.
     const multi = built.find((b) => b.repo === 'tools/multi')!;
-    const arm = await skopeoInspect(`docker://${dst.skopeoHost}/mirror/tools/multi@${multi.children!.arm64}`, dst.skopeo);
+    const arm = await skopeoInspect(
+      `docker://${dst.skopeoHost}/mirror/tools/multi@${multi.children!.arm64}`,
+      dst.skopeo,
+    );
     expect(arm.Architecture).toBe('arm64');
 
-    const r2 = await runMirror({ ...common(), config: isc, destination: `docker://${dst.host}/mirror`, workspace: `file://${dir}/ws` });
+    const r2 = await runMirror({
+      ...common(),
+      config: isc,
+      destination: `docker://${dst.host}/mirror`,
+      workspace: `file://${dir}/ws`,
+    });
     expect(r2.summary?.present).toBe(4);
     expect(r2.summary?.bytes).toBe(0);
   });
 
   it('goes registry → archive → registry, and an incremental archive carries only new blobs', async () => {
     const dir = await tempDir();
-    const isc = await writeIsc(dir, built.slice(0, 2).map((b) => refOf(src, b)));
+    const isc = await writeIsc(
+      dir,
+      built.slice(0, 2).map((b) => refOf(src, b)),
+    );
     const out = join(dir, 'out');
-    const m2d = await runMirror({ ...common(), config: isc, destination: `file://${out}`, archiveSize: 2 * MiB });
+    const m2d = await runMirror({
+      ...common(),
+      config: isc,
+      destination: `file://${out}`,
+      archiveSize: 2 * MiB,
+    });
     expect(m2d.summary?.failed).toBe(0);
     expect(m2d.archive!.parts.length).toBeGreaterThan(1);
     for (const p of m2d.archive!.parts) expect(p.size).toBeLessThanOrEqual(3 * MiB + 64 * 1024);
 
-    const d2m = await runMirror({ ...common(), config: isc, from: `file://${out}`, destination: `docker://${dst.host}/fromdisk` });
+    const d2m = await runMirror({
+      ...common(),
+      config: isc,
+      from: `file://${out}`,
+      destination: `docker://${dst.host}/fromdisk`,
+    });
     expect(d2m.summary?.failed).toBe(0);
     for (const b of built.slice(0, 2)) {
-      expect(await skopeoDigest(`docker://${dst.skopeoHost}/fromdisk/${b.repo}:${digestTag(b.digest)}`, dst.skopeo)).toBe(b.digest);
+      expect(
+        await skopeoDigest(
+          `docker://${dst.skopeoHost}/fromdisk/${b.repo}:${digestTag(b.digest)}`,
+          dst.skopeo,
+        ),
+      ).toBe(b.digest);
     }
 
     // Add an image: the next archive holds its new blobs but not the shared ones already carried.
-    const isc2 = await writeIsc(dir, built.slice(0, 3).map((b) => refOf(src, b)));
-    const again = await runMirror({ ...common(), config: isc2, destination: `file://${out}`, archiveSize: 64 * MiB });
+    const isc2 = await writeIsc(
+      dir,
+      built.slice(0, 3).map((b) => refOf(src, b)),
+    );
+    const again = await runMirror({
+      ...common(),
+      config: isc2,
+      destination: `file://${out}`,
+      archiveSize: 64 * MiB,
+    });
     expect(again.archive!.previouslyArchived).toBeGreaterThan(0);
     const blobsInArchive = again.archive!.parts.flatMap((p) => p.blobs).length;
     expect(blobsInArchive).toBeLessThan(2 + 3 + 4 + 3); // far fewer than every blob of three images

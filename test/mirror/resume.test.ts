@@ -14,7 +14,12 @@ import { testCertificates } from '../helpers/tls.js';
 const MiB = 1024 * 1024;
 
 /** kill -9 after a random delay, several times; then a run that must finish. */
-async function killRepeatedly(args: string[], kills: number, minMs: number, maxMs: number): Promise<number[]> {
+async function killRepeatedly(
+  args: string[],
+  kills: number,
+  minMs: number,
+  maxMs: number,
+): Promise<number[]> {
   const delays: number[] = [];
   for (let i = 0; i < kills; i++) {
     const child = spawnAirgap(args);
@@ -52,16 +57,35 @@ describe('kill -9 at random points, then resume', () => {
     up = await startFaultProxy({ target: dst.url, caFile: dst.caFile, tls: testCertificates().server });
     dir = await tempDir();
     authFile = join(dir, 'auth.json');
-    const auth = (r: TestRegistry) => ({ auth: Buffer.from(`${r.username}:${r.password}`).toString('base64') });
-    await writeFile(authFile, JSON.stringify({ auths: { [src.host]: auth(src), [up.host]: auth(dst) } }), { mode: 0o600 });
-    isc = await writeIsc(dir, built.map((b) => `${src.host}/${b.repo}:${b.tag}`));
+    const auth = (r: TestRegistry) => ({
+      auth: Buffer.from(`${r.username}:${r.password}`).toString('base64'),
+    });
+    await writeFile(authFile, JSON.stringify({ auths: { [src.host]: auth(src), [up.host]: auth(dst) } }), {
+      mode: 0o600,
+    });
+    isc = await writeIsc(
+      dir,
+      built.map((b) => `${src.host}/${b.repo}:${b.tag}`),
+    );
   });
 
   afterAll(async () => {
     await Promise.all([up?.stop(), src?.stop(), dst?.stop()]);
   });
 
-  const common = () => ['mirror', '-c', isc, '--authfile', authFile, '--ca-file', src.caFile, '--cert-dir', '/nonexistent', '--parallel', '4'];
+  const common = () => [
+    'mirror',
+    '-c',
+    isc,
+    '--authfile',
+    authFile,
+    '--ca-file',
+    src.caFile,
+    '--cert-dir',
+    '/nonexistent',
+    '--parallel',
+    '4',
+  ];
 
   it('registry → registry: the rerun completes, skopeo confirms every digest, little is sent twice', async () => {
     const args = [...common(), '--workspace', `file://${dir}/ws`, `docker://${up.host}/k`];
@@ -72,7 +96,9 @@ describe('kill -9 at random points, then resume', () => {
     const report = JSON.parse(final.stdout);
     expect(report.summary.failed).toBe(0);
     for (const b of built) {
-      expect(await skopeoDigest(`docker://${dst.skopeoHost}/k/${b.repo}:${b.tag}`, dst.skopeo)).toBe(b.digest);
+      expect(await skopeoDigest(`docker://${dst.skopeoHost}/k/${b.repo}:${b.tag}`, dst.skopeo)).toBe(
+        b.digest,
+      );
     }
     // Interrupted chunked uploads resumed from the journal: everything crossed at most ~1.5 times.
     const sent = up.stats().bytesUp;
@@ -97,10 +123,21 @@ describe('kill -9 at random points, then resume', () => {
     const partsDir = await readdir(out);
     expect(partsDir.filter((f) => f.endsWith('.tar')).length).toBeGreaterThan(1);
     // The archive goes into a registry with nothing from the source side.
-    const d2m = await airgap([...common(), '--from', `file://${out}`, `docker://${up.host}/fromdisk`, '--json']);
+    const d2m = await airgap([
+      ...common(),
+      '--from',
+      `file://${out}`,
+      `docker://${up.host}/fromdisk`,
+      '--json',
+    ]);
     expect(d2m.exitCode, d2m.stderr).toBe(0);
     for (const b of built) {
-      expect(await skopeoDigest(`docker://${dst.skopeoHost}/fromdisk/${b.repo}:${b.tag ?? digestTag(b.digest)}`, dst.skopeo)).toBe(b.digest);
+      expect(
+        await skopeoDigest(
+          `docker://${dst.skopeoHost}/fromdisk/${b.repo}:${b.tag ?? digestTag(b.digest)}`,
+          dst.skopeo,
+        ),
+      ).toBe(b.digest);
     }
   });
 });

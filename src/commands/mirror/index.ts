@@ -46,19 +46,25 @@ export function renderReport(r: MirrorReport): string {
     lines.push(
       `copied ${s.copied} · already present ${s.present} · failed ${s.failed} · ${formatBytes(s.bytes)} in ${formatDuration(s.durationMs)} (${formatBytes(rate)}/s)`,
     );
-    lines.push(`blobs: ${s.blobs.transferred} transferred, ${s.blobs.mounted} mounted, ${s.blobs.present} already there`);
+    lines.push(
+      `blobs: ${s.blobs.transferred} transferred, ${s.blobs.mounted} mounted, ${s.blobs.present} already there`,
+    );
   }
   if (r.archive) {
-    for (const p of r.archive.parts) lines.push(`archive part ${r.archive.dir}/${p.file} (${formatBytes(p.size)}) ${p.sha256}`);
+    for (const p of r.archive.parts)
+      lines.push(`archive part ${r.archive.dir}/${p.file} (${formatBytes(p.size)}) ${p.sha256}`);
     if (r.archive.previouslyArchived > 0) {
-      lines.push(`${r.archive.previouslyArchived} blob(s) were carried by an earlier archive and are not repeated`);
+      lines.push(
+        `${r.archive.previouslyArchived} blob(s) were carried by an earlier archive and are not repeated`,
+      );
     }
   }
   return lines.join('\n');
 }
 
 export default class Mirror extends AirgapCommand {
-  static override summary = 'Mirror the images of an ImageSetConfiguration: registry → registry, registry → disk, disk → registry.';
+  static override summary =
+    'Mirror the images of an ImageSetConfiguration: registry → registry, registry → disk, disk → registry.';
 
   static override description = `The argument shape is oc-mirror v2's:
   mirror to mirror:  airgap mirror -c isc.yaml --workspace file://<dir> docker://<registry>[/prefix]
@@ -78,7 +84,8 @@ $XDG_RUNTIME_DIR/containers/auth.json, ~/.config/containers/auth.json, then ~/.d
   static override examples = [
     {
       description: 'Mirror straight into the bastion registry, keeping a workspace for resume and outputs:',
-      command: '<%= config.bin %> mirror -c imageset-config.yaml --workspace file://./ws docker://mirror.example.com:8443/ocp',
+      command:
+        '<%= config.bin %> mirror -c imageset-config.yaml --workspace file://./ws docker://mirror.example.com:8443/ocp',
     },
     {
       description: 'Connected side: write archive parts of at most 4 GiB to carry across the air gap:',
@@ -86,7 +93,8 @@ $XDG_RUNTIME_DIR/containers/auth.json, ~/.config/containers/auth.json, then ~/.d
     },
     {
       description: 'Disconnected side: push the archive into the mirror registry:',
-      command: '<%= config.bin %> mirror -c imageset-config.yaml --from file:///media/usb docker://mirror.example.com:8443/ocp',
+      command:
+        '<%= config.bin %> mirror -c imageset-config.yaml --from file:///media/usb docker://mirror.example.com:8443/ocp',
     },
   ];
 
@@ -98,19 +106,53 @@ $XDG_RUNTIME_DIR/containers/auth.json, ~/.config/containers/auth.json, then ~/.d
   };
 
   static override flags = {
-    config: Flags.string({ char: 'c', description: 'ImageSetConfiguration file (mirror.openshift.io/v2alpha1).', required: true }),
+    config: Flags.string({
+      char: 'c',
+      description: 'ImageSetConfiguration file (mirror.openshift.io/v2alpha1).',
+      required: true,
+    }),
     from: Flags.string({ description: 'file://dir holding an archive written by a mirror-to-disk run.' }),
-    workspace: Flags.string({ description: 'file://dir for the journal and outputs of a registry-to-registry run.' }),
-    authfile: Flags.string({ description: 'Auth file (containers auth.json or docker config.json) to use first.' }),
+    workspace: Flags.string({
+      description: 'file://dir for the journal and outputs of a registry-to-registry run.',
+    }),
+    authfile: Flags.string({
+      description: 'Auth file (containers auth.json or docker config.json) to use first.',
+    }),
     'ca-file': Flags.string({ description: 'PEM CA to trust for registries (repeatable).', multiple: true }),
-    'cert-dir': Flags.string({ description: 'Directory laid out like /etc/containers/certs.d (<host:port>/ca.crt).' }),
-    'src-tls-verify': Flags.string({ description: 'Verify source registries\' TLS certificates.', options: ['true', 'false'] }),
-    'dest-tls-verify': Flags.string({ description: 'Verify the destination registry\'s TLS certificate.', options: ['true', 'false'] }),
-    arch: Flags.string({ description: 'Copy only these architectures of multi-arch images (repeatable).', multiple: true }),
-    parallel: Flags.integer({ description: 'Blob transfers in flight at once, across all images.', default: 10, min: 1, max: 64 }),
-    'retry-times': Flags.integer({ description: 'Retries per request after a network error, 5xx or 429.', default: 5, min: 0, max: 20 }),
-    'archive-size': Flags.string({ description: 'Largest archive part: GiB as a number (4) or with a unit (500M). Default: archiveSize from the config, else 500.' }),
-    'dry-run': Flags.boolean({ description: 'Plan only: print and write the source → destination mapping, copy nothing.' }),
+    'cert-dir': Flags.string({
+      description: 'Directory laid out like /etc/containers/certs.d (<host:port>/ca.crt).',
+    }),
+    'src-tls-verify': Flags.string({
+      description: "Verify source registries' TLS certificates.",
+      options: ['true', 'false'],
+    }),
+    'dest-tls-verify': Flags.string({
+      description: "Verify the destination registry's TLS certificate.",
+      options: ['true', 'false'],
+    }),
+    arch: Flags.string({
+      description: 'Copy only these architectures of multi-arch images (repeatable).',
+      multiple: true,
+    }),
+    parallel: Flags.integer({
+      description: 'Blob transfers in flight at once, across all images.',
+      default: 10,
+      min: 1,
+      max: 64,
+    }),
+    'retry-times': Flags.integer({
+      description: 'Retries per request after a network error, 5xx or 429.',
+      default: 5,
+      min: 0,
+      max: 20,
+    }),
+    'archive-size': Flags.string({
+      description:
+        'Largest archive part: GiB as a number (4) or with a unit (500M). Default: archiveSize from the config, else 500.',
+    }),
+    'dry-run': Flags.boolean({
+      description: 'Plan only: print and write the source → destination mapping, copy nothing.',
+    }),
     json: Flags.boolean({ description: 'Print the report as JSON on stdout (one entry per image).' }),
   };
 

@@ -5,14 +5,21 @@ import { renderProgress } from '../../util/progress.js';
 import { verifyArchive } from '../../mirror/archive/archive.js';
 
 export default class MirrorVerify extends AirgapCommand {
-  static override summary = 'Check an archive before carrying it across the air gap: every part present, sized and checksummed.';
+  static override summary =
+    'Check an archive before carrying it across the air gap: every part present, sized and checksummed.';
 
   static override examples = [
-    { description: 'Verify the archive a mirror-to-disk run wrote:', command: '<%= config.bin %> mirror verify file:///media/usb' },
+    {
+      description: 'Verify the archive a mirror-to-disk run wrote:',
+      command: '<%= config.bin %> mirror verify file:///media/usb',
+    },
   ];
 
   static override args = {
-    archive: Args.string({ description: 'file://dir (or a plain path) holding airgap-archive.json and mirror_*.tar', required: true }),
+    archive: Args.string({
+      description: 'file://dir (or a plain path) holding airgap-archive.json and mirror_*.tar',
+      required: true,
+    }),
   };
 
   static override flags = {
@@ -32,8 +39,12 @@ export default class MirrorVerify extends AirgapCommand {
     }
     if (flags.json) this.printJson(report);
     else {
-      for (const p of report.parts) process.stdout.write(`${p.ok ? 'ok     ' : 'BROKEN '} ${p.file}${p.problem ? `: ${p.problem}` : ''}\n`);
-      for (const p of report.problems.filter((x) => !report.parts.some((q) => q.problem === x))) process.stdout.write(`BROKEN  ${p}\n`);
+      for (const p of report.parts)
+        process.stdout.write(
+          `${p.ok ? 'ok     ' : 'BROKEN '} ${p.file}${p.problem ? `: ${p.problem}` : ''}\n`,
+        );
+      for (const p of report.problems.filter((x) => !report.parts.some((q) => q.problem === x)))
+        process.stdout.write(`BROKEN  ${p}\n`);
       process.stdout.write(
         report.ok
           ? `archive is complete: ${report.parts.length} part(s), ${report.blobs} blob(s), ${report.images} image(s)\n`

@@ -30,7 +30,9 @@ export function partName(n: number): string {
 }
 
 /** Every blob digest (manifests included) reachable from the layout's index. */
-export async function reachableBlobs(layout: OciLayout): Promise<{ manifests: Map<string, number>; blobs: Map<string, number> }> {
+export async function reachableBlobs(
+  layout: OciLayout,
+): Promise<{ manifests: Map<string, number>; blobs: Map<string, number> }> {
   const manifests = new Map<string, number>();
   const blobs = new Map<string, number>();
   const walk = async (digest: string, size: number, mediaType?: string): Promise<void> => {
@@ -46,7 +48,8 @@ export async function reachableBlobs(layout: OciLayout): Promise<{ manifests: Ma
       for (const b of blobsOf(parsed)) blobs.set(b.digest, b.size);
     }
   };
-  for (const e of await layout.entries()) await walk(e.descriptor.digest, e.descriptor.size, e.descriptor.mediaType);
+  for (const e of await layout.entries())
+    await walk(e.descriptor.digest, e.descriptor.size, e.descriptor.mediaType);
   return { manifests, blobs };
 }
 
@@ -78,7 +81,11 @@ function hasher(): { stream: Transform; digest: () => string; size: () => number
  * `oci-layout` always go in; layers and configs already in `history` do not. Earlier parts in
  * `outDir` are replaced only once the new set is complete.
  */
-export async function packArchive(layout: OciLayout, outDir: string, opts: PackOptions): Promise<ArchiveManifest> {
+export async function packArchive(
+  layout: OciLayout,
+  outDir: string,
+  opts: PackOptions,
+): Promise<ArchiveManifest> {
   const progress = opts.progress ?? noProgress;
   const { manifests, blobs } = await reachableBlobs(layout);
   const history = opts.history ?? new Set<string>();
@@ -101,7 +108,10 @@ export async function packArchive(layout: OciLayout, outDir: string, opts: PackO
     groups[groups.length - 1]!.push(b);
     current += b.size;
     if (b.size > opts.maxPartBytes) {
-      progress({ type: 'warning', message: `blob ${b.digest} (${b.size} bytes) is larger than the archive size; it gets a part of its own` });
+      progress({
+        type: 'warning',
+        message: `blob ${b.digest} (${b.size} bytes) is larger than the archive size; it gets a part of its own`,
+      });
     }
   }
   const total = include.reduce((a, b) => a + b.size, 0);
@@ -126,7 +136,12 @@ export async function packArchive(layout: OciLayout, outDir: string, opts: PackO
         last = n;
       });
       await pipeline(pack as unknown as NodeJS.ReadableStream, h.stream, createWriteStream(tmp));
-      written.push({ file: name, size: h.size(), sha256: `sha256:${h.digest()}`, blobs: groups[i]!.map((b) => b.digest) });
+      written.push({
+        file: name,
+        size: h.size(),
+        sha256: `sha256:${h.digest()}`,
+        blobs: groups[i]!.map((b) => b.digest),
+      });
     }
     for (const { tmp, final } of tmpFiles) await rename(tmp, final);
   } catch (e) {
@@ -181,7 +196,11 @@ export interface VerifyReport {
 }
 
 /** Stream a part and check its size and sha256. */
-async function checkPart(dir: string, p: ArchiveManifest['parts'][number], progress: ProgressSink): Promise<string | undefined> {
+async function checkPart(
+  dir: string,
+  p: ArchiveManifest['parts'][number],
+  progress: ProgressSink,
+): Promise<string | undefined> {
   const path = join(dir, p.file);
   let size: number;
   try {
@@ -216,7 +235,8 @@ export async function verifyArchive(dir: string, progress: ProgressSink = noProg
   }
   const listed = new Set(m.parts.map((p) => p.file));
   for (const f of await readdir(dir)) {
-    if (PART_RE.test(f) && !listed.has(f)) problems.push(`${f} is not listed in ${ARCHIVE_MANIFEST} (left from another run?)`);
+    if (PART_RE.test(f) && !listed.has(f))
+      problems.push(`${f} is not listed in ${ARCHIVE_MANIFEST} (left from another run?)`);
   }
   return {
     ok: problems.length === 0,
@@ -231,12 +251,20 @@ export async function verifyArchive(dir: string, progress: ProgressSink = noProg
  * Unpack a verified archive into an OCI layout: each blob streamed out of its tar part, verified
  * against its digest and renamed into place (blobs already present are skipped).
  */
-export async function unpackArchive(dir: string, layout: OciLayout, progress: ProgressSink = noProgress): Promise<ArchiveManifest> {
+export async function unpackArchive(
+  dir: string,
+  layout: OciLayout,
+  progress: ProgressSink = noProgress,
+): Promise<ArchiveManifest> {
   const report = await verifyArchive(dir, progress);
   if (!report.ok) {
-    throw new AirgapError('ARCHIVE_CORRUPT', `the archive in ${dir} is damaged:\n  ${report.problems.join('\n  ')}`, {
-      hint: 'copy the listed parts again from the connected side, then rerun',
-    });
+    throw new AirgapError(
+      'ARCHIVE_CORRUPT',
+      `the archive in ${dir} is damaged:\n  ${report.problems.join('\n  ')}`,
+      {
+        hint: 'copy the listed parts again from the connected side, then rerun',
+      },
+    );
   }
   const m = await readArchiveManifest(dir);
   for (const p of m.parts) {
@@ -265,7 +293,11 @@ export async function unpackArchive(dir: string, layout: OciLayout, progress: Pr
             entry.resume();
             return;
           }
-          await layout.writeBlob({ digest, size: entry.size, mediaType: 'application/octet-stream' }, 0, entry as AsyncIterable<Buffer>);
+          await layout.writeBlob(
+            { digest, size: entry.size, mediaType: 'application/octet-stream' },
+            0,
+            entry as AsyncIterable<Buffer>,
+          );
         })().catch((e) => {
           failure ??= e;
           entry.resume();
@@ -289,7 +321,11 @@ export async function readHistory(path: string): Promise<Set<string>> {
   }
 }
 
-export async function writeHistory(path: string, history: Set<string>, added: Iterable<string>): Promise<void> {
+export async function writeHistory(
+  path: string,
+  history: Set<string>,
+  added: Iterable<string>,
+): Promise<void> {
   const all = new Set(history);
   for (const d of added) all.add(d);
   await writeFileAtomic(path, `${[...all].sort().join('\n')}\n`);

@@ -27,7 +27,11 @@ interface AuthFileDoc {
   credsStore?: string;
 }
 
-/** The files consulted, in the order podman and skopeo consult them. */
+/**
+ * The files consulted, in order: the user-specified file (--authfile, else REGISTRY_AUTH_FILE), else
+ * `$XDG_RUNTIME_DIR/containers/auth.json` and `~/.config/containers/auth.json`; then docker's
+ * `$DOCKER_CONFIG/config.json` (or `~/.docker/config.json`), which containers/image also reads.
+ */
 export function authFileChain(opts: CredentialOptions = {}): string[] {
   const env = opts.env ?? process.env;
   // An empty variable counts as unset (containers/image does the same); `??` would make relative paths.

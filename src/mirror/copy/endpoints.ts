@@ -73,7 +73,12 @@ export class RegistryEndpoint implements Endpoint {
     return false;
   }
 
-  async receive(repo: string, d: Descriptor, reader: ResumableReader, onBytes: (n: number) => void): Promise<void> {
+  async receive(
+    repo: string,
+    d: Descriptor,
+    reader: ResumableReader,
+    onBytes: (n: number) => void,
+  ): Promise<void> {
     const c = this.client;
     const what = `blob ${d.digest} → ${c.registry}/${repo}`;
     if (d.size <= c.monolithicMax) {
@@ -154,7 +159,9 @@ export class RegistryEndpoint implements Endpoint {
         if (!status) {
           // The session is gone: start over (the verifier restarts with it).
           this.journal?.recordUpload(key, undefined);
-          throw new AirgapError('MIRROR_UPLOAD_RESTART', `${what}: the upload session was lost`, { cause: e });
+          throw new AirgapError('MIRROR_UPLOAD_RESTART', `${what}: the upload session was lost`, {
+            cause: e,
+          });
         }
         offset = status.committed;
         session = status.location;
@@ -218,7 +225,13 @@ export class LayoutEndpoint implements Endpoint {
     return (await this.layout.hasBlob(ref)) ? ref : undefined;
   }
 
-  async putManifest(repo: string, ref: string, m: ManifestData, top: boolean, source?: string): Promise<void> {
+  async putManifest(
+    repo: string,
+    ref: string,
+    m: ManifestData,
+    top: boolean,
+    source?: string,
+  ): Promise<void> {
     if (top) await this.layout.setEntry(refJoin(repo, ref), m, source);
     else await this.layout.putBytes(m.bytes);
   }
@@ -231,7 +244,12 @@ export class LayoutEndpoint implements Endpoint {
     return async (offset) => ({ body: this.layout.openBlob(digest, offset), start: offset });
   }
 
-  async receive(_repo: string, d: Descriptor, reader: ResumableReader, onBytes: (n: number) => void): Promise<void> {
+  async receive(
+    _repo: string,
+    d: Descriptor,
+    reader: ResumableReader,
+    onBytes: (n: number) => void,
+  ): Promise<void> {
     const partial = await this.layout.partialSize(d.digest);
     const from = partial > 0 && partial < d.size ? partial : 0;
     reader.seek(from);

@@ -133,7 +133,10 @@ export class CopyEngine {
       }
       const top = await p.source.endpoint.getManifest(p.source.repo, p.source.ref, true);
       if (p.digest && top.digest !== p.digest) {
-        throw new AirgapError('MIRROR_DIGEST_MISMATCH', `${src} resolved to ${top.digest}, expected ${p.digest}`);
+        throw new AirgapError(
+          'MIRROR_DIGEST_MISMATCH',
+          `${src} resolved to ${top.digest}, expected ${p.digest}`,
+        );
       }
       result.digest = top.digest;
       if (!p.digest) {
@@ -147,16 +150,27 @@ export class CopyEngine {
       if (parsed.kind === 'index') {
         const children = parsed.manifests.filter((d) => matchesArch(d, this.opts.arches));
         if (children.length === 0) {
-          throw new AirgapError('MIRROR_NO_PLATFORM', `${src} has no manifest for ${this.opts.arches?.join(', ')}`, {
-            hint: 'check the --arch values against `skopeo inspect --raw` of the image',
-          });
+          throw new AirgapError(
+            'MIRROR_NO_PLATFORM',
+            `${src} has no manifest for ${this.opts.arches?.join(', ')}`,
+            {
+              hint: 'check the --arch values against `skopeo inspect --raw` of the image',
+            },
+          );
         }
         await Promise.all(children.map((c) => this.copyManifest(p, c, result)));
       } else {
         await this.copyBlobsOf(p, parsed, result);
       }
-      await p.dest.endpoint.putManifest(p.dest.repo, p.dest.ref, { ...top, mediaType: parsed.mediaType }, true, src);
-      if (result.blobs.transferred === 0 && result.blobs.mounted === 0 && result.bytes === 0) result.status = 'copied';
+      await p.dest.endpoint.putManifest(
+        p.dest.repo,
+        p.dest.ref,
+        { ...top, mediaType: parsed.mediaType },
+        true,
+        src,
+      );
+      if (result.blobs.transferred === 0 && result.blobs.mounted === 0 && result.bytes === 0)
+        result.status = 'copied';
       return this.finish(result, p);
     } catch (e) {
       result.status = 'failed';
@@ -183,7 +197,11 @@ export class CopyEngine {
   private async copyManifest(p: CopyPair, d: Descriptor, result: ImageResult): Promise<void> {
     if (await p.dest.endpoint.headManifest(p.dest.repo, d.digest, false)) return;
     const m: ManifestData = await p.source.endpoint.getManifest(p.source.repo, d.digest, false);
-    const parsed = parseManifest(m.bytes, m.mediaType || d.mediaType, p.source.endpoint.display(p.source.repo, d.digest));
+    const parsed = parseManifest(
+      m.bytes,
+      m.mediaType || d.mediaType,
+      p.source.endpoint.display(p.source.repo, d.digest),
+    );
     if (parsed.kind === 'index') {
       await Promise.all(parsed.manifests.map((c) => this.copyManifest(p, c, result)));
     } else {
@@ -237,7 +255,12 @@ export class CopyEngine {
   }
 
   /** HEAD the destination, then mount from the same registry or transfer, with retries for bad content. */
-  private async place(p: CopyPair, d: Descriptor, result: ImageResult, _why: 'home' | 'again'): Promise<void> {
+  private async place(
+    p: CopyPair,
+    d: Descriptor,
+    result: ImageResult,
+    _why: 'home' | 'again',
+  ): Promise<void> {
     const dest = p.dest.endpoint;
     if (await dest.hasBlob(p.dest.repo, d)) {
       result.blobs.present++;
@@ -270,14 +293,21 @@ export class CopyEngine {
           });
           result.bytes += d.size;
           result.blobs.transferred++;
-          this.progress({ type: 'blob-done', how: dest.id.startsWith('layout:') ? 'downloaded' : 'uploaded', size: d.size });
+          this.progress({
+            type: 'blob-done',
+            how: dest.id.startsWith('layout:') ? 'downloaded' : 'uploaded',
+            size: d.size,
+          });
           return;
         } catch (e) {
           // Bytes of a failed attempt will be sent again; keep the progress total honest.
           if (sent > 0) this.progress({ type: 'bytes-planned', bytes: sent });
           const code = isAirgapError(e) ? e.code : 'REGISTRY_NETWORK';
           if (attempt >= attempts || !RETRYABLE_BLOB.has(code)) throw e;
-          this.progress({ type: 'warning', message: `retrying blob ${d.digest.slice(0, 19)}…: ${messageOf(e).split('\n')[0]}` });
+          this.progress({
+            type: 'warning',
+            message: `retrying blob ${d.digest.slice(0, 19)}…: ${messageOf(e).split('\n')[0]}`,
+          });
         } finally {
           reader.close();
         }

@@ -91,13 +91,21 @@ export class ResumableReader {
       } catch (e) {
         if (gen !== this.generation) return undefined;
         this.closeIterator();
-        if (e instanceof AirgapError && !['REGISTRY_NETWORK', 'REGISTRY_ERROR', 'REGISTRY_RATE_LIMITED'].includes(e.code)) throw e;
+        if (
+          e instanceof AirgapError &&
+          !['REGISTRY_NETWORK', 'REGISTRY_ERROR', 'REGISTRY_RATE_LIMITED'].includes(e.code)
+        )
+          throw e;
         stalls++;
         if (stalls > this.maxStalls) {
-          throw new AirgapError('MIRROR_READ_FAILED', `${this.what}: reading stopped at byte ${this.position} of ${this.size} after ${stalls} attempts: ${messageOf(e)}`, {
-            hint: 'the source keeps dropping the connection; retry the run (it resumes), or check the network',
-            cause: e,
-          });
+          throw new AirgapError(
+            'MIRROR_READ_FAILED',
+            `${this.what}: reading stopped at byte ${this.position} of ${this.size} after ${stalls} attempts: ${messageOf(e)}`,
+            {
+              hint: 'the source keeps dropping the connection; retry the run (it resumes), or check the network',
+              cause: e,
+            },
+          );
         }
         this.resumes++;
         await sleep(Math.min(5_000, 100 * 2 ** stalls));

@@ -89,7 +89,12 @@ export class OciLayout {
    * Write a blob from a stream of its bytes starting at `offset` (the partial file's size; 0 for a
    * fresh write). The partial prefix is re-hashed so the final digest covers every byte.
    */
-  async writeBlob(d: Descriptor, offset: number, data: AsyncIterable<Buffer>, onBytes?: (n: number) => void): Promise<void> {
+  async writeBlob(
+    d: Descriptor,
+    offset: number,
+    data: AsyncIterable<Buffer>,
+    onBytes?: (n: number) => void,
+  ): Promise<void> {
     if (await this.hasBlob(d.digest, d.size)) return;
     const partial = this.partialPath(d.digest);
     await mkdir(join(this.dir, '.airgap-partial'), { recursive: true });
@@ -132,9 +137,13 @@ export class OciLayout {
     try {
       return await readFile(this.blobPath(digest));
     } catch {
-      throw new AirgapError('LAYOUT_BLOB_MISSING', `blob ${digest} is missing from the layout at ${this.dir}`, {
-        hint: 'the archive or layout is incomplete; run `airgap mirror verify` on it',
-      });
+      throw new AirgapError(
+        'LAYOUT_BLOB_MISSING',
+        `blob ${digest} is missing from the layout at ${this.dir}`,
+        {
+          hint: 'the archive or layout is incomplete; run `airgap mirror verify` on it',
+        },
+      );
     }
   }
 
@@ -146,8 +155,11 @@ export class OciLayout {
     try {
       return JSON.parse(await readFile(join(this.dir, 'index.json'), 'utf8')) as IndexDoc;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { schemaVersion: 2, mediaType: MediaType.OciIndex, manifests: [] };
-      throw new AirgapError('LAYOUT_INDEX_INVALID', `${join(this.dir, 'index.json')} is not valid JSON`, { cause: e });
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+        return { schemaVersion: 2, mediaType: MediaType.OciIndex, manifests: [] };
+      throw new AirgapError('LAYOUT_INDEX_INVALID', `${join(this.dir, 'index.json')} is not valid JSON`, {
+        cause: e,
+      });
     }
   }
 

@@ -62,7 +62,8 @@ async function registryErrorText(res: Response): Promise<string> {
   try {
     const text = await res.body.text();
     const doc = JSON.parse(text) as { errors?: { code?: string; message?: string; detail?: unknown }[] };
-    if (doc.errors?.length) return doc.errors.map((e) => `${e.code ?? ''} ${e.message ?? ''}`.trim()).join('; ');
+    if (doc.errors?.length)
+      return doc.errors.map((e) => `${e.code ?? ''} ${e.message ?? ''}`.trim()).join('; ');
     return text.slice(0, 200);
   } catch {
     return '';
@@ -142,13 +143,19 @@ export class RegistryClient {
   }
 
   private unauthorized(message: string, cred: Credential | undefined, where?: string): AirgapError {
-    const source = cred ? `credentials from ${cred.source}` : 'no credentials (none found in the auth file chain)';
-    return new AirgapError('REGISTRY_UNAUTHORIZED', `${this.registry} refused access: ${message}; used ${source}`, {
-      where,
-      hint: cred
-        ? 'check the user and password for this registry (podman login, or --authfile)'
-        : `log in first (podman login ${this.registry}) or pass --authfile with an entry for ${this.registry}`,
-    });
+    const source = cred
+      ? `credentials from ${cred.source}`
+      : 'no credentials (none found in the auth file chain)';
+    return new AirgapError(
+      'REGISTRY_UNAUTHORIZED',
+      `${this.registry} refused access: ${message}; used ${source}`,
+      {
+        where,
+        hint: cred
+          ? 'check the user and password for this registry (podman login, or --authfile)'
+          : `log in first (podman login ${this.registry}) or pass --authfile with an entry for ${this.registry}`,
+      },
+    );
   }
 
   private async authHeader(req: Req): Promise<string | undefined> {
@@ -168,9 +175,18 @@ export class RegistryClient {
     return `Bearer ${token.value}`;
   }
 
-  private async fetchToken(ch: Challenge, scopes: string[], cred: Credential | undefined, what: string): Promise<Token> {
+  private async fetchToken(
+    ch: Challenge,
+    scopes: string[],
+    cred: Credential | undefined,
+    what: string,
+  ): Promise<Token> {
     const realm = ch.params.realm;
-    if (!realm) throw new AirgapError('REGISTRY_AUTH_INVALID', `${this.registry} sent a Bearer challenge without a realm`);
+    if (!realm)
+      throw new AirgapError(
+        'REGISTRY_AUTH_INVALID',
+        `${this.registry} sent a Bearer challenge without a realm`,
+      );
     const url = new URL(realm);
     let res: Response;
     for (let attempt = 1; ; attempt++) {
@@ -214,17 +230,26 @@ export class RegistryClient {
     }
     if (res.statusCode === 401 || res.statusCode === 403) {
       const text = await registryErrorText(res);
-      throw this.unauthorized(`the token service ${url.origin} answered ${res.statusCode} ${text}`.trim(), cred, what);
+      throw this.unauthorized(
+        `the token service ${url.origin} answered ${res.statusCode} ${text}`.trim(),
+        cred,
+        what,
+      );
     }
     if (res.statusCode !== 200) {
       const text = await registryErrorText(res);
-      throw new AirgapError('REGISTRY_AUTH_FAILED', `token service of ${this.registry} answered ${res.statusCode} ${text}`, {
-        where: what,
-      });
+      throw new AirgapError(
+        'REGISTRY_AUTH_FAILED',
+        `token service of ${this.registry} answered ${res.statusCode} ${text}`,
+        {
+          where: what,
+        },
+      );
     }
     const doc = (await res.body.json()) as { token?: string; access_token?: string; expires_in?: number };
     const value = doc.token ?? doc.access_token;
-    if (!value) throw new AirgapError('REGISTRY_AUTH_FAILED', `token service of ${this.registry} returned no token`);
+    if (!value)
+      throw new AirgapError('REGISTRY_AUTH_FAILED', `token service of ${this.registry} returned no token`);
     return { value, expiresAt: Date.now() + Math.max(60, doc.expires_in ?? 60) * 1000 };
   }
 
@@ -233,7 +258,10 @@ export class RegistryClient {
   private async backoff(attempt: number, retryAfter?: number): Promise<void> {
     const exp = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
     const jittered = exp / 2 + Math.random() * (exp / 2);
-    const wait = retryAfter !== undefined ? Math.min(this.retry.maxRetryAfterMs, Math.max(retryAfter, jittered)) : jittered;
+    const wait =
+      retryAfter !== undefined
+        ? Math.min(this.retry.maxRetryAfterMs, Math.max(retryAfter, jittered))
+        : jittered;
     await sleep(wait);
   }
 
@@ -241,11 +269,15 @@ export class RegistryClient {
     if (e instanceof AirgapError) return e;
     const code = netErrorCode(e);
     if (isTlsError(e)) {
-      return new AirgapError('REGISTRY_TLS', `TLS verification of ${this.registry} failed: ${code ?? messageOf(e)}`, {
-        where: what,
-        hint: `trust the registry's CA with --ca-file or /etc/containers/certs.d/${this.registry}/ca.crt (or, knowingly, turn verification off with --dest-tls-verify=false / --src-tls-verify=false)`,
-        cause: e,
-      });
+      return new AirgapError(
+        'REGISTRY_TLS',
+        `TLS verification of ${this.registry} failed: ${code ?? messageOf(e)}`,
+        {
+          where: what,
+          hint: `trust the registry's CA with --ca-file or /etc/containers/certs.d/${this.registry}/ca.crt (or, knowingly, turn verification off with --dest-tls-verify=false / --src-tls-verify=false)`,
+          cause: e,
+        },
+      );
     }
     if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') {
       return new AirgapError('REGISTRY_UNREACHABLE', `cannot reach ${this.registry}: ${code}`, {
@@ -291,7 +323,8 @@ export class RegistryClient {
           authRetried = true;
           this.challenge = fresh;
           if (fresh.scheme === 'bearer') this.tokens.delete(this.scopesFor(req).join(' '));
-          if (fresh.scheme === 'basic' && !cred) throw this.unauthorized(text || 'authentication required', cred, req.what);
+          if (fresh.scheme === 'basic' && !cred)
+            throw this.unauthorized(text || 'authentication required', cred, req.what);
           attempt--;
           continue;
         }
@@ -311,10 +344,26 @@ export class RegistryClient {
     const text = await registryErrorText(res);
     const s = res.statusCode;
     const details = { status: s, registry: this.registry };
-    if (s === 404) return new AirgapError('REGISTRY_NOT_FOUND', `${req.what} does not exist (${text || '404'})`, { details, hint: 'check the repository, tag or digest' });
-    if (s === 403) return new AirgapError('REGISTRY_DENIED', `${this.registry} denied ${req.what} (${text || '403'})`, { details, hint: 'the account lacks permission for this repository (push needs write access)' });
-    if (s === 429) return new AirgapError('REGISTRY_RATE_LIMITED', `${this.registry} kept rate-limiting ${req.what}`, { details, hint: 'retry later or lower --parallel' });
-    return new AirgapError('REGISTRY_ERROR', `${this.registry} answered ${s} to ${req.method} for ${req.what}${text ? `: ${text}` : ''}`, { details });
+    if (s === 404)
+      return new AirgapError('REGISTRY_NOT_FOUND', `${req.what} does not exist (${text || '404'})`, {
+        details,
+        hint: 'check the repository, tag or digest',
+      });
+    if (s === 403)
+      return new AirgapError('REGISTRY_DENIED', `${this.registry} denied ${req.what} (${text || '403'})`, {
+        details,
+        hint: 'the account lacks permission for this repository (push needs write access)',
+      });
+    if (s === 429)
+      return new AirgapError('REGISTRY_RATE_LIMITED', `${this.registry} kept rate-limiting ${req.what}`, {
+        details,
+        hint: 'retry later or lower --parallel',
+      });
+    return new AirgapError(
+      'REGISTRY_ERROR',
+      `${this.registry} answered ${s} to ${req.method} for ${req.what}${text ? `: ${text}` : ''}`,
+      { details },
+    );
   }
 
   private async once(req: Req, auth: string | undefined): Promise<Response> {
@@ -328,7 +377,8 @@ export class RegistryClient {
         headers,
         body: req.body as Dispatcher.RequestOptions['body'],
       });
-      if (!REDIRECT_STATUS.has(res.statusCode) || (req.method !== 'GET' && req.method !== 'HEAD') || hops > 5) return res;
+      if (!REDIRECT_STATUS.has(res.statusCode) || (req.method !== 'GET' && req.method !== 'HEAD') || hops > 5)
+        return res;
       const loc = header(res, 'location');
       await res.body.dump();
       if (!loc) return res;
@@ -343,7 +393,13 @@ export class RegistryClient {
 
   /** GET /v2/ — checks reachability, TLS and credentials in one call. */
   async ping(repo = 'library/airgap-ping'): Promise<void> {
-    const res = await this.send({ method: 'GET', path: '/v2/', repo, ok: [200], what: `${this.registry}/v2/` });
+    const res = await this.send({
+      method: 'GET',
+      path: '/v2/',
+      repo,
+      ok: [200],
+      what: `${this.registry}/v2/`,
+    });
     await res.body.dump();
   }
 
@@ -367,16 +423,24 @@ export class RegistryClient {
     const digest = sha256Digest(bytes);
     const expected = ref.startsWith('sha256:') ? ref : header(res, 'docker-content-digest');
     if (expected && expected.startsWith('sha256:') && expected !== digest) {
-      throw new AirgapError('MIRROR_DIGEST_MISMATCH', `${what}: content hashes to ${digest}, expected ${expected}`, {
-        hint: 'the registry or a proxy altered the manifest; nothing was stored',
-      });
+      throw new AirgapError(
+        'MIRROR_DIGEST_MISMATCH',
+        `${what}: content hashes to ${digest}, expected ${expected}`,
+        {
+          hint: 'the registry or a proxy altered the manifest; nothing was stored',
+        },
+      );
     }
     const mediaType = (header(res, 'content-type') ?? '').split(';')[0]!.trim();
     return { bytes, digest, mediaType };
   }
 
   /** HEAD a manifest: its digest and type, or undefined when absent. */
-  async headManifest(repo: string, ref: string, action: Action = 'pull'): Promise<{ digest: string; mediaType: string; size: number } | undefined> {
+  async headManifest(
+    repo: string,
+    ref: string,
+    action: Action = 'pull',
+  ): Promise<{ digest: string; mediaType: string; size: number } | undefined> {
     const what = `manifest ${this.registry}/${repo}${ref.includes(':') ? '@' : ':'}${ref}`;
     const res = await this.send({
       method: 'HEAD',
@@ -414,9 +478,13 @@ export class RegistryClient {
     await res.body.dump();
     const stated = header(res, 'docker-content-digest');
     if (stated && stated !== m.digest) {
-      throw new AirgapError('MIRROR_DIGEST_MISMATCH', `${what}: the registry stored ${stated}, expected ${m.digest}`, {
-        hint: 'the destination rewrote the manifest; mirror to a registry that stores manifests as pushed',
-      });
+      throw new AirgapError(
+        'MIRROR_DIGEST_MISMATCH',
+        `${what}: the registry stored ${stated}, expected ${m.digest}`,
+        {
+          hint: 'the destination rewrote the manifest; mirror to a registry that stores manifests as pushed',
+        },
+      );
     }
   }
 
@@ -438,7 +506,11 @@ export class RegistryClient {
    * Open a blob for reading from `offset`. Returns the body and the offset the server actually
    * starts at (a server that ignores Range starts at 0; the reader skips what it already has).
    */
-  async openBlob(repo: string, digest: string, offset = 0): Promise<{ body: AsyncIterable<Buffer>; start: number; size?: number }> {
+  async openBlob(
+    repo: string,
+    digest: string,
+    offset = 0,
+  ): Promise<{ body: AsyncIterable<Buffer>; start: number; size?: number }> {
     const res = await this.send({
       method: 'GET',
       path: `/v2/${repo}/blobs/${digest}`,
@@ -452,19 +524,30 @@ export class RegistryClient {
       const m = /bytes (\d+)-/.exec(header(res, 'content-range') ?? '');
       if (!m) {
         await res.body.dump();
-        throw new AirgapError('REGISTRY_ERROR', `${this.registry} answered a range request for ${digest} without Content-Range`);
+        throw new AirgapError(
+          'REGISTRY_ERROR',
+          `${this.registry} answered a range request for ${digest} without Content-Range`,
+        );
       }
       start = Number(m[1]);
     }
     const len = header(res, 'content-length');
-    return { body: res.body as AsyncIterable<Buffer>, start, size: len === undefined ? undefined : start + Number(len) };
+    return {
+      body: res.body as AsyncIterable<Buffer>,
+      start,
+      size: len === undefined ? undefined : start + Number(len),
+    };
   }
 
   /**
    * Start an upload session, trying a cross-repository mount first when `mountFrom` is given.
    * Returns 'mounted' or the session Location.
    */
-  async startUpload(repo: string, digest: string, mountFrom?: string): Promise<{ mounted: true } | { mounted: false; location: string }> {
+  async startUpload(
+    repo: string,
+    digest: string,
+    mountFrom?: string,
+  ): Promise<{ mounted: true } | { mounted: false; location: string }> {
     const q = mountFrom ? `?mount=${encodeURIComponent(digest)}&from=${encodeURIComponent(mountFrom)}` : '';
     const res = await this.send({
       method: 'POST',
@@ -480,7 +563,8 @@ export class RegistryClient {
     await res.body.dump();
     if (res.statusCode === 201 && mountFrom) return { mounted: true };
     const loc = header(res, 'location');
-    if (!loc) throw new AirgapError('REGISTRY_ERROR', `${this.registry} started an upload without a Location header`);
+    if (!loc)
+      throw new AirgapError('REGISTRY_ERROR', `${this.registry} started an upload without a Location header`);
     return { mounted: false, location: new URL(loc, this.base + '/').toString() };
   }
 
@@ -488,7 +572,10 @@ export class RegistryClient {
    * Where an interrupted upload session stands: bytes committed and the Location to continue with
    * (distribution signs the offset into it), or undefined when the session is gone.
    */
-  async uploadStatus(repo: string, location: string): Promise<{ committed: number; location: string } | undefined> {
+  async uploadStatus(
+    repo: string,
+    location: string,
+  ): Promise<{ committed: number; location: string } | undefined> {
     const res = await this.send({
       method: 'GET',
       path: location,
@@ -510,7 +597,13 @@ export class RegistryClient {
   }
 
   /** PATCH one chunk; returns the next Location. The body is streamed; the caller retries. */
-  async patchChunk(repo: string, location: string, offset: number, length: number, body: AsyncIterable<Buffer>): Promise<string> {
+  async patchChunk(
+    repo: string,
+    location: string,
+    offset: number,
+    length: number,
+    body: AsyncIterable<Buffer>,
+  ): Promise<string> {
     const res = await this.send({
       method: 'PATCH',
       path: location,
@@ -527,7 +620,10 @@ export class RegistryClient {
     });
     await res.body.dump();
     if (res.statusCode === 416) {
-      throw new AirgapError('MIRROR_UPLOAD_RESTART', `${this.registry} refused chunk ${offset}- of an upload to ${repo} (416)`);
+      throw new AirgapError(
+        'MIRROR_UPLOAD_RESTART',
+        `${this.registry} refused chunk ${offset}- of an upload to ${repo} (416)`,
+      );
     }
     const loc = header(res, 'location');
     return loc ? new URL(loc, this.base + '/').toString() : location;
@@ -556,7 +652,14 @@ export class RegistryClient {
   /** Cancel an upload session (best effort). */
   async cancelUpload(repo: string, location: string): Promise<void> {
     try {
-      const res = await this.send({ method: 'DELETE', path: location, repo, action: 'pull,push', ok: [204, 404, 400, 405], what: 'upload cancel' });
+      const res = await this.send({
+        method: 'DELETE',
+        path: location,
+        repo,
+        action: 'pull,push',
+        ok: [204, 404, 400, 405],
+        what: 'upload cancel',
+      });
       await res.body.dump();
     } catch {
       /* best effort */
@@ -568,7 +671,13 @@ export class RegistryClient {
     const tags: string[] = [];
     let path: string | undefined = `/v2/${repo}/tags/list?n=1000`;
     while (path) {
-      const res = await this.send({ method: 'GET', path, repo, ok: [200], what: `tags of ${this.registry}/${repo}` });
+      const res = await this.send({
+        method: 'GET',
+        path,
+        repo,
+        ok: [200],
+        what: `tags of ${this.registry}/${repo}`,
+      });
       const doc = (await res.body.json()) as { tags?: string[] | null };
       tags.push(...(doc.tags ?? []));
       const link = header(res, 'link');

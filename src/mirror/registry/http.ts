@@ -39,7 +39,10 @@ function readPem(path: string, what: string): string {
 }
 
 /** What certs.d holds for one host: CA PEMs and an optional client certificate. */
-export function certsDirMaterial(host: string, dirs: string[]): { cas: string[]; cert?: string; key?: string } {
+export function certsDirMaterial(
+  host: string,
+  dirs: string[],
+): { cas: string[]; cert?: string; key?: string } {
   const cas: string[] = [];
   let cert: string | undefined;
   let key: string | undefined;
@@ -98,7 +101,7 @@ export function netErrorCode(e: unknown): string | undefined {
   let cur: unknown = e;
   for (let i = 0; i < 5 && cur; i++) {
     const code = (cur as { code?: unknown }).code;
-    if (typeof code === 'string' && !code.startsWith('UND_ERR') ) return code;
+    if (typeof code === 'string' && !code.startsWith('UND_ERR')) return code;
     cur = (cur as { cause?: unknown }).cause;
   }
   const top = (e as { code?: unknown })?.code;
@@ -107,5 +110,7 @@ export function netErrorCode(e: unknown): string | undefined {
 
 export function isTlsError(e: unknown): boolean {
   const code = netErrorCode(e);
-  return code !== undefined && (TLS_CODES.has(code) || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL'));
+  return (
+    code !== undefined && (TLS_CODES.has(code) || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL'))
+  );
 }

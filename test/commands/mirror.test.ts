@@ -1,0 +1,223 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BuiltImage } from '../../src/lab/images.js';
+import { airgap } from '../helpers/cli.js';
+import { seedRegistry, tempDir, writeIsc } from '../helpers/fixtures.js';
+import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { skopeoDigest } from '../helpers/skopeo.js';
+
+const noStack = /\n\s+at .+:\d+:\d+/;
+
+describe('airgap mirror: bad input and partial failure', () => {
+  let src: TestRegistry;
+  let locked: TestRegistry;
+  let untrusted: TestRegistry;
+  let dst: TestRegistry;
+  let good: BuiltImage;
+  let dir: string;
+  let authFile: string;
+  let certDir: string;
+
+  beforeAll(async () => {
+    [src, locked, untrusted, dst] = await Promise.all([
+      startRegistry(),
+      startRegistry(),
+      startRegistry(),
+      startRegistry(),
+    ]);
+    [good] = await seedRegistry(src, [{ repo: 'ok/app', tag: 'v1', layers: [{ size: 300_000 }] }]);
+    await seedRegistry(locked, [{ repo: 'locked/app', tag: 'v1', layers: [{ size: 1000 }] }]);
+    await seedRegistry(untrusted, [{ repo: 'untrusted/app', tag: 'v1', layers: [{ size: 1000 }] }]);
+    dir = await tempDir();
+    const b64 = (u: string, p: string) => Buffer.from(`${u}:${p}`).toString('base64');
+    authFile = join(dir, 'auth.json');
+    await writeFile(
+      authFile,
+      JSON.stringify({
+        auths: {
+          [src.host]: { auth: b64(src.username, src.password) },
+          [locked.host]: { auth: b64(locked.username, 'wrong-password-xyzzy') },
+          [untrusted.host]: { auth: b64(untrusted.username, untrusted.password) },
+          [dst.host]: { auth: b64(dst.username, dst.password) },
+        },
+      }),
+      { mode: 0o600 },
+    );
+    // Trust only src, locked and dst (containers certs.d layout); untrusted's CA is not there.
+    certDir = join(dir, 'certs.d');
+    for (const r of [src, locked, dst]) {
+      await mkdir(join(certDir, r.host), { recursive: true });
+      await writeFile(join(certDir, r.host, 'ca.crt'), await readFile(r.caFile));
+    }
+  });
+
+  afterAll(async () => {
+    await Promise.all([src, locked, untrusted, dst].map((r) => r?.stop()));
+  });
+
+  it('copies what it can, explains each failure, exits 1, and never prints a secret or a stack', async () => {
+    const isc = await writeIsc(dir, [
+      `${src.host}/ok/app:v1`,
+      `${src.host}/no/such-image:v1`,
+      `${locked.host}/locked/app:v1`,
+      `${untrusted.host}/untrusted/app:v1`,
+    ]);
+    const ws = `file://${dir}/ws`;
+    const r = await airgap([
+      'mirror',
+      '-c',
+      isc,
+      '--authfile',
+      authFile,
+      '--cert-dir',
+      certDir,
+      '--workspace',
+      ws,
+      `docker://${dst.host}/m`,
+      '--json',
+    ]);
+    expect(r.exitCode).toBe(1);
+    const report = JSON.parse(r.stdout);
+    const by = (needle: string) =>
+      report.summary.images.find((i: { source: string }) => i.source.includes(needle));
+    expect(by(`${src.host}/ok/app`).status).toBe('copied');
+    expect(by('no/such-image').error.code).toBe('REGISTRY_NOT_FOUND');
+    expect(by(locked.host).error.code).toBe('REGISTRY_UNAUTHORIZED');
+    expect(by(locked.host).error.message).toContain(authFile); // which credential source was used
+    expect(by(untrusted.host).error.code).toBe('REGISTRY_TLS');
+    expect(by(untrusted.host).error.hint).toMatch(/ca-file|certs\.d/);
+    const all = r.stdout + r.stderr;
+    for (const secret of ['wrong-password-xyzzy', src.password, dst.password])
+      expect(all).not.toContain(secret);
+    expect(r.stderr).not.toMatch(noStack);
+    // The good image really arrived, as skopeo sees it.
+    expect(await skopeoDigest(`docker://${dst.skopeoHost}/m/ok/app:v1`, dst.skopeo)).toBe(good.digest);
+
+    // The text form says the same to a person.
+    const text = await airgap([
+      'mirror',
+      '-c',
+      isc,
+      '--authfile',
+      authFile,
+      '--cert-dir',
+      certDir,
+      '--workspace',
+      ws,
+      `docker://${dst.host}/m`,
+    ]);
+    expect(text.exitCode).toBe(1);
+    expect(text.stdout).toMatch(/FAILED .*no\/such-image/);
+    expect(text.stdout).toMatch(/already present 1 · failed 3/);
+  });
+
+  it('rejects an unknown field with file, line and field, and copies nothing', async () => {
+    const isc = join(dir, 'bad.yaml');
+    await writeFile(
+      isc,
+      [
+        'kind: ImageSetConfiguration',
+        'apiVersion: mirror.openshift.io/v2alpha1',
+        'mirror:',
+        '  additionalImages:',
+        `    - name: ${src.host}/ok/app:v1`,
+        '      tagret: v2',
+        '',
+      ].join('\n'),
+    );
+    const r = await airgap([
+      'mirror',
+      '-c',
+      isc,
+      '--authfile',
+      authFile,
+      '--cert-dir',
+      certDir,
+      '--workspace',
+      `file://${dir}/ws2`,
+      `docker://${dst.host}/bad`,
+    ]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('bad.yaml:6');
+    expect(r.stderr).toContain('mirror.additionalImages[0].tagret');
+    expect(r.stderr).toMatch(/targetTag/); // did you mean
+    expect(r.stderr).not.toMatch(noStack);
+    await expect(skopeoDigest(`docker://${dst.skopeoHost}/bad/ok/app:v1`, dst.skopeo)).rejects.toThrow();
+  });
+
+  it('says which content is not supported yet, with its position', async () => {
+    const isc = join(dir, 'platform.yaml');
+    await writeFile(
+      isc,
+      'kind: ImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\nmirror:\n  platform:\n    channels:\n      - name: stable-4.18\n',
+    );
+    const r = await airgap(['mirror', '-c', isc, `file://${dir}/out`]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/mirror\.platform .*platform\.yaml:4.* not supported yet/);
+  });
+
+  it('usage errors exit 2 with a hint', async () => {
+    const isc = await writeIsc(dir, [`${src.host}/ok/app:v1`]);
+    const cases: [string[], RegExp][] = [
+      [['mirror', `docker://${dst.host}`], /Missing required flag config/i],
+      [['mirror', '-c', isc, `docker://${dst.host}/x`], /needs --workspace/],
+      [['mirror', '-c', isc, '--from', 'file:///tmp/a', 'file:///tmp/b'], /cannot be combined/],
+      [['mirror', '-c', isc, '--workspace', '/tmp/ws', `docker://${dst.host}/x`], /must be a file:\/\/ path/],
+      [
+        ['mirror', '-c', isc, '--workspace', 'file:///tmp/ws', 'docker://UPPER CASE'],
+        /does not start with a registry host/,
+      ],
+      [['mirror', '-c', isc, '--archive-size', 'lots', 'file:///tmp/x'], /is not a size/],
+      [['mirror', '-c', join(dir, 'missing.yaml'), 'file:///tmp/x'], /missing\.yaml/],
+    ];
+    for (const [args, msg] of cases) {
+      const r = await airgap(args);
+      expect(r.exitCode, `${args.join(' ')}\n${r.stderr}`).toBe(2);
+      expect(r.stderr).toMatch(msg);
+      expect(r.stderr).toMatch(/hint/);
+      expect(r.stderr).not.toMatch(noStack);
+    }
+  });
+
+  it('verify reports a damaged archive part and exits 1', async () => {
+    const isc = await writeIsc(dir, [`${src.host}/ok/app:v1`]);
+    const out = join(dir, 'arch');
+    const m = await airgap([
+      'mirror',
+      '-c',
+      isc,
+      '--authfile',
+      authFile,
+      '--cert-dir',
+      certDir,
+      `file://${out}`,
+    ]);
+    expect(m.exitCode, m.stderr).toBe(0);
+    const ok = await airgap(['mirror', 'verify', `file://${out}`, '--json']);
+    expect(JSON.parse(ok.stdout).ok).toBe(true);
+    const part = join(out, 'mirror_000001.tar');
+    const bytes = await readFile(part);
+    bytes[bytes.length - 2000]! ^= 0xff;
+    await writeFile(part, bytes);
+    const bad = await airgap(['mirror', 'verify', `file://${out}`]);
+    expect(bad.exitCode).toBe(1);
+    expect(bad.stdout).toMatch(/BROKEN\s+mirror_000001\.tar: .*hashes to/);
+    // And disk → registry refuses the damaged archive before pushing anything.
+    const d2m = await airgap([
+      'mirror',
+      '-c',
+      isc,
+      '--authfile',
+      authFile,
+      '--cert-dir',
+      certDir,
+      '--from',
+      `file://${out}`,
+      `docker://${dst.host}/damaged`,
+    ]);
+    expect(d2m.exitCode).toBe(1);
+    expect(d2m.stderr).toMatch(/ARCHIVE_CORRUPT/);
+    await expect(skopeoDigest(`docker://${dst.skopeoHost}/damaged/ok/app:v1`, dst.skopeo)).rejects.toThrow();
+  });
+});
