@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { AirgapError, usageError } from '../util/errors.js';
 import { writeFileAtomic } from '../util/fs.js';
+import { lockDirectory } from '../util/lock.js';
 import { noProgress, type ProgressSink } from '../util/progress.js';
 import {
   packArchive,
@@ -178,6 +179,7 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
         ? join(fileDir('--from', o.from!), 'working-dir')
         : fileDir('--workspace', o.workspace!);
   await mkdir(workspace, { recursive: true });
+  const unlock = o.dryRun ? async () => undefined : await lockDirectory(workspace);
   const journal = o.dryRun ? undefined : new Journal(join(workspace, 'journal.jsonl'));
   const pool = new ClientPool(
     {
@@ -270,6 +272,7 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
     return report;
   } finally {
     await pool.close();
+    await unlock();
   }
 }
 

@@ -180,6 +180,31 @@ describe('airgap mirror: bad input and partial failure', () => {
     }
   });
 
+  it('refuses to share a workspace with a live run, and takes over a lock left by a dead one', async () => {
+    const isc = await writeIsc(dir, [`${src.host}/ok/app:v1`]);
+    const ws = join(dir, 'locked-ws');
+    await mkdir(ws, { recursive: true });
+    await writeFile(join(ws, '.airgap.lock'), String(process.pid)); // this test process is alive
+    const args = [
+      'mirror',
+      '-c',
+      isc,
+      '--authfile',
+      authFile,
+      '--cert-dir',
+      certDir,
+      '--workspace',
+      `file://${ws}`,
+      `docker://${dst.host}/lock`,
+    ];
+    const busy = await airgap(args);
+    expect(busy.exitCode).toBe(2);
+    expect(busy.stderr).toMatch(new RegExp(`WORKSPACE_BUSY.*pid ${process.pid}`));
+    await writeFile(join(ws, '.airgap.lock'), '999999'); // no such process: a kill -9 leftover
+    const ok = await airgap(args);
+    expect(ok.exitCode, ok.stderr).toBe(0);
+  });
+
   it('verify reports a damaged archive part and exits 1', async () => {
     const isc = await writeIsc(dir, [`${src.host}/ok/app:v1`]);
     const out = join(dir, 'arch');

@@ -59,7 +59,7 @@ export class RegistryEndpoint implements Endpoint {
   }
 
   async hasBlob(repo: string, d: Descriptor): Promise<boolean> {
-    return (await this.client.headBlob(repo, d.digest, 'pull,push')) !== undefined;
+    return this.client.hasBlob(repo, d.digest, 'pull,push');
   }
 
   opener(repo: string, digest: string): BlobOpener {
@@ -82,20 +82,34 @@ export class RegistryEndpoint implements Endpoint {
     const c = this.client;
     const what = `blob ${d.digest} → ${c.registry}/${repo}`;
     if (d.size <= c.monolithicMax) {
-      // Small: read it whole (verified), then one PUT that the client may replay on failure.
-      const v = new DigestVerifier(d.digest, d.size);
-      const parts: Buffer[] = [];
-      reader.seek(0);
-      for await (const chunk of reader.read(d.size)) {
-        v.update(chunk);
-        parts.push(chunk);
-        onBytes(chunk.length);
+      // Small: one streamed PUT per session (POST + PUT), nothing held in memory. The registry
+      // verifies the digest before it stores anything; we hash too, to say clearly what went wrong.
+      let counted = 0;
+      for (let attempt = 1; ; attempt++) {
+        const session = await c.startUpload(repo, d.digest);
+        if (session.mounted) return;
+        const v = new DigestVerifier(d.digest, d.size);
+        reader.seek(0);
+        const body = (async function* () {
+          for await (const chunk of reader.read(d.size)) {
+            v.update(chunk);
+            if (v.bytes > counted) {
+              onBytes(v.bytes - counted);
+              counted = v.bytes;
+            }
+            yield chunk;
+          }
+        })();
+        try {
+          await c.finishUpload(repo, session.location, d.digest, body, d.size);
+          return;
+        } catch (e) {
+          if (v.bytes === d.size) v.verify(what); // corrupt source content: say so (the engine refetches)
+          if (attempt >= 4 || (isAirgapError(e) && !['REGISTRY_NETWORK', 'REGISTRY_ERROR'].includes(e.code)))
+            throw e;
+          await c.cancelUpload(repo, session.location);
+        }
       }
-      v.verify(what);
-      const session = await c.startUpload(repo, d.digest);
-      if (session.mounted) return;
-      await c.finishUpload(repo, session.location, d.digest, Buffer.concat(parts));
-      return;
     }
     // Large: PATCH in chunks; an interrupted chunk resumes where the registry says it stands, and an
     // interrupted run resumes from the session recorded in the journal.

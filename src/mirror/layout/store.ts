@@ -53,6 +53,10 @@ export class OciLayout {
         });
       }
       await mkdir(join(dir, 'blobs', 'sha256'), { recursive: true });
+      await writeFileAtomic(
+        join(dir, 'index.json'),
+        JSON.stringify({ schemaVersion: 2, mediaType: MediaType.OciIndex, manifests: [] }),
+      );
       await writeFileAtomic(join(dir, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
     }
     return layout;

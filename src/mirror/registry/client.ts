@@ -44,6 +44,8 @@ interface Req {
   ok: number[];
   /** What this request is for, in words: "manifest quay.io/org/app:v1". */
   what: string;
+  /** Answer a redirect instead of following it. */
+  noRedirect?: boolean;
 }
 
 export type Response = Dispatcher.ResponseData;
@@ -51,6 +53,8 @@ export type Response = Dispatcher.ResponseData;
 const RETRY_STATUS = new Set([408, 429, 500, 502, 503, 504]);
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 const MAX_MANIFEST = 8 * 1024 * 1024;
+/** AIRGAP_DEBUG=http logs every registry request (never headers or bodies, so never a secret). */
+const DEBUG_HTTP = (process.env.AIRGAP_DEBUG ?? '').split(',').includes('http');
 
 interface Token {
   value: string;
@@ -98,6 +102,8 @@ export class RegistryClient {
   readonly monolithicMax: number;
   readonly chunkSize: number;
   private challenge?: Challenge;
+  /** The first contact: GET /v2/ once, so that concurrent requests do not each collect a 401. */
+  private learned?: Promise<void>;
   private readonly tokens = new Map<string, Token>();
   private readonly creds = new Map<string, Promise<Credential | undefined>>();
   private readonly userAgent: string;
@@ -297,7 +303,24 @@ export class RegistryClient {
   }
 
   /** One request with auth, redirects and retries. Non-`ok` statuses become AirgapErrors. */
+  private learnChallenge(): Promise<void> {
+    this.learned ??= (async () => {
+      try {
+        const res = await this.once(
+          { method: 'GET', path: '/v2/', ok: [200], what: `${this.registry}/v2/` },
+          undefined,
+        );
+        await res.body.dump();
+        if (res.statusCode === 401) this.challenge = parseChallenge(header(res, 'www-authenticate'));
+      } catch {
+        // Unreachable or TLS trouble: the real request reports it with its own context.
+      }
+    })();
+    return this.learned;
+  }
+
   async send(req: Req): Promise<Response> {
+    await this.learnChallenge();
     const replayable = req.body === undefined || typeof req.body === 'string' || Buffer.isBuffer(req.body);
     let authRetried = false;
     for (let attempt = 1; ; attempt++) {
@@ -367,6 +390,19 @@ export class RegistryClient {
   }
 
   private async once(req: Req, auth: string | undefined): Promise<Response> {
+    const res = await this.onceInner(req, auth);
+    if (DEBUG_HTTP)
+      process.stderr.write(
+        `http: ${req.method} ${this.url(req.path).replace(/_state=[^&]+/, '_state=…')} → ${res.statusCode}\n`,
+      );
+    return res;
+  }
+
+  private async onceInner(req: Req, auth: string | undefined): Promise<Response> {
+    if (DEBUG_HTTP)
+      process.stderr.write(
+        `http: ${req.method} ${this.url(req.path).replace(/_state=[^&]+/, '_state=…')} …\n`,
+      );
     const headers: Record<string, string> = { 'user-agent': this.userAgent, ...req.headers };
     if (auth) headers.authorization = auth;
     let url = this.url(req.path);
@@ -404,12 +440,13 @@ export class RegistryClient {
   }
 
   /** Fetch a manifest's exact bytes, verified against the digest asked for (or the one the registry states). */
-  async getManifest(repo: string, ref: string): Promise<ManifestData> {
+  async getManifest(repo: string, ref: string, action: Action = 'pull'): Promise<ManifestData> {
     const what = `manifest ${this.registry}/${repo}${ref.includes(':') ? '@' : ':'}${ref}`;
     const res = await this.send({
       method: 'GET',
       path: `/v2/${repo}/manifests/${ref}`,
       repo,
+      action,
       headers: { accept: MANIFEST_ACCEPT },
       ok: [200],
       what,
@@ -435,31 +472,21 @@ export class RegistryClient {
     return { bytes, digest, mediaType };
   }
 
-  /** HEAD a manifest: its digest and type, or undefined when absent. */
+  /**
+   * The digest a manifest reference points at, or undefined when absent. A GET, not a HEAD: undici
+   * closes the connection after every HEAD, and a new TLS handshake costs more than a manifest.
+   */
   async headManifest(
     repo: string,
     ref: string,
-    action: Action = 'pull',
   ): Promise<{ digest: string; mediaType: string; size: number } | undefined> {
-    const what = `manifest ${this.registry}/${repo}${ref.includes(':') ? '@' : ':'}${ref}`;
-    const res = await this.send({
-      method: 'HEAD',
-      path: `/v2/${repo}/manifests/${ref}`,
-      repo,
-      action,
-      headers: { accept: MANIFEST_ACCEPT },
-      ok: [200, 404],
-      what,
-    });
-    await res.body.dump();
-    if (res.statusCode === 404) return undefined;
-    let digest = header(res, 'docker-content-digest');
-    if (!digest) digest = (await this.getManifest(repo, ref)).digest;
-    return {
-      digest,
-      mediaType: (header(res, 'content-type') ?? '').split(';')[0]!.trim(),
-      size: Number(header(res, 'content-length') ?? 0),
-    };
+    try {
+      const m = await this.getManifest(repo, ref, 'pull,push');
+      return { digest: m.digest, mediaType: m.mediaType, size: m.bytes.length };
+    } catch (e) {
+      if (e instanceof AirgapError && e.code === 'REGISTRY_NOT_FOUND') return undefined;
+      throw e;
+    }
   }
 
   /** PUT a manifest byte for byte; the registry's digest must equal ours. */
@@ -488,18 +515,25 @@ export class RegistryClient {
     }
   }
 
-  /** HEAD a blob: its size, or undefined when absent. */
-  async headBlob(repo: string, digest: string, action: Action = 'pull'): Promise<number | undefined> {
+  /**
+   * Whether a blob is in a repository. A one-byte ranged GET rather than a HEAD, so the connection
+   * stays open (see headManifest); a redirect to blob storage also means it exists.
+   */
+  async hasBlob(repo: string, digest: string, action: Action = 'pull'): Promise<boolean> {
     const res = await this.send({
-      method: 'HEAD',
+      method: 'GET',
       path: `/v2/${repo}/blobs/${digest}`,
       repo,
       action,
-      ok: [200, 404],
+      headers: { range: 'bytes=0-0' },
+      ok: [200, 206, 307, 302, 404],
+      noRedirect: true,
       what: `blob ${this.registry}/${repo}@${digest}`,
     });
-    await res.body.dump();
-    return res.statusCode === 404 ? undefined : Number(header(res, 'content-length') ?? 0);
+    if (res.statusCode === 200)
+      res.body.destroy(); // a registry that ignores Range: do not download it all
+    else await res.body.dump();
+    return res.statusCode !== 404;
   }
 
   /**
@@ -629,8 +663,17 @@ export class RegistryClient {
     return loc ? new URL(loc, this.base + '/').toString() : location;
   }
 
-  /** Finish an upload with PUT ?digest=, optionally carrying the whole blob (monolithic). */
-  async finishUpload(repo: string, location: string, digest: string, body?: Buffer): Promise<void> {
+  /**
+   * Finish an upload with PUT ?digest=, optionally carrying the whole blob (monolithic). A streamed
+   * body is sent once (the caller retries with a new session); the registry verifies the digest.
+   */
+  async finishUpload(
+    repo: string,
+    location: string,
+    digest: string,
+    body?: AsyncIterable<Buffer>,
+    length = 0,
+  ): Promise<void> {
     const u = new URL(location);
     u.searchParams.set('digest', digest);
     const res = await this.send({
@@ -640,7 +683,7 @@ export class RegistryClient {
       action: 'pull,push',
       headers: {
         'content-type': 'application/octet-stream',
-        'content-length': String(body?.length ?? 0),
+        'content-length': String(body ? length : 0),
       },
       body: body ?? '',
       ok: [201, 204],

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { usageError } from '../../util/errors.js';
@@ -70,6 +70,15 @@ export function createAgent(host: string, opts: AgentOptions = {}): Agent {
   const extra = (opts.caFiles ?? []).map((f) => readPem(f, 'CA file'));
   const fromDirs = certsDirMaterial(host, opts.certDirs ?? DEFAULT_CERT_DIRS);
   const custom = [...extra, ...fromDirs.cas];
+  // One TLS context per agent: building it parses every root certificate, which costs more CPU
+  // than the handshake itself if done per connection.
+  const secureContext =
+    custom.length > 0 || fromDirs.cert
+      ? createSecureContext({
+          ...(custom.length > 0 ? { ca: [...rootCertificates, ...custom] } : {}),
+          ...(fromDirs.cert ? { cert: fromDirs.cert, key: fromDirs.key } : {}),
+        })
+      : undefined;
   return new Agent({
     connections: opts.connections ?? 8,
     keepAliveTimeout: 30_000,
@@ -77,8 +86,7 @@ export function createAgent(host: string, opts: AgentOptions = {}): Agent {
     bodyTimeout: 300_000,
     connect: {
       rejectUnauthorized: !opts.insecureSkipVerify,
-      ...(custom.length > 0 ? { ca: [...rootCertificates, ...custom] } : {}),
-      ...(fromDirs.cert ? { cert: fromDirs.cert, key: fromDirs.key } : {}),
+      ...(secureContext ? { secureContext } : {}),
     },
   });
 }

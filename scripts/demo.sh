@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The main job on an embedded default: a synthetic image set mirrored from a local source registry
+# into a local destination registry and into an archive on disk, with the summary printed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/test-deps.sh
+npx tsc -p tsconfig.build.json
+node dist/src/lab/demo.js "$@"

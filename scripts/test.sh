@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone: npm dependencies, the Debian programs the tests drive
+# (docker-registry, skopeo, ...), type checks, lint, a build of the CLI, then every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/test-deps.sh
+echo "test: typecheck, lint, build" >&2
+npx tsc -p tsconfig.json --noEmit
+npx eslint .
+npx prettier --check . >/dev/null || { npx prettier --check . ; exit 1; }
+npx tsc -p tsconfig.build.json
+AIRGAP_SKIP_BUILD=1 npx vitest run "$@"
