@@ -11,9 +11,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: [
-            { name: '@oclif/core', message: 'oclif belongs in src/commands only.' },
-          ],
+          paths: [{ name: '@oclif/core', message: 'oclif belongs in src/commands only.' }],
         },
       ],
     },

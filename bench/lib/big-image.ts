@@ -3,38 +3,17 @@
  * of random bytes, written and hashed chunk by chunk into an OCI layout, so building a 2 GiB layer
  * never holds more than one chunk in memory.
  */
-import { createHash, randomFillSync } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
-import { Header } from 'tar';
-import type { BuiltImage } from '../../src/lab/images.js';
+import { randomTarChunks, type BuiltImage } from '../../src/lab/images.js';
 import type { OciLayout } from '../../src/mirror/layout/store.js';
 import { MediaType } from '../../src/mirror/media-types.js';
 
 const CHUNK = 4 * 1024 * 1024;
-
-/** The tar stream of one `size`-byte layer (header, random payload, padding, end blocks), chunk by chunk. */
-function* tarLayerChunks(size: number): Generator<Buffer> {
-  const payload = Math.max(0, size - 1536);
-  const header = Buffer.alloc(512);
-  new Header({
-    path: 'big.bin',
-    mode: 0o644,
-    size: payload,
-    mtime: new Date(0),
-    type: 'File',
-    uid: 0,
-    gid: 0,
-  }).encode(header, 0);
-  yield header;
-  for (let left = payload; left > 0; left -= CHUNK) {
-    yield randomFillSync(Buffer.allocUnsafe(Math.min(CHUNK, left)));
-  }
-  yield Buffer.alloc(((512 - (payload % 512)) % 512) + 1024);
-}
 
 /** Stream a `size`-byte random tar layer into the layout's blob store; returns its descriptor. */
 async function writeBigLayer(layout: OciLayout, size: number): Promise<{ digest: string; size: number }> {
@@ -42,7 +21,7 @@ async function writeBigLayer(layout: OciLayout, size: number): Promise<{ digest:
   const out = createWriteStream(tmp);
   const hash = createHash('sha256');
   let written = 0;
-  for (const chunk of tarLayerChunks(size)) {
+  for (const chunk of randomTarChunks(size, 'big.bin', CHUNK)) {
     hash.update(chunk);
     written += chunk.length;
     if (!out.write(chunk)) await once(out, 'drain');

@@ -40,10 +40,17 @@ export interface BuiltImage {
 
 const sharedLayers = new Map<string, { bytes: Buffer; digest: string }>();
 
-/** A tar archive holding one file of `size` random bytes (padded to whole tar blocks). */
-export function randomTarLayer(size: number, name = 'data.bin'): Buffer {
+/**
+ * The bytes of a tar archive holding one file of random bytes, `size` bytes in all (header, payload,
+ * padding and end blocks), yielded in chunks so that even a 2 GiB layer is never held in memory.
+ */
+export function* randomTarChunks(
+  size: number,
+  name = 'data.bin',
+  chunk = 4 * 1024 * 1024,
+): Generator<Buffer> {
   const payload = Math.max(0, size - 1536);
-  const block = Buffer.alloc(512);
+  const header = Buffer.alloc(512);
   new Header({
     path: name,
     mode: 0o644,
@@ -52,9 +59,15 @@ export function randomTarLayer(size: number, name = 'data.bin'): Buffer {
     type: 'File',
     uid: 0,
     gid: 0,
-  }).encode(block, 0);
-  const pad = (512 - (payload % 512)) % 512;
-  return Buffer.concat([block, randomBytes(payload), Buffer.alloc(pad + 1024)]);
+  }).encode(header, 0);
+  yield header;
+  for (let left = payload; left > 0; left -= chunk) yield randomBytes(Math.min(chunk, left));
+  yield Buffer.alloc(((512 - (payload % 512)) % 512) + 1024);
+}
+
+/** A whole random tar layer in memory (for the small layers of tests and the demo). */
+export function randomTarLayer(size: number, name = 'data.bin'): Buffer {
+  return Buffer.concat([...randomTarChunks(size, name)]);
 }
 
 function digestOf(b: Buffer): string {

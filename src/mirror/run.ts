@@ -4,13 +4,7 @@ import { AirgapError, usageError } from '../util/errors.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { lockDirectory } from '../util/lock.js';
 import { noProgress, type ProgressSink } from '../util/progress.js';
-import {
-  packArchive,
-  readHistory,
-  unpackArchive,
-  writeHistory,
-  type ArchiveManifest,
-} from './archive/archive.js';
+import type { ArchiveManifest } from './archive/archive.js';
 import { CopyEngine, type CopyPair, type CopySummary } from './copy/engine.js';
 import { LayoutEndpoint, RegistryEndpoint, type Endpoint } from './copy/endpoints.js';
 import { Journal } from './copy/journal.js';
@@ -226,6 +220,7 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
     let pairs: CopyPair[];
     let sourceLayout: OciLayout | undefined;
     if (mode === 'diskToMirror') {
+      const { unpackArchive } = await import('./archive/archive.js'); // tar loads only for archives
       const archiveDir = fileDir('--from', o.from!);
       sourceLayout = await OciLayout.open(join(workspace, 'layout'));
       progress({ type: 'phase', name: 'unpack', detail: archiveDir });
@@ -252,6 +247,7 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
     report.summary = await engine.run(pairs);
 
     if (mode === 'mirrorToDisk' && layout) {
+      const { packArchive, readHistory, writeHistory } = await import('./archive/archive.js');
       const outDir = resolve((dest as { path: string }).path);
       const historyPath = join(workspace, 'archive-history.txt');
       const history = await readHistory(historyPath);

@@ -2,7 +2,8 @@ import { open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { usageError } from './errors.js';
 
-function alive(pid: number): boolean {
+/** Whether a process exists (EPERM: it exists but belongs to someone else). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -26,7 +27,7 @@ export async function lockDirectory(dir: string): Promise<() => Promise<void>> {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
-      if (pid > 0 && pid !== process.pid && alive(pid)) {
+      if (pid > 0 && pid !== process.pid && processAlive(pid)) {
         throw usageError('WORKSPACE_BUSY', `another airgap run (pid ${pid}) is using ${dir}`, {
           hint: 'wait for it to finish, or give this run its own --workspace / destination directory',
         });

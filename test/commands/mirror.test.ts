@@ -18,6 +18,8 @@ describe('airgap mirror: bad input and partial failure', () => {
   let dir: string;
   let authFile: string;
   let certDir: string;
+  /** The credentials and CAs every run here uses. */
+  const access = () => ['--authfile', authFile, '--cert-dir', certDir];
 
   beforeAll(async () => {
     [src, locked, untrusted, dst] = await Promise.all([
@@ -68,10 +70,7 @@ describe('airgap mirror: bad input and partial failure', () => {
       'mirror',
       '-c',
       isc,
-      '--authfile',
-      authFile,
-      '--cert-dir',
-      certDir,
+      ...access(),
       '--workspace',
       ws,
       `docker://${dst.host}/m`,
@@ -99,10 +98,7 @@ describe('airgap mirror: bad input and partial failure', () => {
       'mirror',
       '-c',
       isc,
-      '--authfile',
-      authFile,
-      '--cert-dir',
-      certDir,
+      ...access(),
       '--workspace',
       ws,
       `docker://${dst.host}/m`,
@@ -130,10 +126,7 @@ describe('airgap mirror: bad input and partial failure', () => {
       'mirror',
       '-c',
       isc,
-      '--authfile',
-      authFile,
-      '--cert-dir',
-      certDir,
+      ...access(),
       '--workspace',
       `file://${dir}/ws2`,
       `docker://${dst.host}/bad`,
@@ -189,10 +182,7 @@ describe('airgap mirror: bad input and partial failure', () => {
       'mirror',
       '-c',
       isc,
-      '--authfile',
-      authFile,
-      '--cert-dir',
-      certDir,
+      ...access(),
       '--workspace',
       `file://${ws}`,
       `docker://${dst.host}/lock`,
@@ -208,16 +198,7 @@ describe('airgap mirror: bad input and partial failure', () => {
   it('verify reports a damaged archive part and exits 1', async () => {
     const isc = await writeIsc(dir, [`${src.host}/ok/app:v1`]);
     const out = join(dir, 'arch');
-    const m = await airgap([
-      'mirror',
-      '-c',
-      isc,
-      '--authfile',
-      authFile,
-      '--cert-dir',
-      certDir,
-      `file://${out}`,
-    ]);
+    const m = await airgap(['mirror', '-c', isc, ...access(), `file://${out}`]);
     expect(m.exitCode, m.stderr).toBe(0);
     const ok = await airgap(['mirror', 'verify', `file://${out}`, '--json']);
     expect(JSON.parse(ok.stdout).ok).toBe(true);
@@ -233,10 +214,7 @@ describe('airgap mirror: bad input and partial failure', () => {
       'mirror',
       '-c',
       isc,
-      '--authfile',
-      authFile,
-      '--cert-dir',
-      certDir,
+      ...access(),
       '--from',
       `file://${out}`,
       `docker://${dst.host}/damaged`,

@@ -58,6 +58,35 @@ describe('mirroring through a faulty network', () => {
     await Promise.all([srcProxy?.stop(), dstProxy?.stop(), src?.stop(), dst?.stop()]);
   });
 
+  /** Mirror `images` from the source proxy into `<dest proxy>/<prefix>`, collecting the warnings. */
+  async function mirrorThroughProxies(prefix: string, images: BuiltImage[]) {
+    const dir = await tempDir();
+    const authFile = await authFor(dir, [
+      [srcProxy.host, src],
+      [dstProxy.host, dst],
+    ]);
+    const isc = await writeIsc(
+      dir,
+      images.map((b) =>
+        b.tag ? `${srcProxy.host}/${b.repo}:${b.tag}` : `${srcProxy.host}/${b.repo}@${b.digest}`,
+      ),
+    );
+    const warnings: string[] = [];
+    const report = await runMirror({
+      config: isc,
+      destination: `docker://${dstProxy.host}/${prefix}`,
+      workspace: `file://${dir}/ws`,
+      authFile,
+      caFiles: [src.caFile],
+      certDir: '/nonexistent',
+      retry: { baseDelayMs: 20, maxDelayMs: 200 },
+      progress: (e) => {
+        if (e.type === 'warning') warnings.push(e.message);
+      },
+    });
+    return { report, warnings };
+  }
+
   it('survives resets, 5xx, 429 with Retry-After, truncated, corrupted and slow bodies; skopeo confirms every digest', async () => {
     const blobGet = { method: 'GET', path: /\/blobs\/sha256:/ };
     srcProxy.setRules([
@@ -81,30 +110,7 @@ describe('mirroring through a faulty network', () => {
         times: 1,
       },
     ]);
-    const dir = await tempDir();
-    const authFile = await authFor(dir, [
-      [srcProxy.host, src],
-      [dstProxy.host, dst],
-    ]);
-    const isc = await writeIsc(
-      dir,
-      built.map((b) =>
-        b.tag ? `${srcProxy.host}/${b.repo}:${b.tag}` : `${srcProxy.host}/${b.repo}@${b.digest}`,
-      ),
-    );
-    const warnings: string[] = [];
-    const report = await runMirror({
-      config: isc,
-      destination: `docker://${dstProxy.host}/m`,
-      workspace: `file://${dir}/ws`,
-      authFile,
-      caFiles: [src.caFile],
-      certDir: '/nonexistent',
-      retry: { baseDelayMs: 20, maxDelayMs: 200 },
-      progress: (e) => {
-        if (e.type === 'warning') warnings.push(e.message);
-      },
-    });
+    const { report } = await mirrorThroughProxies('m', built);
     expect(report.summary?.images.filter((i) => i.status === 'failed').map((i) => i.error)).toEqual([]);
     expect(report.summary?.copied).toBe(built.length);
     // Every rule fired: the faults really happened.
@@ -129,28 +135,7 @@ describe('mirroring through a faulty network', () => {
   it('never stores a corrupted blob: the mismatch is caught, said, and the blob fetched again', async () => {
     srcProxy.setRules([{ match: { method: 'GET', path: /\/blobs\/sha256:/ }, fault: 'corrupt', times: 3 }]);
     dstProxy.setRules([]);
-    const dir = await tempDir();
-    const authFile = await authFor(dir, [
-      [srcProxy.host, src],
-      [dstProxy.host, dst],
-    ]);
-    const isc = await writeIsc(
-      dir,
-      built.slice(0, 2).map((b) => `${srcProxy.host}/${b.repo}:${b.tag}`),
-    );
-    const warnings: string[] = [];
-    const report = await runMirror({
-      config: isc,
-      destination: `docker://${dstProxy.host}/corrupt`,
-      workspace: `file://${dir}/ws`,
-      authFile,
-      caFiles: [src.caFile],
-      certDir: '/nonexistent',
-      retry: { baseDelayMs: 20, maxDelayMs: 200 },
-      progress: (e) => {
-        if (e.type === 'warning') warnings.push(e.message);
-      },
-    });
+    const { report, warnings } = await mirrorThroughProxies('corrupt', built.slice(0, 2));
     expect(report.summary?.failed).toBe(0);
     expect(srcProxy.stats().byRule[0]).toBe(3);
     expect(warnings.filter((w) => /hashes to sha256:/.test(w)).length).toBe(3);

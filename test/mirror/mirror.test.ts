@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltImage } from '../../src/lab/images.js';
+import { OciLayout } from '../../src/mirror/layout/store.js';
 import { runMirror } from '../../src/mirror/run.js';
 import { digestTag } from '../../src/mirror/plan.js';
 import { refOf, seedRegistry, tempDir, writeIsc } from '../helpers/fixtures.js';
@@ -147,5 +148,33 @@ describe('airgap mirror between real registries', () => {
     expect(again.archive!.previouslyArchived).toBeGreaterThan(0);
     const blobsInArchive = again.archive!.parts.flatMap((p) => p.blobs).length;
     expect(blobsInArchive).toBeLessThan(2 + 3 + 4 + 3); // far fewer than every blob of three images
+  });
+  it('--arch keeps one architecture: a sparse index on disk, refused clearly by a registry that checks index children', async () => {
+    const multi = built.find((b) => b.repo === 'tools/multi')!;
+    const dir = await tempDir();
+    const isc = await writeIsc(dir, [refOf(src, multi)]);
+    const out = join(dir, 'out');
+    const m2d = await runMirror({
+      ...common(),
+      config: isc,
+      destination: `file://${out}`,
+      arches: ['arm64'],
+    });
+    expect(m2d.summary?.failed).toBe(0);
+    const layout = await OciLayout.open(join(out, 'working-dir', 'layout'), false);
+    expect(await layout.hasBlob(multi.children!.arm64!)).toBe(true);
+    expect(await layout.hasBlob(multi.children!.amd64!)).toBe(false);
+    // The index is pushed unchanged (its digest must not change), so distribution 2.8, which checks
+    // every child of an index, refuses it: the run says why and how to proceed.
+    const m2m = await runMirror({
+      ...common(),
+      config: isc,
+      destination: `docker://${dst.host}/sparse`,
+      workspace: `file://${dir}/ws`,
+      arches: ['arm64'],
+    });
+    expect(m2m.summary?.failed).toBe(1);
+    expect(m2m.summary?.images[0]?.error?.code).toBe('MIRROR_SPARSE_INDEX_REFUSED');
+    expect(m2m.summary?.images[0]?.error?.hint).toMatch(/drop --arch/);
   });
 });

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { AirgapError, usageError } from '../../util/errors.js';
 
 /** What we can authenticate with. Never printed; `source` says where it came from. */
@@ -131,6 +130,8 @@ function decodeEntry(
 /** Run `docker-credential-<helper> get` for a host (the docker credential-helper protocol). */
 async function fromHelper(helper: string, registry: string, source: string): Promise<Credential | undefined> {
   const bin = `docker-credential-${helper}`;
+  // Loaded on first use: most runs never call a helper, and execa costs startup time.
+  const { execa } = await import('execa');
   const r = await execa(bin, ['get'], { input: registry, reject: false, timeout: 30_000 });
   if (r.exitCode !== 0) {
     if (/not found/i.test(`${r.stdout}${r.stderr}`)) return undefined;

@@ -162,15 +162,29 @@ export class CopyEngine {
       } else {
         await this.copyBlobsOf(p, parsed, result);
       }
-      await p.dest.endpoint.putManifest(
-        p.dest.repo,
-        p.dest.ref,
-        { ...top, mediaType: parsed.mediaType },
-        true,
-        src,
-      );
-      if (result.blobs.transferred === 0 && result.blobs.mounted === 0 && result.bytes === 0)
-        result.status = 'copied';
+      const sparse =
+        parsed.kind === 'index' && parsed.manifests.some((d) => !matchesArch(d, this.opts.arches));
+      try {
+        await p.dest.endpoint.putManifest(
+          p.dest.repo,
+          p.dest.ref,
+          { ...top, mediaType: parsed.mediaType },
+          true,
+          src,
+        );
+      } catch (e) {
+        if (sparse && isAirgapError(e) && /MANIFEST_BLOB_UNKNOWN|MANIFEST_INVALID/.test(e.message)) {
+          throw new AirgapError(
+            'MIRROR_SPARSE_INDEX_REFUSED',
+            `${dst} refused the multi-arch index because --arch left some of its architectures out`,
+            {
+              hint: 'the index keeps its digest only if pushed unchanged; mirror every architecture (drop --arch), or use a registry that accepts sparse indexes (distribution 3 with validation.manifests.indexes.platforms: none, Quay)',
+              cause: e,
+            },
+          );
+        }
+        throw e;
+      }
       return this.finish(result, p);
     } catch (e) {
       result.status = 'failed';

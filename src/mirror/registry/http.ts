@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { createSecureContext, rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { usageError } from '../../util/errors.js';
@@ -65,6 +65,23 @@ export function certsDirMaterial(
   return { cas, cert, key };
 }
 
+const contexts = new Map<string, SecureContext>();
+
+/** A TLS context for a set of extra CAs (and client certificate), built once per process. */
+function contextFor(cas: string[], cert?: string, key?: string): SecureContext | undefined {
+  if (cas.length === 0 && !cert) return undefined; // node's default context: the system roots
+  const id = JSON.stringify([cas, cert ?? '', key ?? '']);
+  let ctx = contexts.get(id);
+  if (!ctx) {
+    ctx = createSecureContext({
+      ...(cas.length > 0 ? { ca: [...rootCertificates, ...cas] } : {}),
+      ...(cert ? { cert, key } : {}),
+    });
+    contexts.set(id, ctx);
+  }
+  return ctx;
+}
+
 /** An undici Agent for one host. */
 export function createAgent(host: string, opts: AgentOptions = {}): Agent {
   const extra = (opts.caFiles ?? []).map((f) => readPem(f, 'CA file'));
@@ -72,13 +89,7 @@ export function createAgent(host: string, opts: AgentOptions = {}): Agent {
   const custom = [...extra, ...fromDirs.cas];
   // One TLS context per agent: building it parses every root certificate, which costs more CPU
   // than the handshake itself if done per connection.
-  const secureContext =
-    custom.length > 0 || fromDirs.cert
-      ? createSecureContext({
-          ...(custom.length > 0 ? { ca: [...rootCertificates, ...custom] } : {}),
-          ...(fromDirs.cert ? { cert: fromDirs.cert, key: fromDirs.key } : {}),
-        })
-      : undefined;
+  const secureContext = contextFor(custom, fromDirs.cert, fromDirs.key);
   return new Agent({
     connections: opts.connections ?? 8,
     keepAliveTimeout: 30_000,
