@@ -15,7 +15,8 @@ import { joinRepo, planAdditionalImages, type BlockedImage, type PlannedImage } 
 import { formatReference, parseLocation } from './reference.js';
 import { RegistryClient, type RegistryClientOptions } from './registry/client.js';
 
-export type MirrorMode = 'mirrorToMirror' | 'mirrorToDisk' | 'diskToMirror';
+/** oc-mirror v2's three workflows, plus mirrorToLayout: into a plain OCI layout (`oci:<dir>`), no archive. */
+export type MirrorMode = 'mirrorToMirror' | 'mirrorToDisk' | 'diskToMirror' | 'mirrorToLayout';
 
 export interface MirrorOptions {
   /** Path of the ImageSetConfiguration (-c). */
@@ -67,6 +68,14 @@ function fileDir(flag: string, value: string): string {
 /** oc-mirror v2's workflow rules: which mode the flags describe, or a usage error saying why none. */
 export function workflowOf(o: Pick<MirrorOptions, 'destination' | 'from' | 'workspace'>): MirrorMode {
   const dest = o.destination;
+  if (dest.startsWith('oci:')) {
+    if (o.from || o.workspace) {
+      throw usageError('FLAG_CONFLICT', 'an oci: destination cannot be combined with --from or --workspace', {
+        hint: 'an OCI layout keeps its own state: airgap mirror -c isc.yaml oci:/path/to/layout',
+      });
+    }
+    return 'mirrorToLayout';
+  }
   if (dest.startsWith('file://')) {
     if (o.from || o.workspace) {
       throw usageError(
@@ -167,7 +176,9 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
 
   const dest = parseLocation(o.destination, 'destination');
   const workspace =
-    mode === 'mirrorToDisk'
+    dest.transport === 'oci'
+      ? join(resolve(dest.path), '.airgap')
+      : mode === 'mirrorToDisk'
       ? join(resolve((dest as { path: string }).path), 'working-dir')
       : mode === 'diskToMirror'
         ? join(fileDir('--from', o.from!), 'working-dir')
@@ -192,6 +203,8 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
   if (mode === 'mirrorToDisk') {
     layout = await OciLayout.open(join(workspace, 'layout'));
     destEndpoint = new LayoutEndpoint(layout);
+  } else if (dest.transport === 'oci') {
+    destEndpoint = new LayoutEndpoint(await OciLayout.open(resolve(dest.path)));
   } else {
     if (dest.transport !== 'docker-prefix')
       throw usageError('LOCATION_INVALID', `unsupported destination ${o.destination}`);

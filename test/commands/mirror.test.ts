@@ -195,6 +195,37 @@ describe('airgap mirror: bad input and partial failure', () => {
     expect(ok.exitCode, ok.stderr).toBe(0);
   });
 
+  it('--dry-run prints and writes the mapping and copies nothing', async () => {
+    const isc = await writeIsc(dir, [
+      `${src.host}/ok/app:v1`,
+      { name: `${src.host}/ok/app:v1`, targetRepo: 'x/y', targetTag: 'z' },
+    ]);
+    const ws = join(dir, 'dry-ws');
+    const r = await airgap([
+      'mirror',
+      '-c',
+      isc,
+      ...access(),
+      '--workspace',
+      `file://${ws}`,
+      `docker://${dst.host}/dry`,
+      '--dry-run',
+      '--json',
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.dryRun).toBe(true);
+    expect(report.plan).toEqual([
+      { source: `${src.host}/ok/app:v1`, destination: `${dst.host}/dry/ok/app:v1` },
+      { source: `${src.host}/ok/app:v1`, destination: `${dst.host}/dry/x/y:z` },
+    ]);
+    const mapping = await readFile(join(ws, 'dry-run', 'mapping.txt'), 'utf8');
+    expect(mapping).toBe(
+      `${src.host}/ok/app:v1=${dst.host}/dry/ok/app:v1\n${src.host}/ok/app:v1=${dst.host}/dry/x/y:z\n`,
+    );
+    await expect(skopeoDigest(`docker://${dst.skopeoHost}/dry/ok/app:v1`, dst.skopeo)).rejects.toThrow();
+  });
+
   it('verify reports a damaged archive part and exits 1', async () => {
     const isc = await writeIsc(dir, [`${src.host}/ok/app:v1`]);
     const out = join(dir, 'arch');

@@ -177,4 +177,21 @@ describe('airgap mirror between real registries', () => {
     expect(m2m.summary?.images[0]?.error?.code).toBe('MIRROR_SPARSE_INDEX_REFUSED');
     expect(m2m.summary?.images[0]?.error?.hint).toMatch(/drop --arch/);
   });
+  it('mirrors into a plain OCI layout (oci:<dir>) that skopeo reads by ref name', async () => {
+    const dir = await tempDir();
+    const tagged = built.filter((b) => b.tag);
+    const isc = await writeIsc(
+      dir,
+      tagged.map((b) => refOf(src, b)),
+    );
+    const r = await runMirror({ ...common(), config: isc, destination: `oci:${dir}/layout` });
+    expect(r.mode).toBe('mirrorToLayout');
+    expect(r.summary?.failed).toBe(0);
+    // skopeo 1.9 finds only OCI-typed entries of an OCI layout (it skips Docker media types), so the
+    // OCI index is read back through skopeo and the Docker image through the layout itself.
+    const multi = tagged.find((b) => b.repo === 'tools/multi')!;
+    expect(await skopeoDigest(`oci:${dir}/layout:tools/multi:latest`, {})).toBe(multi.digest);
+    const layout = await OciLayout.open(`${dir}/layout`, false);
+    for (const b of tagged) expect((await layout.resolve(`${b.repo}:${b.tag}`))?.digest).toBe(b.digest);
+  });
 });

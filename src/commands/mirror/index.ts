@@ -35,6 +35,7 @@ export default class Mirror extends AirgapCommand {
   mirror to mirror:  airgap mirror -c isc.yaml --workspace file://<dir> docker://<registry>[/prefix]
   mirror to disk:    airgap mirror -c isc.yaml file://<dir>
   disk to mirror:    airgap mirror -c isc.yaml --from file://<dir> docker://<registry>[/prefix]
+  to an OCI layout:  airgap mirror -c isc.yaml oci:<dir>   (a plain layout other tools can read; no archive)
 
 Every unique layer is read once and uploaded once per destination registry (other repositories
 mount it). A run that is interrupted resumes where it stopped; images already at the destination
@@ -65,7 +66,8 @@ $XDG_RUNTIME_DIR/containers/auth.json, ~/.config/containers/auth.json, then ~/.d
 
   static override args = {
     destination: Args.string({
-      description: 'docker://host[:port][/prefix] (a registry) or file://dir (an archive directory)',
+      description:
+        'docker://host[:port][/prefix] (a registry), file://dir (an archive directory) or oci:dir (an OCI layout)',
       required: true,
     }),
   };
