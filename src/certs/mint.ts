@@ -1,7 +1,7 @@
 /**
- * Minimal certificate minting: a CA and server certificates signed by it. Keys come from node's
- * crypto (fast, native); node-forge only builds and signs the X.509 structures. node-forge is
- * imported nowhere outside src/certs/.
+ * Minimal certificate minting: a CA, and server and signing certificates signed by it. Keys come
+ * from node's crypto (fast, native); node-forge only builds and signs the X.509 structures.
+ * node-forge is imported nowhere outside src/certs/.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
@@ -27,6 +27,14 @@ export interface IssueServerCertOptions {
   dnsNames: string[];
   /** IPv4 or IPv6 literals, without brackets. */
   ipAddresses: string[];
+  /** Validity in days from now (default 825). */
+  days?: number;
+  keyBits?: number;
+}
+
+export interface IssueSigningCertOptions {
+  ca: CertKeyPair;
+  commonName: string;
   /** Validity in days from now (default 825). */
   days?: number;
   keyBits?: number;
@@ -139,6 +147,31 @@ export function issueServerCert(options: IssueServerCertOptions): CertKeyPair {
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
     { name: 'extKeyUsage', serverAuth: true },
     { name: 'subjectAltName', altNames },
+    { name: 'subjectKeyIdentifier' },
+    { name: 'authorityKeyIdentifier', keyIdentifier: authorityKeyId(caCert) },
+  ]);
+  cert.sign(caKey, forge.md.sha256.create());
+  return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.keyPem };
+}
+
+/**
+ * Issue a signing certificate signed by `ca`: digitalSignature only, no extended key usage and no
+ * subject alternative names, for a key that signs data (a registry token service's JWTs, whose
+ * `x5c` header the registry verifies against the CA) rather than serving TLS.
+ */
+export function issueSigningCert(options: IssueSigningCertOptions): CertKeyPair {
+  const caCert = forge.pki.certificateFromPem(options.ca.certPem);
+  const caKey = forge.pki.privateKeyFromPem(options.ca.keyPem) as forge.pki.rsa.PrivateKey;
+  const keys = generateKeys(options.keyBits);
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = randomSerial();
+  setValidity(cert, options.days ?? 825);
+  cert.setSubject([{ name: 'commonName', value: options.commonName }]);
+  cert.setIssuer(caCert.subject.attributes);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false, critical: true },
+    { name: 'keyUsage', digitalSignature: true, critical: true },
     { name: 'subjectKeyIdentifier' },
     { name: 'authorityKeyIdentifier', keyIdentifier: authorityKeyId(caCert) },
   ]);

@@ -2,7 +2,8 @@
  * A real registry for integration tests: Debian's CNCF distribution 2.8 (`/usr/bin/docker-registry`)
  * as a child process with its own temp storage, a free port, TLS from the test PKI and htpasswd
  * (bcrypt) auth. With auth on, `GET /v2/` answers 401 with `WWW-Authenticate: Basic realm="..."`
- * (no token server): clients send Basic credentials on every request.
+ * (no token server): clients send Basic credentials on every request. With `token`, the registry
+ * instead trusts JWTs from a token server (`WWW-Authenticate: Bearer realm=...,service=...`).
  */
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -14,15 +15,34 @@ import { execa, type ResultPromise } from 'execa';
 import yaml from 'js-yaml';
 import http from 'node:http';
 import https from 'node:https';
+import { processAlive } from '../util/lock.js';
 import { testPki } from './pki.js';
 
 const REGISTRY_BIN = '/usr/bin/docker-registry';
 const START_TIMEOUT_MS = 10_000;
 const MAX_LOG_CHARS = 2_000_000;
 
+/** distribution's `auth.token` settings: where clients get tokens, and whom the registry trusts. */
+export interface RegistryTokenAuth {
+  /** The token endpoint clients are sent to (`https://127.0.0.1:PORT/token`). */
+  realm: string;
+  /** The service name: sent to the token server, and the `aud` the registry accepts. */
+  service: string;
+  /** The `iss` the registry accepts. */
+  issuer: string;
+  /** PEM file of the CA(s) the token's `x5c` signing certificate must chain to. */
+  rootCertBundle: string;
+}
+
 export interface StartRegistryOptions {
-  /** htpasswd (bcrypt) Basic auth; default true. */
+  /** htpasswd (bcrypt) Basic auth; default true. Ignored when `token` is given. */
   auth?: boolean;
+  /**
+   * Token (Bearer) auth instead of htpasswd. The registry then checks no passwords itself, so the
+   * returned `username`, `password` and `authFile` mean nothing to it: write an auth.json for the
+   * token server's users instead.
+   */
+  token?: RegistryTokenAuth;
   /** HTTPS with the test PKI; default true. */
   tls?: boolean;
   /** Interface to listen on; default '127.0.0.1'. */
@@ -99,15 +119,6 @@ function installExitHook(): void {
   sweepStale();
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Remove the temp dirs of registries whose owning process is gone (dirs are named
  * `airgap-registry-<owner pid>-XXXXXX`), killing such a registry first if it still runs: only the pid
@@ -122,7 +133,7 @@ function sweepStale(): void {
   }
   for (const name of names) {
     const owner = Number(new RegExp(`^${ROOT_PREFIX}(\\d+)-`).exec(name)?.[1]);
-    if (!owner || owner === process.pid || isAlive(owner)) continue;
+    if (!owner || owner === process.pid || processAlive(owner)) continue;
     const root = join(tmpdir(), name);
     try {
       const pid = Number(readFileSync(join(root, 'registry.pid'), 'utf8'));
@@ -224,7 +235,8 @@ function registryEnv(): Record<string, string> {
  * registry's output if it does not come up within ~10 s.
  */
 export async function startRegistry(opts: StartRegistryOptions = {}): Promise<TestRegistry> {
-  const auth = opts.auth ?? true;
+  const tokenAuth = opts.token;
+  const auth = !tokenAuth && (opts.auth ?? true);
   const tls = opts.tls ?? true;
   const bindHost = opts.host ?? '127.0.0.1';
   installExitHook();
@@ -260,6 +272,18 @@ export async function startRegistry(opts: StartRegistryOptions = {}): Promise<Te
           ...(tls ? { tls: { certificate: pki.certFile, key: pki.keyFile } } : {}),
         },
         ...(auth ? { auth: { htpasswd: { realm: 'airgap-test', path: htpasswdFile } } } : {}),
+        ...(tokenAuth
+          ? {
+              auth: {
+                token: {
+                  realm: tokenAuth.realm,
+                  service: tokenAuth.service,
+                  issuer: tokenAuth.issuer,
+                  rootcertbundle: tokenAuth.rootCertBundle,
+                },
+              },
+            }
+          : {}),
       };
       if (opts.extraConfig) config = deepMerge(config, opts.extraConfig);
       const configFile = join(root, 'config.yml');
@@ -292,7 +316,7 @@ export async function startRegistry(opts: StartRegistryOptions = {}): Promise<Te
       });
 
       const url = `${tls ? 'https' : 'http'}://${host}`;
-      const ready = await waitReady(url, pki.caFile, auth ? 401 : 200, () => exited);
+      const ready = await waitReady(url, pki.caFile, auth || tokenAuth ? 401 : 200, () => exited);
       if (ready !== true) {
         child.kill('SIGKILL');
         await child;

@@ -179,10 +179,10 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
     dest.transport === 'oci'
       ? join(resolve(dest.path), '.airgap')
       : mode === 'mirrorToDisk'
-      ? join(resolve((dest as { path: string }).path), 'working-dir')
-      : mode === 'diskToMirror'
-        ? join(fileDir('--from', o.from!), 'working-dir')
-        : fileDir('--workspace', o.workspace!);
+        ? join(resolve((dest as { path: string }).path), 'working-dir')
+        : mode === 'diskToMirror'
+          ? join(fileDir('--from', o.from!), 'working-dir')
+          : fileDir('--workspace', o.workspace!);
   await mkdir(workspace, { recursive: true });
   const unlock = o.dryRun ? async () => undefined : await lockDirectory(workspace);
   const journal = o.dryRun ? undefined : new Journal(join(workspace, 'journal.jsonl'));

@@ -46,6 +46,12 @@ interface Req {
   what: string;
   /** Answer a redirect instead of following it. */
   noRedirect?: boolean;
+  /**
+   * false: a 401 is final and says nothing about the token sent, so it is neither dropped nor
+   * refreshed (distribution wants the `delete` action for DELETE of an upload session, which a
+   * pull,push token never has).
+   */
+  authRetry?: boolean;
 }
 
 export type Response = Dispatcher.ResponseData;
@@ -105,6 +111,8 @@ export class RegistryClient {
   /** The first contact: GET /v2/ once, so that concurrent requests do not each collect a 401. */
   private learned?: Promise<void>;
   private readonly tokens = new Map<string, Token>();
+  /** Token requests in flight, by scope set: concurrent requests wait for one instead of each asking. */
+  private readonly pendingTokens = new Map<string, Promise<Token>>();
   private readonly creds = new Map<string, Promise<Credential | undefined>>();
   private readonly userAgent: string;
 
@@ -148,17 +156,33 @@ export class RegistryClient {
     return scopes;
   }
 
+  private static credentialSource(cred: Credential | undefined): string {
+    return cred ? `credentials from ${cred.source}` : 'no credentials (none found in the auth file chain)';
+  }
+
   private unauthorized(message: string, cred: Credential | undefined, where?: string): AirgapError {
-    const source = cred
-      ? `credentials from ${cred.source}`
-      : 'no credentials (none found in the auth file chain)';
     return new AirgapError(
       'REGISTRY_UNAUTHORIZED',
-      `${this.registry} refused access: ${message}; used ${source}`,
+      `${this.registry} refused access: ${message}; used ${RegistryClient.credentialSource(cred)}`,
       {
         where,
         hint: cred
           ? 'check the user and password for this registry (podman login, or --authfile)'
+          : `log in first (podman login ${this.registry}) or pass --authfile with an entry for ${this.registry}`,
+      },
+    );
+  }
+
+  /** A valid token that lacks the access asked for (`error="insufficient_scope"`): a permission problem. */
+  private insufficientScope(req: Req, cred: Credential | undefined): AirgapError {
+    const scopes = this.scopesFor(req).join(' ');
+    return new AirgapError(
+      'REGISTRY_DENIED',
+      `${this.registry} denied ${req.what}: the token service did not grant ${scopes || 'the access needed'}; used ${RegistryClient.credentialSource(cred)}`,
+      {
+        details: { status: 401, registry: this.registry },
+        hint: cred
+          ? 'the account lacks permission for this repository (push needs write access); ask for access or use another account'
           : `log in first (podman login ${this.registry}) or pass --authfile with an entry for ${this.registry}`,
       },
     );
@@ -176,9 +200,27 @@ export class RegistryClient {
     const key = scopes.join(' ');
     const cached = this.tokens.get(key);
     if (cached && cached.expiresAt > Date.now() + 5_000) return `Bearer ${cached.value}`;
-    const token = await this.fetchToken(ch, scopes, cred, req.what);
-    this.tokens.set(key, token);
-    return `Bearer ${token.value}`;
+    let pending = this.pendingTokens.get(key);
+    if (!pending) {
+      pending = (async () => {
+        try {
+          const token = await this.fetchToken(ch, scopes, cred, req.what);
+          this.tokens.set(key, token);
+          return token;
+        } finally {
+          this.pendingTokens.delete(key);
+        }
+      })();
+      this.pendingTokens.set(key, pending);
+    }
+    return `Bearer ${(await pending).value}`;
+  }
+
+  /** Forget the cached token for `req`'s scopes if it is the one `auth` carried (not a newer one). */
+  private dropToken(req: Req, auth: string | undefined): void {
+    const key = this.scopesFor(req).join(' ');
+    const cached = this.tokens.get(key);
+    if (cached && auth === `Bearer ${cached.value}`) this.tokens.delete(key);
   }
 
   private async fetchToken(
@@ -325,8 +367,9 @@ export class RegistryClient {
     let authRetried = false;
     for (let attempt = 1; ; attempt++) {
       let res: Response;
+      let auth: string | undefined;
       try {
-        const auth = await this.authHeader(req);
+        auth = await this.authHeader(req);
         res = await this.once(req, auth);
       } catch (e) {
         if (e instanceof AirgapError) throw e;
@@ -341,16 +384,21 @@ export class RegistryClient {
         const fresh = parseChallenge(header(res, 'www-authenticate'));
         const text = await registryErrorText(res);
         const cred = req.repo ? await this.credentialFor(req.repo) : undefined;
-        if (!authRetried && replayable && fresh) {
+        // The registry refused the token we sent (expired, revoked, or short of scope): never send it
+        // again, even when this request cannot be replayed (its caller's retry gets a fresh one).
+        const retryAuth = req.authRetry !== false;
+        if (retryAuth && fresh?.scheme === 'bearer') this.dropToken(req, auth);
+        if (retryAuth && !authRetried && replayable && fresh) {
           // Learn the scheme (first contact) or refresh an expired/insufficient token.
           authRetried = true;
           this.challenge = fresh;
-          if (fresh.scheme === 'bearer') this.tokens.delete(this.scopesFor(req).join(' '));
           if (fresh.scheme === 'basic' && !cred)
             throw this.unauthorized(text || 'authentication required', cred, req.what);
           attempt--;
           continue;
         }
+        if (fresh?.scheme === 'bearer' && fresh.params.error === 'insufficient_scope')
+          throw this.insufficientScope(req, cred);
         throw this.unauthorized(text || 'unauthorized', cred, req.what);
       }
       if (RETRY_STATUS.has(res.statusCode) && replayable && attempt < this.retry.attempts) {
@@ -413,8 +461,8 @@ export class RegistryClient {
         headers,
         body: req.body as Dispatcher.RequestOptions['body'],
       });
-      if (!REDIRECT_STATUS.has(res.statusCode) || (req.method !== 'GET' && req.method !== 'HEAD') || hops > 5)
-        return res;
+      const follow = !req.noRedirect && (req.method === 'GET' || req.method === 'HEAD') && hops <= 5;
+      if (!follow || !REDIRECT_STATUS.has(res.statusCode)) return res;
       const loc = header(res, 'location');
       await res.body.dump();
       if (!loc) return res;
@@ -702,6 +750,7 @@ export class RegistryClient {
         action: 'pull,push',
         ok: [204, 404, 400, 405],
         what: 'upload cancel',
+        authRetry: false,
       });
       await res.body.dump();
     } catch {
@@ -710,9 +759,9 @@ export class RegistryClient {
   }
 
   /** All tags of a repository, following Link pagination. */
-  async listTags(repo: string): Promise<string[]> {
+  async listTags(repo: string, pageSize = 1000): Promise<string[]> {
     const tags: string[] = [];
-    let path: string | undefined = `/v2/${repo}/tags/list?n=1000`;
+    let path: string | undefined = `/v2/${repo}/tags/list?n=${pageSize}`;
     while (path) {
       const res = await this.send({
         method: 'GET',
