@@ -102,7 +102,7 @@ describe('mirroring through a faulty network', () => {
       { match: { method: 'POST' }, fault: 'status', status: 503, times: 2 },
       { match: { method: 'PATCH' }, fault: 'reset', times: 2 },
       { match: { method: 'PUT', path: /\/blobs\/uploads\// }, fault: 'status', status: 500, times: 2 },
-      { match: { method: 'GET', path: /\/blobs\/sha256:/ }, fault: 'reset', times: 2 },
+      { match: { method: 'GET', path: /\/manifests\// }, fault: 'reset', times: 2 },
       {
         match: { method: 'PUT', path: /\/manifests\// },
         fault: 'retry-after',
@@ -115,12 +115,7 @@ describe('mirroring through a faulty network', () => {
     expect(report.summary?.copied).toBe(built.length);
     // Every rule fired: the faults really happened.
     expect(srcProxy.stats().byRule.every((n) => n > 0)).toBe(true);
-    expect(
-      dstProxy
-        .stats()
-        .byRule.slice(0, 4)
-        .every((n) => n > 0),
-    ).toBe(true);
+    expect(dstProxy.stats().byRule.every((n) => n > 0)).toBe(true);
 
     // skopeo reads the exact digests back, and copying every image out re-verifies every blob digest.
     const out = await tempDir();

@@ -12,6 +12,8 @@ import { ResumableReader, type BlobOpener } from './reader.js';
  * code path. `top` marks the manifest a person names (tagged in a registry, an index.json entry in
  * a layout); children of an index are stored by digest only.
  */
+export type Received = 'present' | 'written';
+
 export interface Endpoint {
   /** Blobs are shared (mountable, deduplicated) among repositories of the same id. */
   readonly id: string;
@@ -19,10 +21,17 @@ export interface Endpoint {
   getManifest(repo: string, ref: string, top: boolean): Promise<ManifestData>;
   headManifest(repo: string, ref: string, top: boolean): Promise<string | undefined>;
   putManifest(repo: string, ref: string, m: ManifestData, top: boolean, source?: string): Promise<void>;
-  hasBlob(repo: string, d: Descriptor): Promise<boolean>;
   opener(repo: string, digest: string): BlobOpener;
-  /** Make a blob present in `repo`, reading from `reader`. Returns bytes actually written. */
-  receive(repo: string, d: Descriptor, reader: ResumableReader, onBytes: (n: number) => void): Promise<void>;
+  /**
+   * Make a blob present in `repo`, reading from `reader` only if it is not there already (the
+   * check is part of the write: no separate existence request). 'present' means nothing was sent.
+   */
+  receive(
+    repo: string,
+    d: Descriptor,
+    reader: ResumableReader,
+    onBytes: (n: number) => void,
+  ): Promise<Received>;
   /** Link a blob already in `fromRepo` of the same endpoint into `repo`. False when it cannot. */
   mount(repo: string, digest: string, fromRepo: string): Promise<boolean>;
   close(): Promise<void>;
@@ -58,10 +67,6 @@ export class RegistryEndpoint implements Endpoint {
     return this.client.putManifest(repo, ref, m);
   }
 
-  async hasBlob(repo: string, d: Descriptor): Promise<boolean> {
-    return this.client.hasBlob(repo, d.digest, 'pull,push');
-  }
-
   opener(repo: string, digest: string): BlobOpener {
     return (offset) => this.client.openBlob(repo, digest, offset);
   }
@@ -73,12 +78,28 @@ export class RegistryEndpoint implements Endpoint {
     return false;
   }
 
+  /**
+   * Start an upload session with a mount from the repository itself: the registry answers 201 when
+   * the blob is already in `repo` and opens a session otherwise, so the existence check and the
+   * session cost one request. A registry that refuses the mount gets a plain POST.
+   */
+  private async startOrFind(repo: string, digest: string) {
+    try {
+      return await this.client.startUpload(repo, digest, repo);
+    } catch (e) {
+      if (isAirgapError(e) && ['REGISTRY_NOT_FOUND', 'REGISTRY_ERROR'].includes(e.code)) {
+        return this.client.startUpload(repo, digest);
+      }
+      throw e;
+    }
+  }
+
   async receive(
     repo: string,
     d: Descriptor,
     reader: ResumableReader,
     onBytes: (n: number) => void,
-  ): Promise<void> {
+  ): Promise<Received> {
     const c = this.client;
     const what = `blob ${d.digest} → ${c.registry}/${repo}`;
     if (d.size <= c.monolithicMax) {
@@ -86,8 +107,8 @@ export class RegistryEndpoint implements Endpoint {
       // verifies the digest before it stores anything; we hash too, to say clearly what went wrong.
       let counted = 0;
       for (let attempt = 1; ; attempt++) {
-        const session = await c.startUpload(repo, d.digest);
-        if (session.mounted) return;
+        const session = await this.startOrFind(repo, d.digest);
+        if (session.mounted) return 'present';
         const v = new DigestVerifier(d.digest, d.size);
         reader.seek(0);
         const body = (async function* () {
@@ -102,7 +123,7 @@ export class RegistryEndpoint implements Endpoint {
         })();
         try {
           await c.finishUpload(repo, session.location, d.digest, body, d.size);
-          return;
+          return 'written';
         } catch (e) {
           if (v.bytes === d.size) v.verify(what); // corrupt source content: say so (the engine refetches)
           if (attempt >= 4 || (isAirgapError(e) && !['REGISTRY_NETWORK', 'REGISTRY_ERROR'].includes(e.code)))
@@ -127,8 +148,8 @@ export class RegistryEndpoint implements Endpoint {
       }
     }
     if (!location) {
-      const started = await c.startUpload(repo, d.digest);
-      if (started.mounted) return;
+      const started = await this.startOrFind(repo, d.digest);
+      if (started.mounted) return 'present';
       location = started.location;
       this.journal?.recordUpload(key, location);
     }
@@ -195,6 +216,7 @@ export class RegistryEndpoint implements Endpoint {
       // Committed or refused (e.g. DIGEST_INVALID), the session is finished: never resume it.
       this.journal?.recordUpload(key, undefined);
     }
+    return 'written';
   }
 
   close(): Promise<void> {
@@ -250,10 +272,6 @@ export class LayoutEndpoint implements Endpoint {
     else await this.layout.putBytes(m.bytes);
   }
 
-  hasBlob(_repo: string, d: Descriptor): Promise<boolean> {
-    return this.layout.hasBlob(d.digest, d.size);
-  }
-
   opener(_repo: string, digest: string): BlobOpener {
     return async (offset) => ({ body: this.layout.openBlob(digest, offset), start: offset });
   }
@@ -263,11 +281,13 @@ export class LayoutEndpoint implements Endpoint {
     d: Descriptor,
     reader: ResumableReader,
     onBytes: (n: number) => void,
-  ): Promise<void> {
+  ): Promise<Received> {
+    if (await this.layout.hasBlob(d.digest, d.size)) return 'present';
     const partial = await this.layout.partialSize(d.digest);
     const from = partial > 0 && partial < d.size ? partial : 0;
     reader.seek(from);
     await this.layout.writeBlob(d, from, reader.read(d.size - from), onBytes);
+    return 'written';
   }
 
   async mount(): Promise<boolean> {

@@ -276,21 +276,18 @@ export class CopyEngine {
     _why: 'home' | 'again',
   ): Promise<void> {
     const dest = p.dest.endpoint;
-    if (await dest.hasBlob(p.dest.repo, d)) {
-      result.blobs.present++;
-      this.progress({ type: 'blob-done', how: 'present', size: d.size });
-      return;
-    }
     if (p.source.endpoint.id === dest.id && (await dest.mount(p.dest.repo, d.digest, p.source.repo))) {
       result.blobs.mounted++;
       this.progress({ type: 'blob-done', how: 'mounted', size: d.size });
       return;
     }
     const countKey = `${dest.id}|${d.digest}`;
-    if (!this.counted.has(countKey)) {
+    const plan = () => {
+      // Planned bytes are counted when a blob really starts to move (present ones never do).
+      if (this.counted.has(countKey)) return;
       this.counted.add(countKey);
       this.progress({ type: 'bytes-planned', bytes: d.size });
-    }
+    };
     await this.blobLimit.run(async () => {
       const attempts = this.opts.blobAttempts ?? 4;
       for (let attempt = 1; ; attempt++) {
@@ -301,10 +298,16 @@ export class CopyEngine {
         );
         let sent = 0;
         try {
-          await dest.receive(p.dest.repo, d, reader, (n) => {
+          const outcome = await dest.receive(p.dest.repo, d, reader, (n) => {
+            plan();
             sent += n;
             this.progress({ type: 'bytes', bytes: n });
           });
+          if (outcome === 'present') {
+            result.blobs.present++;
+            this.progress({ type: 'blob-done', how: 'present', size: d.size });
+            return;
+          }
           result.bytes += d.size;
           result.blobs.transferred++;
           this.progress({

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 interface Line {
@@ -44,6 +44,20 @@ export class Journal {
       }
       if (l.image && l.digest) this.images.set(l.image, l.digest);
     }
+    const lines = text.split('\n').length;
+    if (lines > 2 * (this.uploads.size + this.images.size) + 100) this.compact();
+  }
+
+  /** Rewrite the file with only what is still true (each run appends; a long-lived workspace would grow). */
+  private compact(): void {
+    const out = [
+      ...[...this.images].map(([image, digest]) => JSON.stringify({ image, digest })),
+      ...[...this.uploads].map(([upload, location]) => JSON.stringify({ upload, location })),
+    ];
+    const tmp = `${this.path}.tmp-${process.pid}`;
+    writeFileSync(tmp, out.length ? `${out.join('\n')}\n` : '');
+    renameSync(tmp, this.path);
+    this.torn = false;
   }
 
   private append(l: Line): void {

@@ -159,4 +159,21 @@ describe('Journal', () => {
       { upload: 'k' },
     ]);
   });
+  it('compacts a long journal to what is still true when it is opened', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airgap-journal-'));
+    const path = join(dir, 'journal.jsonl');
+    const j = new Journal(path);
+    for (let i = 0; i < 300; i++) {
+      j.recordUpload(`r/a@sha256:${i}`, `https://r/v2/a/blobs/uploads/${i}`);
+      j.recordUpload(`r/a@sha256:${i}`, undefined);
+    }
+    j.recordUpload('r/a@sha256:open', 'https://r/v2/a/blobs/uploads/open');
+    j.recordImage('r/a:v1', 'sha256:aaa');
+    expect(readFileSync(path, 'utf8').trim().split('\n').length).toBe(602);
+    const again = new Journal(path);
+    expect(readFileSync(path, 'utf8').trim().split('\n').length).toBe(2);
+    expect(again.uploadFor('r/a@sha256:open')).toBe('https://r/v2/a/blobs/uploads/open');
+    expect(again.uploadFor('r/a@sha256:7')).toBeUndefined();
+    expect(again.images.get('r/a:v1')).toBe('sha256:aaa');
+  });
 });
