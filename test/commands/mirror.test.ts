@@ -195,6 +195,17 @@ describe('airgap mirror: bad input and partial failure', () => {
     expect(ok.exitCode, ok.stderr).toBe(0);
   });
 
+  it('shows the stack trace only with --verbose, and the error as JSON with --json', async () => {
+    const args = ['mirror', '-c', join(dir, 'absent.yaml'), 'file:///tmp/airgap-never'];
+    const quiet = await airgap(args);
+    expect(quiet.stderr).not.toMatch(noStack);
+    const verbose = await airgap([...args, '--verbose']);
+    expect(verbose.exitCode).toBe(2);
+    expect(verbose.stderr).toMatch(noStack);
+    const json = await airgap([...args, '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'ISC_READ', hint: expect.any(String) } });
+  });
+
   it('--dry-run prints and writes the mapping and copies nothing', async () => {
     const isc = await writeIsc(dir, [
       `${src.host}/ok/app:v1`,
