@@ -124,8 +124,11 @@ export function createCA(options: CreateCAOptions): CertKeyPair {
   return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.keyPem };
 }
 
-/** Issue a TLS server certificate signed by `ca`, with DNS and IP (v4/v6) subject alternative names. */
-export function issueServerCert(options: IssueServerCertOptions): CertKeyPair {
+/** A certificate for a new key, signed by `ca`, with the given extensions. */
+function issueLeaf(
+  options: { ca: CertKeyPair; commonName: string; days?: number; keyBits?: number },
+  extensions: (caCert: forge.pki.Certificate) => object[],
+): CertKeyPair {
   const caCert = forge.pki.certificateFromPem(options.ca.certPem);
   const caKey = forge.pki.privateKeyFromPem(options.ca.keyPem) as forge.pki.rsa.PrivateKey;
   const keys = generateKeys(options.keyBits);
@@ -135,14 +138,19 @@ export function issueServerCert(options: IssueServerCertOptions): CertKeyPair {
   setValidity(cert, options.days ?? 825);
   cert.setSubject([{ name: 'commonName', value: options.commonName }]);
   cert.setIssuer(caCert.subject.attributes);
+  cert.setExtensions(extensions(caCert));
+  cert.sign(caKey, forge.md.sha256.create());
+  return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.keyPem };
+}
 
+/** Issue a TLS server certificate signed by `ca`, with DNS and IP (v4/v6) subject alternative names. */
+export function issueServerCert(options: IssueServerCertOptions): CertKeyPair {
   // GeneralName types: 2 = dNSName, 7 = iPAddress (raw bytes).
   const altNames = [
     ...options.dnsNames.map((value) => ({ type: 2, value })),
     ...options.ipAddresses.map((ip) => ({ type: 7, value: ipToBytes(ip) })),
   ];
-
-  cert.setExtensions([
+  return issueLeaf(options, (caCert) => [
     { name: 'basicConstraints', cA: false, critical: true },
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
     { name: 'extKeyUsage', serverAuth: true },
@@ -150,8 +158,6 @@ export function issueServerCert(options: IssueServerCertOptions): CertKeyPair {
     { name: 'subjectKeyIdentifier' },
     { name: 'authorityKeyIdentifier', keyIdentifier: authorityKeyId(caCert) },
   ]);
-  cert.sign(caKey, forge.md.sha256.create());
-  return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.keyPem };
 }
 
 /**
@@ -160,21 +166,10 @@ export function issueServerCert(options: IssueServerCertOptions): CertKeyPair {
  * `x5c` header the registry verifies against the CA) rather than serving TLS.
  */
 export function issueSigningCert(options: IssueSigningCertOptions): CertKeyPair {
-  const caCert = forge.pki.certificateFromPem(options.ca.certPem);
-  const caKey = forge.pki.privateKeyFromPem(options.ca.keyPem) as forge.pki.rsa.PrivateKey;
-  const keys = generateKeys(options.keyBits);
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = keys.publicKey;
-  cert.serialNumber = randomSerial();
-  setValidity(cert, options.days ?? 825);
-  cert.setSubject([{ name: 'commonName', value: options.commonName }]);
-  cert.setIssuer(caCert.subject.attributes);
-  cert.setExtensions([
+  return issueLeaf(options, (caCert) => [
     { name: 'basicConstraints', cA: false, critical: true },
     { name: 'keyUsage', digitalSignature: true, critical: true },
     { name: 'subjectKeyIdentifier' },
     { name: 'authorityKeyIdentifier', keyIdentifier: authorityKeyId(caCert) },
   ]);
-  cert.sign(caKey, forge.md.sha256.create());
-  return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.keyPem };
 }

@@ -20,6 +20,8 @@ describe('airgap mirror: bad input and partial failure', () => {
   let certDir: string;
   /** The credentials and CAs every run here uses. */
   const access = () => ['--authfile', authFile, '--cert-dir', certDir];
+  /** `airgap mirror -c <isc> --authfile … --cert-dir … <rest>` */
+  const mirrorCli = (isc: string, ...rest: string[]) => airgap(['mirror', '-c', isc, ...access(), ...rest]);
 
   beforeAll(async () => {
     [src, locked, untrusted, dst] = await Promise.all([
@@ -66,16 +68,7 @@ describe('airgap mirror: bad input and partial failure', () => {
       `${untrusted.host}/untrusted/app:v1`,
     ]);
     const ws = `file://${dir}/ws`;
-    const r = await airgap([
-      'mirror',
-      '-c',
-      isc,
-      ...access(),
-      '--workspace',
-      ws,
-      `docker://${dst.host}/m`,
-      '--json',
-    ]);
+    const r = await mirrorCli(isc, '--workspace', ws, `docker://${dst.host}/m`, '--json');
     expect(r.exitCode).toBe(1);
     const report = JSON.parse(r.stdout);
     const by = (needle: string) =>
@@ -94,15 +87,7 @@ describe('airgap mirror: bad input and partial failure', () => {
     expect(await skopeoDigest(`docker://${dst.skopeoHost}/m/ok/app:v1`, dst.skopeo)).toBe(good.digest);
 
     // The text form says the same to a person.
-    const text = await airgap([
-      'mirror',
-      '-c',
-      isc,
-      ...access(),
-      '--workspace',
-      ws,
-      `docker://${dst.host}/m`,
-    ]);
+    const text = await mirrorCli(isc, '--workspace', ws, `docker://${dst.host}/m`);
     expect(text.exitCode).toBe(1);
     expect(text.stdout).toMatch(/FAILED .*no\/such-image/);
     expect(text.stdout).toMatch(/already present 1 · failed 3/);
@@ -122,15 +107,7 @@ describe('airgap mirror: bad input and partial failure', () => {
         '',
       ].join('\n'),
     );
-    const r = await airgap([
-      'mirror',
-      '-c',
-      isc,
-      ...access(),
-      '--workspace',
-      `file://${dir}/ws2`,
-      `docker://${dst.host}/bad`,
-    ]);
+    const r = await mirrorCli(isc, '--workspace', `file://${dir}/ws2`, `docker://${dst.host}/bad`);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('bad.yaml:6');
     expect(r.stderr).toContain('mirror.additionalImages[0].tagret');
@@ -212,17 +189,14 @@ describe('airgap mirror: bad input and partial failure', () => {
       { name: `${src.host}/ok/app:v1`, targetRepo: 'x/y', targetTag: 'z' },
     ]);
     const ws = join(dir, 'dry-ws');
-    const r = await airgap([
-      'mirror',
-      '-c',
+    const r = await mirrorCli(
       isc,
-      ...access(),
       '--workspace',
       `file://${ws}`,
       `docker://${dst.host}/dry`,
       '--dry-run',
       '--json',
-    ]);
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.dryRun).toBe(true);
@@ -240,7 +214,7 @@ describe('airgap mirror: bad input and partial failure', () => {
   it('verify reports a damaged archive part and exits 1', async () => {
     const isc = await writeIsc(dir, [`${src.host}/ok/app:v1`]);
     const out = join(dir, 'arch');
-    const m = await airgap(['mirror', '-c', isc, ...access(), `file://${out}`]);
+    const m = await mirrorCli(isc, `file://${out}`);
     expect(m.exitCode, m.stderr).toBe(0);
     const ok = await airgap(['mirror', 'verify', `file://${out}`, '--json']);
     expect(JSON.parse(ok.stdout).ok).toBe(true);
@@ -252,15 +226,7 @@ describe('airgap mirror: bad input and partial failure', () => {
     expect(bad.exitCode).toBe(1);
     expect(bad.stdout).toMatch(/BROKEN\s+mirror_000001\.tar: .*hashes to/);
     // And disk → registry refuses the damaged archive before pushing anything.
-    const d2m = await airgap([
-      'mirror',
-      '-c',
-      isc,
-      ...access(),
-      '--from',
-      `file://${out}`,
-      `docker://${dst.host}/damaged`,
-    ]);
+    const d2m = await mirrorCli(isc, '--from', `file://${out}`, `docker://${dst.host}/damaged`);
     expect(d2m.exitCode).toBe(1);
     expect(d2m.stderr).toMatch(/ARCHIVE_CORRUPT/);
     await expect(skopeoDigest(`docker://${dst.skopeoHost}/damaged/ok/app:v1`, dst.skopeo)).rejects.toThrow();
