@@ -10,4 +10,13 @@ npx tsc -p tsconfig.json --noEmit
 npx eslint .
 npx prettier --check . >/dev/null || { npx prettier --check . ; exit 1; }
 npx tsc -p tsconfig.build.json
-AIRGAP_SKIP_BUILD=1 npx vitest run "$@"
+mkdir -p .work
+status=0
+AIRGAP_SKIP_BUILD=1 npx vitest run --reporter=default --reporter=json --outputFile.json=.work/vitest.json "$@" || status=$?
+# One plain closing line for any reader of the log: "tests: N passed, N failed, N skipped".
+node -e '
+  const r = JSON.parse(require("fs").readFileSync(".work/vitest.json", "utf8"));
+  const skipped = r.numPendingTests + r.numTodoTests;
+  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`);
+' || true
+exit "$status"
