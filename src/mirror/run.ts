@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { AirgapError, usageError } from '../util/errors.js';
+import { usageError } from '../util/errors.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { lockDirectory } from '../util/lock.js';
 import { noProgress, type ProgressSink } from '../util/progress.js';
@@ -284,5 +284,3 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
     await unlock();
   }
 }
-
-export { AirgapError };

@@ -122,14 +122,14 @@ export class CopyEngine {
       blobs: { transferred: 0, mounted: 0, present: 0 },
     };
     try {
-      // Fast path: a pinned image whose destination already points at that digest is done.
-      if (p.digest) {
-        const at = await p.dest.endpoint.headManifest(p.dest.repo, p.dest.ref, true);
-        if (at === p.digest) {
-          result.status = 'present';
-          result.digest = at;
-          return this.finish(result, p);
-        }
+      // A destination tag that already points at the image's digest means it is done. For a
+      // digest-pinned image that is known before the source is even asked.
+      const presentAt = async (digest: string) =>
+        (await p.dest.endpoint.headManifest(p.dest.repo, p.dest.ref, true)) === digest;
+      if (p.digest && (await presentAt(p.digest))) {
+        result.status = 'present';
+        result.digest = p.digest;
+        return this.finish(result);
       }
       const top = await p.source.endpoint.getManifest(p.source.repo, p.source.ref, true);
       if (p.digest && top.digest !== p.digest) {
@@ -139,12 +139,9 @@ export class CopyEngine {
         );
       }
       result.digest = top.digest;
-      if (!p.digest) {
-        const at = await p.dest.endpoint.headManifest(p.dest.repo, p.dest.ref, true);
-        if (at === top.digest) {
-          result.status = 'present';
-          return this.finish(result, p);
-        }
+      if (!p.digest && (await presentAt(top.digest))) {
+        result.status = 'present';
+        return this.finish(result);
       }
       const parsed = parseManifest(top.bytes, top.mediaType, src);
       if (parsed.kind === 'index') {
@@ -185,19 +182,18 @@ export class CopyEngine {
         }
         throw e;
       }
-      return this.finish(result, p);
+      return this.finish(result);
     } catch (e) {
       result.status = 'failed';
       result.error = isAirgapError(e)
         ? { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) }
         : { code: 'MIRROR_FAILED', message: messageOf(e) };
-      return this.finish(result, p);
+      return this.finish(result);
     }
   }
 
-  private finish(r: ImageResult, p: CopyPair): ImageResult {
+  private finish(r: ImageResult): ImageResult {
     if (r.status !== 'failed' && r.digest) this.opts.journal?.recordImage(r.destination, r.digest);
-    void p;
     this.progress({
       type: 'item-done',
       ok: r.status !== 'failed',
@@ -247,7 +243,7 @@ export class CopyEngine {
     const home = this.homes.get(homeKey);
     let done: Promise<void>;
     if (!home) {
-      done = this.place(p, d, result, 'home');
+      done = this.place(p, d, result);
       this.homes.set(homeKey, { repo: p.dest.repo, done });
     } else {
       done = home.done.then(
@@ -258,10 +254,10 @@ export class CopyEngine {
             this.progress({ type: 'blob-done', how: 'mounted', size: d.size });
             return;
           }
-          await this.place(p, d, result, 'again');
+          await this.place(p, d, result);
         },
         // The home's transfer failed: try ourselves, from our own source.
-        () => this.place(p, d, result, 'again'),
+        () => this.place(p, d, result),
       );
     }
     this.inRepo.set(repoKey, done);
@@ -269,12 +265,7 @@ export class CopyEngine {
   }
 
   /** HEAD the destination, then mount from the same registry or transfer, with retries for bad content. */
-  private async place(
-    p: CopyPair,
-    d: Descriptor,
-    result: ImageResult,
-    _why: 'home' | 'again',
-  ): Promise<void> {
+  private async place(p: CopyPair, d: Descriptor, result: ImageResult): Promise<void> {
     const dest = p.dest.endpoint;
     if (p.source.endpoint.id === dest.id && (await dest.mount(p.dest.repo, d.digest, p.source.repo))) {
       result.blobs.mounted++;
