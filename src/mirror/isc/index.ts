@@ -21,5 +21,5 @@ export {
   type PositionMap,
 } from './positions.js';
 export { compileGoRegexp, type GoRegexpResult } from './regexp.js';
-export { parseSemver, compareSemver, type SemVer } from './semver.js';
+export { parseSemver, parseVersion, compareSemver, type SemVer } from './semver.js';
 export * from './types.js';

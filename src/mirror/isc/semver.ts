@@ -1,7 +1,7 @@
 /**
- * Strict semantic versions (semver.org 2.0.0): MAJOR.MINOR.PATCH with an optional -prerelease and
- * +build. No `v` prefix and no partial versions; oc-mirror's library accepts those loosely, but
- * the meaning of "4.18" as a bound is unclear, so we ask for the full version.
+ * Semantic versions (semver.org 2.0.0): `parseSemver` is strict (MAJOR.MINOR.PATCH with optional
+ * -prerelease and +build); `parseVersion` reads versions the way oc-mirror does (a leading `v` and
+ * missing minor/patch numbers allowed), and is what the ImageSetConfiguration checks use.
  */
 
 /** A parsed version. `prerelease` holds the dot-separated identifiers (bigints where numeric). */
@@ -30,6 +30,22 @@ export function parseSemver(input: string): SemVer | undefined {
   if (![major, minor, patch].every(Number.isSafeInteger)) return undefined;
   const prerelease = m[4] ? m[4].split('.').map((id) => (/^\d+$/.test(id) ? BigInt(id) : id)) : [];
   return { major, minor, patch, prerelease, build: m[5] ? m[5].split('.') : [], raw: input };
+}
+
+const LOOSE = /^v?(0|[1-9]\d*)(?:\.(0|[1-9]\d*))?(?:\.(0|[1-9]\d*))?((?:-|\+).*)?$/;
+
+/**
+ * Parse a version the way oc-mirror reads `minVersion`/`maxVersion` (Masterminds `semver.NewVersion`):
+ * a leading `v` and missing minor or patch numbers are accepted (`v4.18` → 4.18.0); what follows
+ * the core must still be a valid semver prerelease/build.
+ */
+export function parseVersion(input: string): SemVer | undefined {
+  const strict = parseSemver(input);
+  if (strict) return strict;
+  const m = LOOSE.exec(input);
+  if (!m) return undefined;
+  const normalized = parseSemver(`${m[1]}.${m[2] ?? '0'}.${m[3] ?? '0'}${m[4] ?? ''}`);
+  return normalized ? { ...normalized, raw: input } : undefined;
 }
 
 /** Why a string is not a strict semantic version, as a hint a person can act on. */

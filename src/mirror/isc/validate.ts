@@ -5,7 +5,7 @@
 import { itemPath } from './positions.js';
 import { IscErrorCode, type Problems } from './problems.js';
 import { compileGoRegexp } from './regexp.js';
-import { compareSemver, parseSemver, semverHint, type SemVer } from './semver.js';
+import { compareSemver, parseVersion, semverHint, type SemVer } from './semver.js';
 import type { ImageSetContent, IncludeChannel, IncludePackage, Operator, Platform } from './types.js';
 
 /** oc-mirror's IsValidPathComponent: `ns/name`, lowercase alphanumerics joined by `.`, `_`, `__` or dashes. */
@@ -176,7 +176,7 @@ function checkRange(
 
 function checkVersion(value: string | undefined, path: string, problems: Problems): SemVer | undefined {
   if (value === undefined) return undefined;
-  const v = parseSemver(value);
+  const v = parseVersion(value);
   if (!v) {
     problems.add(IscErrorCode.Invalid, path, `${path} ${JSON.stringify(value)} is not a semantic version`, {
       hint: semverHint(value),

@@ -51,25 +51,25 @@ describe("oc-mirror's validation rules", () => {
       operators(
         '    packages:',
         '    - name: a',
-        '      minVersion: v1.2.3', // line 8
+        '      minVersion: 1.2.3.4', // line 8
         '    - name: b',
         '      channels:',
         '      - name: stable',
-        '        maxVersion: "4.18"', // line 12
+        '        maxVersion: "4.x"', // line 12
       ),
     );
     expect(problemsOf(e).map((p) => [p.code, p.message, p.where, p.hint])).toEqual([
       [
         'ISC_INVALID',
-        'mirror.operators[0].packages[0].minVersion "v1.2.3" is not a semantic version',
+        'mirror.operators[0].packages[0].minVersion "1.2.3.4" is not a semantic version',
         'isc.yaml:8:19',
-        'drop the "v": 1.2.3',
+        'write MAJOR.MINOR.PATCH, optionally with -prerelease and +build, e.g. 4.18.1 or 5.8.0-rc.1',
       ],
       [
         'ISC_INVALID',
-        'mirror.operators[0].packages[1].channels[0].maxVersion "4.18" is not a semantic version',
+        'mirror.operators[0].packages[1].channels[0].maxVersion "4.x" is not a semantic version',
         'isc.yaml:12:21',
-        'write a full version: 4.18.0',
+        'write MAJOR.MINOR.PATCH, optionally with -prerelease and +build, e.g. 4.18.1 or 5.8.0-rc.1',
       ],
     ]);
     const rel = parseError(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareSemver, compileGoRegexp, parseSemver } from '../../../src/mirror/isc/index.js';
-import { semverHint } from '../../../src/mirror/isc/semver.js';
+import { parseVersion, semverHint } from '../../../src/mirror/isc/semver.js';
 import { didYouMean, editDistance } from '../../../src/mirror/isc/problems.js';
 
 describe('parseSemver (strict)', () => {
@@ -128,5 +128,21 @@ describe('suggestions', () => {
     expect(didYouMean('arch', ['architectures', 'platforms'])).toBe('did you mean architectures?');
     expect(didYouMean('TargetTag', ['targetTag'])).toBe('did you mean targetTag?');
     expect(didYouMean('foo', ['name', 'url', 'charts'])).toBeUndefined();
+  });
+});
+
+describe('parseVersion (as oc-mirror reads minVersion/maxVersion)', () => {
+  it('accepts a leading v and missing minor/patch like Masterminds semver, and nothing looser', () => {
+    expect(parseVersion('v4.18.1')).toMatchObject({ major: 4, minor: 18, patch: 1, raw: 'v4.18.1' });
+    expect(parseVersion('4.18')).toMatchObject({ major: 4, minor: 18, patch: 0 });
+    expect(parseVersion('4')).toMatchObject({ major: 4, minor: 0, patch: 0 });
+    expect(parseVersion('4.18-rc.1')).toMatchObject({ minor: 18, patch: 0, prerelease: ['rc', 1n] });
+    for (const bad of ['4.x', '1.2.3.4', 'v', '', '04.1.0', '4.18.1-'] as const)
+      expect(parseVersion(bad)).toBeUndefined();
+  });
+
+  it('keeps the order: v4.18 sorts with 4.18.0', () => {
+    expect(compareSemver(parseVersion('v4.18')!, parseVersion('4.18.0')!)).toBe(0);
+    expect(compareSemver(parseVersion('4.18')!, parseVersion('4.18.1')!)).toBeLessThan(0);
   });
 });
