@@ -5,7 +5,7 @@ import { findCredential, type Credential, type CredentialOptions } from '../auth
 import { DigestVerifier, sha256Digest } from '../digest.js';
 import { MANIFEST_ACCEPT } from '../media-types.js';
 import type { ManifestData } from '../manifest.js';
-import { createAgent, isTlsError, netErrorCode, type AgentOptions } from './http.js';
+import { backoffMs, createAgent, isTlsError, netErrorCode, retryAfterMs, type AgentOptions } from './http.js';
 import { parseChallenge, type Challenge } from './challenge.js';
 
 export interface RetryOptions {
@@ -83,15 +83,6 @@ async function registryErrorText(res: Response): Promise<string> {
 function header(res: Response, name: string): string | undefined {
   const v = res.headers[name];
   return Array.isArray(v) ? v[0] : v;
-}
-
-function retryAfterMs(res: Response): number | undefined {
-  const v = header(res, 'retry-after');
-  if (!v) return undefined;
-  const secs = Number(v);
-  if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
-  const date = Date.parse(v);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 /**
@@ -271,7 +262,7 @@ export class RegistryClient {
       }
       if (RETRY_STATUS.has(res.statusCode) && attempt < this.retry.attempts) {
         await res.body.dump();
-        await this.backoff(attempt, retryAfterMs(res));
+        await this.backoff(attempt, retryAfterMs(res.headers['retry-after']));
         continue;
       }
       break;
@@ -304,13 +295,15 @@ export class RegistryClient {
   // ---------------------------------------------------------------- transport
 
   private async backoff(attempt: number, retryAfter?: number): Promise<void> {
-    const exp = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
-    const jittered = exp / 2 + Math.random() * (exp / 2);
-    const wait =
-      retryAfter !== undefined
-        ? Math.min(this.retry.maxRetryAfterMs, Math.max(retryAfter, jittered))
-        : jittered;
-    await sleep(wait);
+    const r = this.retry;
+    await sleep(
+      backoffMs(attempt, {
+        baseMs: r.baseDelayMs,
+        maxMs: r.maxDelayMs,
+        maxRetryAfterMs: r.maxRetryAfterMs,
+        retryAfterMs: retryAfter,
+      }),
+    );
   }
 
   private networkError(e: unknown, what: string): AirgapError {
@@ -402,7 +395,7 @@ export class RegistryClient {
         throw this.unauthorized(text || 'unauthorized', cred, req.what);
       }
       if (RETRY_STATUS.has(res.statusCode) && replayable && attempt < this.retry.attempts) {
-        const ra = retryAfterMs(res);
+        const ra = retryAfterMs(res.headers['retry-after']);
         await res.body.dump();
         await this.backoff(attempt, ra);
         continue;

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { join } from 'node:path';
-import { Agent } from 'undici';
-import { usageError } from '../../util/errors.js';
+import { Agent, request } from 'undici';
+import { AirgapError, usageError } from '../../util/errors.js';
 
 /**
  * The one HTTP layer: an undici Agent per endpoint, configured from CA files, containers-style
@@ -132,4 +132,155 @@ export function isTlsError(e: unknown): boolean {
   return (
     code !== undefined && (TLS_CODES.has(code) || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL'))
   );
+}
+
+/**
+ * The one backoff rule: exponential from `baseMs` (attempt 1 waits about `baseMs`), capped at
+ * `maxMs`, with jitter (half fixed, half random); a server's Retry-After wins when longer, up to
+ * `maxRetryAfterMs`.
+ */
+export function backoffMs(
+  attempt: number,
+  o: { baseMs: number; maxMs: number; maxRetryAfterMs?: number; retryAfterMs?: number },
+): number {
+  const exp = Math.min(o.maxMs, o.baseMs * 2 ** (attempt - 1));
+  const jittered = exp / 2 + Math.random() * (exp / 2);
+  if (o.retryAfterMs === undefined) return jittered;
+  return Math.min(o.maxRetryAfterMs ?? 60_000, Math.max(o.retryAfterMs, jittered));
+}
+
+/** A Retry-After header (seconds or an HTTP date) in ms, or undefined. */
+export function retryAfterMs(value: string | string[] | undefined): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return undefined;
+  const secs = Number(v);
+  if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
+  const date = Date.parse(v);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** Options of {@link getJson}. */
+export interface GetJsonOptions extends AgentOptions {
+  /** Accept header; default `application/json`. */
+  accept?: string;
+  /** Time limit for one attempt (headers and body), in ms; default 60 s. */
+  timeoutMs?: number;
+  /** Retries after the first attempt on network errors, 408, 429 and 5xx; default 4. */
+  retries?: number;
+  /** First backoff in ms, doubled per attempt with jitter; default 250. */
+  baseDelayMs?: number;
+  /** Prefix of the error codes: `<prefix>_UNREACHABLE`, `_TLS`, `_STATUS`, `_INVALID`; default `HTTP`. */
+  errorPrefix?: string;
+  /** Hint for an endpoint that cannot be reached (network errors, 5xx after retries). */
+  unreachableHint?: string;
+}
+
+const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
+
+/** Strip credentials from a URL before it goes into a message. */
+function displayUrl(url: URL): string {
+  const u = new URL(url.href);
+  u.username = '';
+  u.password = '';
+  return u.href;
+}
+
+/**
+ * GET a JSON document: one undici Agent for the URL's host (CA files, certs.d, TLS opt-out),
+ * retries with jittered backoff (honouring Retry-After up to 60 s) on network errors, 408, 429 and
+ * 5xx, and AirgapErrors that name the URL: `<prefix>_UNREACHABLE`, `<prefix>_TLS` (with the CA
+ * hint), `<prefix>_STATUS` (any other non-2xx), `<prefix>_INVALID` (a body that is not JSON).
+ */
+export async function getJson(url: string, opts: GetJsonOptions = {}): Promise<unknown> {
+  const prefix = opts.errorPrefix ?? 'HTTP';
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    throw usageError(`${prefix}_URL_INVALID`, `not a URL: ${url}`, {
+      hint: 'write an http:// or https:// URL',
+    });
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    throw usageError(`${prefix}_URL_INVALID`, `not an http(s) URL: ${displayUrl(target)}`, {
+      hint: 'write an http:// or https:// URL',
+    });
+  }
+  const shown = displayUrl(target);
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  const retries = opts.retries ?? 4;
+  const base = opts.baseDelayMs ?? 250;
+  const agent = createAgent(target.host, { ...opts, connections: 1 });
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const backoff = (attempt: number, retryAfter?: number) =>
+    backoffMs(attempt + 1, { baseMs: base, maxMs: 15_000, retryAfterMs: retryAfter });
+  try {
+    let last = '';
+    for (let attempt = 0; attempt <= retries; attempt++) {
+      let res: Awaited<ReturnType<typeof request>>;
+      try {
+        res = await request(target, {
+          method: 'GET',
+          dispatcher: agent,
+          headers: { accept: opts.accept ?? 'application/json' },
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+      } catch (e) {
+        if (isTlsError(e)) {
+          throw new AirgapError(`${prefix}_TLS`, `TLS verification failed for ${shown}: ${netErrorCode(e)}`, {
+            where: shown,
+            cause: e,
+            hint: `trust the CA that signed ${target.host} with --ca-file or certs.d/${target.host}/ca.crt`,
+          });
+        }
+        last = `${netErrorCode(e) ?? (e as Error).name}: ${(e as Error).message}`;
+        if (attempt < retries) await sleep(backoff(attempt));
+        continue;
+      }
+      const text = await res.body.text().catch((e: unknown) => {
+        last = `body read failed: ${(e as Error).message}`;
+        return undefined;
+      });
+      if (text === undefined) {
+        if (attempt < retries) await sleep(backoff(attempt));
+        continue;
+      }
+      if (RETRYABLE.has(res.statusCode)) {
+        last = `HTTP ${res.statusCode}`;
+        if (attempt < retries) await sleep(backoff(attempt, retryAfterMs(res.headers['retry-after'])));
+        continue;
+      }
+      if (res.statusCode < 200 || res.statusCode >= 300) {
+        throw new AirgapError(
+          `${prefix}_STATUS`,
+          `${shown} answered HTTP ${res.statusCode}: ${text.slice(0, 300).trim() || '(empty body)'}`,
+          { where: shown, details: { status: res.statusCode } },
+        );
+      }
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        throw new AirgapError(
+          `${prefix}_INVALID`,
+          `${shown} did not answer JSON: ${JSON.stringify(text.slice(0, 80))}`,
+          {
+            where: shown,
+            hint: 'check that the URL points at the right service',
+          },
+        );
+      }
+    }
+    throw new AirgapError(
+      `${prefix}_UNREACHABLE`,
+      `cannot reach ${shown} after ${retries + 1} attempts: ${last}`,
+      {
+        where: shown,
+        ...(opts.unreachableHint ? { hint: opts.unreachableHint } : {}),
+      },
+    );
+  } finally {
+    await agent.close().catch(() => undefined);
+  }
 }

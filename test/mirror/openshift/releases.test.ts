@@ -1,0 +1,236 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseGraph, type UpdateGraph } from '../../../src/mirror/openshift/graph.js';
+import { resolveReleases, selectReleases } from '../../../src/mirror/openshift/releases.js';
+import type { ReleaseChannel } from '../../../src/mirror/isc/types.js';
+import { AirgapError } from '../../../src/util/errors.js';
+
+const repoRoot = resolve(fileURLToPath(import.meta.url), '..', '..', '..', '..');
+const samplePath = resolve(
+  repoRoot,
+  '..',
+  'shared',
+  'realdata',
+  'samples',
+  'update-graph',
+  'cincinnati-amd64-stable-4.13.json',
+);
+const raw = JSON.parse(readFileSync(samplePath, 'utf8')) as {
+  nodes: { version: string; payload: string }[];
+};
+const stable413 = parseGraph(raw, samplePath);
+const payloadOf = (v: string) => raw.nodes.find((n) => n.version === v)?.payload;
+
+const ch = (name: string, extra: Partial<ReleaseChannel> = {}): ReleaseChannel => ({
+  name,
+  type: 'ocp',
+  full: false,
+  shortestPath: false,
+  ...extra,
+});
+const versions = (s: { releases: { version: string }[] }) => s.releases.map((r) => r.version);
+
+function thrown(f: () => unknown): AirgapError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof AirgapError) return e;
+    throw e;
+  }
+  throw new Error('expected an AirgapError');
+}
+
+describe('selectReleases on the real stable-4.13 graph (oc-mirror v2 rules)', () => {
+  const graphs = { 'stable-4.13': stable413 };
+
+  it('no bounds, not full: only the channel head', () => {
+    const s = selectReleases(graphs, [ch('stable-4.13')]);
+    expect(s.releases).toEqual([
+      { version: '4.13.43', payload: payloadOf('4.13.43'), channels: ['stable-4.13'] },
+    ]);
+    expect(s.why.join('\n')).toContain('heads only');
+  });
+
+  it('minVersion and maxVersion: every release between them, holes included as absent', () => {
+    const s = selectReleases(graphs, [ch('stable-4.13', { minVersion: '4.13.10', maxVersion: '4.13.20' })]);
+    expect(versions(s)).toEqual([
+      '4.13.10',
+      '4.13.11',
+      '4.13.12',
+      '4.13.13',
+      '4.13.14',
+      '4.13.15',
+      '4.13.17',
+      '4.13.18',
+      '4.13.19',
+    ]);
+  });
+
+  it('full: the whole channel, including the 4.12 releases the channel carries', () => {
+    const s = selectReleases(graphs, [ch('stable-4.13', { full: true })]);
+    expect(s.releases).toHaveLength(98);
+    expect(versions(s)[0]).toBe('4.12.0');
+    expect(versions(s).at(-1)).toBe('4.13.43');
+  });
+
+  it('only minVersion: max defaults to the channel head', () => {
+    const s = selectReleases(graphs, [ch('stable-4.13', { minVersion: '4.13.40' })]);
+    expect(versions(s)).toEqual(['4.13.40', '4.13.41', '4.13.42', '4.13.43']);
+  });
+
+  it('only maxVersion (not full): min defaults to the first release of the channel', () => {
+    const s = selectReleases(graphs, [ch('stable-4.13', { maxVersion: '4.12.3' })]);
+    expect(versions(s)).toEqual(['4.12.0', '4.12.1', '4.12.2', '4.12.3']);
+  });
+
+  it('shortestPath: the BFS path over edges, trying the newest successor first', () => {
+    const s = selectReleases(graphs, [
+      ch('stable-4.13', { minVersion: '4.12.10', maxVersion: '4.13.43', shortestPath: true }),
+    ]);
+    expect(versions(s)).toEqual(['4.12.10', '4.12.58', '4.13.43']);
+  });
+
+  it('shortestPath without a path keeps only the two ends', () => {
+    const s = selectReleases(graphs, [
+      ch('stable-4.13', { minVersion: '4.13.0', maxVersion: '4.13.19', shortestPath: true }),
+    ]);
+    expect(versions(s)).toEqual(['4.13.0', '4.13.19']);
+    expect(s.why.join('\n')).toContain('no upgrade path from 4.13.0 to 4.13.19');
+  });
+
+  it('shortestPath with a version outside the channel is a usage error naming it', () => {
+    const e = thrown(() =>
+      selectReleases(graphs, [
+        ch('stable-4.13', { minVersion: '4.13.16', maxVersion: '4.13.43', shortestPath: true }),
+      ]),
+    );
+    expect(e.code).toBe('RELEASE_NOT_IN_CHANNEL');
+    expect(e.exitCode).toBe(2);
+    expect(e.message).toContain('4.13.16');
+  });
+
+  it('a range with nothing in it: usage error naming channel, range and the span available', () => {
+    const e = thrown(() =>
+      selectReleases(graphs, [ch('stable-4.13', { minVersion: '4.13.44', maxVersion: '4.13.50' })]),
+    );
+    expect(e.code).toBe('RELEASE_RANGE_EMPTY');
+    expect(e.exitCode).toBe(2);
+    expect(e.message).toContain('stable-4.13');
+    expect(e.message).toContain('4.13.44 … 4.13.50');
+    expect(e.hint).toContain('4.12.0 … 4.13.43');
+    expect(
+      thrown(() =>
+        selectReleases(graphs, [ch('stable-4.13', { minVersion: '4.13.16', maxVersion: '4.13.16' })]),
+      ).code,
+    ).toBe('RELEASE_RANGE_EMPTY');
+  });
+
+  it('a bound that is not a version is a usage error with a hint', () => {
+    const e = thrown(() => selectReleases(graphs, [ch('stable-4.13', { minVersion: 'v4.13.1' })]));
+    expect(e.code).toBe('RELEASE_VERSION_INVALID');
+    expect(e.hint).toContain('drop the "v"');
+  });
+
+  it('conditional edges between selected releases come back as risks', () => {
+    const s = selectReleases(graphs, [ch('stable-4.13', { minVersion: '4.13.10', maxVersion: '4.13.19' })]);
+    expect(s.risks).toHaveLength(18);
+    const r = s.risks.find((x) => x.from === '4.13.10' && x.to === '4.13.17');
+    expect(r?.risks.map((k) => k.name)).toEqual(['OVNKubeMasterDSPrestop']);
+    expect(r?.onPath).toBe(false);
+    expect(s.risks.every((x) => x.channels.includes('stable-4.13'))).toBe(true);
+  });
+
+  it('a conditional hop on a shortest path is marked on the path', () => {
+    const s = selectReleases(graphs, [
+      ch('stable-4.13', { minVersion: '4.12.0', maxVersion: '4.12.1', shortestPath: true }),
+    ]);
+    expect(versions(s)).toEqual(['4.12.0', '4.12.1']);
+    expect(s.risks).toEqual([
+      expect.objectContaining({
+        from: '4.12.0',
+        to: '4.12.1',
+        onPath: true,
+        risks: [
+          expect.objectContaining({ name: 'ConsoleAvailableUpdatesNull' }),
+          expect.objectContaining({ name: 'OVNCrashOnMigratedDualStack' }),
+        ],
+      }),
+    ]);
+    expect(s.why.join('\n')).toContain('on a chosen path: 4.12.0 → 4.12.1');
+  });
+
+  it('several channels: merged, deduplicated by payload, each release names its channels', () => {
+    const s = selectReleases({ 'stable-4.13': stable413, 'fast-4.13': stable413 }, [
+      ch('stable-4.13'),
+      ch('fast-4.13', { minVersion: '4.13.42' }),
+    ]);
+    expect(versions(s)).toEqual(['4.13.42', '4.13.43']);
+    expect(s.releases[1].channels.sort()).toEqual(['fast-4.13', 'stable-4.13']);
+  });
+});
+
+/** A small synthetic graph: versions in order, edges as version pairs. */
+function graph(vs: string[], edges: [string, string][]): UpdateGraph {
+  return {
+    nodes: vs.map((v) => ({
+      version: v,
+      payload: `quay.io/x/release@sha256:${v.replace(/\./g, '').padStart(64, '0')}`,
+      metadata: {},
+    })),
+    edges: edges.map(([a, b]) => [vs.indexOf(a), vs.indexOf(b)]),
+    conditionalEdges: [],
+  };
+}
+
+describe('upgrades across channels (oc-mirror CalculateUpgrades)', () => {
+  const s13 = graph(
+    ['4.13.0', '4.13.1', '4.13.2'],
+    [
+      ['4.13.0', '4.13.1'],
+      ['4.13.1', '4.13.2'],
+      ['4.13.0', '4.13.2'],
+    ],
+  );
+  const s14 = graph(
+    ['4.13.2', '4.14.0', '4.14.1', '4.14.2'],
+    [
+      ['4.13.2', '4.14.1'],
+      ['4.14.0', '4.14.1'],
+      ['4.14.1', '4.14.2'],
+    ],
+  );
+  const s15 = graph(
+    ['4.14.2', '4.15.0', '4.15.1'],
+    [
+      ['4.14.2', '4.15.0'],
+      ['4.15.0', '4.15.1'],
+    ],
+  );
+
+  it('walks stable-4.13 → stable-4.14 → stable-4.15 through each channel head', async () => {
+    const channels = [ch('stable-4.13', { minVersion: '4.13.0', maxVersion: '4.13.0' }), ch('stable-4.15')];
+    const e = thrown(() => selectReleases({ 'stable-4.13': s13, 'stable-4.15': s15 }, channels));
+    expect(e.code).toBe('RELEASE_GRAPH_MISSING');
+    expect(e.details?.channel).toBe('stable-4.14');
+    const fetched: string[] = [];
+    const all: Record<string, UpdateGraph> = { 'stable-4.13': s13, 'stable-4.14': s14, 'stable-4.15': s15 };
+    const { selection } = await resolveReleases(channels, async (c) => {
+      fetched.push(c);
+      return all[c];
+    });
+    expect(fetched).toEqual(['stable-4.13', 'stable-4.15', 'stable-4.14']);
+    expect(versions(selection)).toEqual(['4.13.0', '4.13.2', '4.14.1', '4.14.2', '4.15.0', '4.15.1']);
+  });
+
+  it('stops at a blocked edge and keeps the requested release', () => {
+    const s15blocked = graph(['4.15.0', '4.15.1'], [['4.15.0', '4.15.1']]);
+    const s = selectReleases({ 'stable-4.14': s14, 'stable-4.15': s15blocked }, [
+      ch('stable-4.14', { minVersion: '4.14.0', maxVersion: '4.14.0' }),
+      ch('stable-4.15', { minVersion: '4.15.1', maxVersion: '4.15.1' }),
+    ]);
+    expect(versions(s)).toEqual(['4.14.0', '4.14.1', '4.14.2', '4.15.1']);
+    expect(s.why.join('\n')).toContain('blocked edge');
+  });
+});
