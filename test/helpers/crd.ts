@@ -1,0 +1,158 @@
+/**
+ * Validate objects against the real CustomResourceDefinitions in ../shared/realdata/crds with ajv,
+ * the way the API server would check them (as far as a JSON Schema validator can).
+ *
+ * Kubernetes structural-schema rules translated for ajv:
+ * - `x-kubernetes-int-or-string: true` → `anyOf: [integer, string]`;
+ * - an object with `properties` and without `x-kubernetes-preserve-unknown-fields` or
+ *   `additionalProperties` gets `additionalProperties: false` (the server would prune an unknown field
+ *   silently, or reject it with strict field validation; either way a typo must fail here);
+ * - `x-kubernetes-list-type: set` → `uniqueItems: true`;
+ * - other `x-kubernetes-*` keywords (CEL validations, list map keys) are ignored; formats are not checked.
+ * `apiVersion` and `kind` are checked against the CRD's group, storage version and kind.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { load } from 'js-yaml';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** Where the real CRDs live (outside the repository, never copied into it). */
+export const CRD_DIR = resolve(repoRoot, '..', 'shared', 'realdata', 'crds');
+
+type Schema = Record<string, unknown>;
+
+/** One validation failure: a JSON path into the object (`$.spec.imageDigestMirrors[0].source`) and why. */
+export interface CrdError {
+  path: string;
+  message: string;
+}
+
+/** A loaded CRD: its identity, the translated schema, and a validator. */
+export interface Crd {
+  group: string;
+  version: string;
+  kind: string;
+  apiVersion: string;
+  schema: Schema;
+  validate(obj: unknown): CrdError[];
+}
+
+function isObject(v: unknown): v is Schema {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Translate a Kubernetes structural schema into plain JSON Schema for ajv (see the file comment). */
+export function toJsonSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(toJsonSchema);
+  if (!isObject(node)) return node;
+  const out: Schema = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'properties' && isObject(v)) {
+      out.properties = Object.fromEntries(Object.entries(v).map(([p, s]) => [p, toJsonSchema(s)]));
+    } else if (k === 'description' || k.startsWith('x-kubernetes-')) {
+      continue;
+    } else {
+      out[k] = toJsonSchema(v);
+    }
+  }
+  if (node['x-kubernetes-int-or-string'] === true) {
+    delete out.type;
+    out.anyOf = [{ type: 'integer' }, { type: 'string' }];
+  }
+  if (node['x-kubernetes-list-type'] === 'set') out.uniqueItems = true;
+  const preserve = node['x-kubernetes-preserve-unknown-fields'] === true;
+  if (isObject(node.properties) && !preserve && node.additionalProperties === undefined) {
+    out.additionalProperties = false;
+  }
+  return out;
+}
+
+/** JSON Pointer (`/spec/x/0/y`) → JSON path (`$.spec.x[0].y`). */
+function jsonPath(pointer: string): string {
+  let path = '$';
+  for (const raw of pointer.split('/').slice(1)) {
+    const seg = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    path += /^\d+$/.test(seg)
+      ? `[${seg}]`
+      : /^[A-Za-z_$][\w$-]*$/.test(seg)
+        ? `.${seg}`
+        : `[${JSON.stringify(seg)}]`;
+  }
+  return path;
+}
+
+function describe(e: ErrorObject): CrdError {
+  let path = jsonPath(e.instancePath);
+  let message = e.message ?? e.keyword;
+  if (e.keyword === 'additionalProperties') {
+    const extra = String((e.params as { additionalProperty: string }).additionalProperty);
+    path = `${path}.${extra}`;
+    message = 'is not a field of this schema';
+  } else if (e.keyword === 'enum') {
+    message = `${message}: ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`;
+  }
+  return { path, message };
+}
+
+const cache = new Map<string, Crd>();
+
+/** Load `<CRD_DIR>/<file>` and build a validator for its served storage version. */
+export function loadCrd(file: string): Crd {
+  const hit = cache.get(file);
+  if (hit) return hit;
+  const crd = load(readFileSync(resolve(CRD_DIR, file), 'utf8')) as {
+    kind?: string;
+    spec: {
+      group: string;
+      names: { kind: string };
+      versions: {
+        name: string;
+        served?: boolean;
+        storage?: boolean;
+        schema?: { openAPIV3Schema?: unknown };
+      }[];
+    };
+  };
+  if (crd.kind !== 'CustomResourceDefinition') throw new Error(`${file} is not a CustomResourceDefinition`);
+  const v = crd.spec.versions.find((x) => x.served && x.storage) ?? crd.spec.versions.find((x) => x.served);
+  if (!v?.schema?.openAPIV3Schema) throw new Error(`${file} has no served version with an openAPIV3Schema`);
+  const schema = toJsonSchema(v.schema.openAPIV3Schema) as Schema;
+  const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+  const check: ValidateFunction = ajv.compile(schema);
+  const group = crd.spec.group;
+  const kind = crd.spec.names.kind;
+  const apiVersion = group ? `${group}/${v.name}` : v.name;
+  const loaded: Crd = {
+    group,
+    version: v.name,
+    kind,
+    apiVersion,
+    schema,
+    validate(obj: unknown): CrdError[] {
+      const errors: CrdError[] = [];
+      if (!isObject(obj)) return [{ path: '$', message: 'is not an object' }];
+      if (obj.apiVersion !== apiVersion) {
+        errors.push({
+          path: '$.apiVersion',
+          message: `is ${JSON.stringify(obj.apiVersion)}, expected ${apiVersion}`,
+        });
+      }
+      if (obj.kind !== kind)
+        errors.push({ path: '$.kind', message: `is ${JSON.stringify(obj.kind)}, expected ${kind}` });
+      if (!isObject(obj.metadata) || typeof obj.metadata.name !== 'string' || obj.metadata.name === '') {
+        errors.push({ path: '$.metadata.name', message: 'is missing' });
+      }
+      if (!check(obj)) errors.push(...(check.errors ?? []).map(describe));
+      return errors;
+    },
+  };
+  cache.set(file, loaded);
+  return loaded;
+}
+
+/** Validate `obj` against the CRD in `file`; the errors, empty when it is valid. */
+export function validateAgainstCrd(file: string, obj: unknown): CrdError[] {
+  return loadCrd(file).validate(obj);
+}
