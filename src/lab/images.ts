@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { Header } from 'tar';
 import type { Descriptor, ManifestData } from '../mirror/manifest.js';
 import { MediaType } from '../mirror/media-types.js';
@@ -6,7 +7,7 @@ import type { OciLayout } from '../mirror/layout/store.js';
 
 /**
  * Synthetic container images for tests, benchmarks and the demo: layers are real tar archives of
- * random bytes, configs carry matching diff_ids, and images come as OCI or Docker schema 2,
+ * random bytes (gzipped for Docker images), configs carry matching diff_ids, and images come as OCI or Docker schema 2,
  * single-architecture or multi-arch indexes. Layers with the same `id` are byte-identical, so
  * shared base layers behave as they do in a release payload.
  */
@@ -38,7 +39,7 @@ export interface BuiltImage {
   bytes: number;
 }
 
-const sharedLayers = new Map<string, { bytes: Buffer; digest: string }>();
+const sharedLayers = new Map<string, BuiltLayer>();
 
 /**
  * The bytes of a tar archive holding one file of random bytes, `size` bytes in all (header, payload,
@@ -74,19 +75,33 @@ function digestOf(b: Buffer): string {
   return `sha256:${createHash('sha256').update(b).digest('hex')}`;
 }
 
-function layerFor(spec: LayerSpec, salt: string): { bytes: Buffer; digest: string } {
-  if (spec.id) {
-    const key = `${spec.id}:${spec.size}`;
-    let l = sharedLayers.get(key);
-    if (!l) {
-      const bytes = randomTarLayer(spec.size, `${spec.id}.bin`);
-      l = { bytes, digest: digestOf(bytes) };
-      sharedLayers.set(key, l);
-    }
-    return l;
+interface BuiltLayer {
+  /** The blob as stored: a plain tar, or gzip of it for Docker images. */
+  bytes: Buffer;
+  digest: string;
+  /** Digest of the uncompressed tar (the config's diff_id). */
+  diffId: string;
+}
+
+/**
+ * A layer blob. Docker schema 2 has only a gzip layer type, so Docker images get gzip (level 1)
+ * of the tar; OCI images get the plain tar with the uncompressed layer type. Shared layers are
+ * built once per id, size and compression.
+ */
+function layerFor(spec: LayerSpec, salt: string, gzip: boolean): BuiltLayer {
+  const make = (name: string): BuiltLayer => {
+    const tar = randomTarLayer(spec.size, name);
+    const bytes = gzip ? gzipSync(tar, { level: 1 }) : tar;
+    return { bytes, digest: digestOf(bytes), diffId: gzip ? digestOf(tar) : digestOf(bytes) };
+  };
+  if (!spec.id) return make(`${salt}.bin`);
+  const key = `${spec.id}:${spec.size}:${gzip ? 'gz' : 'tar'}`;
+  let l = sharedLayers.get(key);
+  if (!l) {
+    l = make(`${spec.id}.bin`);
+    sharedLayers.set(key, l);
   }
-  const bytes = randomTarLayer(spec.size, `${salt}.bin`);
-  return { bytes, digest: digestOf(bytes) };
+  return l;
 }
 
 async function buildSingle(
@@ -97,9 +112,11 @@ async function buildSingle(
   const docker = spec.format === 'docker';
   const layerType = docker ? MediaType.DockerLayerGzip : MediaType.OciLayer;
   const layers: Descriptor[] = [];
+  const diffIds: string[] = [];
   let bytes = 0;
   for (const [i, l] of spec.layers.entries()) {
-    const built = layerFor(l, `${spec.repo}-${arch}-${i}`);
+    const built = layerFor(l, `${spec.repo}-${arch}-${i}`, docker);
+    diffIds.push(built.diffId);
     if (!(await layout.hasBlob(built.digest, built.bytes.length))) await layout.putBytes(built.bytes);
     layers.push({ mediaType: layerType, digest: built.digest, size: built.bytes.length });
     bytes += built.bytes.length;
@@ -112,7 +129,7 @@ async function buildSingle(
       config: {
         Labels: { 'io.airgap.synthetic': spec.repo, 'io.airgap.nonce': randomBytes(8).toString('hex') },
       },
-      rootfs: { type: 'layers', diff_ids: layers.map((l) => l.digest) },
+      rootfs: { type: 'layers', diff_ids: diffIds },
     }),
   );
   const configDigest = await layout.putBytes(config);
