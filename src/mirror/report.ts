@@ -35,5 +35,9 @@ export function renderReport(r: MirrorReport): string {
       );
     }
   }
+  if (r.clusterResources && r.clusterResources.length > 0) {
+    lines.push(`cluster resources (apply on the cluster, or use registries.conf on hosts):`);
+    for (const f of r.clusterResources) lines.push(`  ${f}`);
+  }
   return lines.join('\n');
 }

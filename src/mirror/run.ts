@@ -10,12 +10,16 @@ import { LayoutEndpoint, RegistryEndpoint, type Endpoint } from './copy/endpoint
 import { Journal } from './copy/journal.js';
 import { loadImageSetConfig, unsupportedFields } from './isc/index.js';
 import type { ImageSetConfig } from './isc/types.js';
+import type { MirroredImage } from './outputs/types.js';
 import { OciLayout } from './layout/store.js';
 import { joinRepo, planAdditionalImages, type BlockedImage, type PlannedImage } from './plan.js';
 import { formatReference, parseLocation } from './reference.js';
 import { RegistryClient, type RegistryClientOptions } from './registry/client.js';
 
 /** oc-mirror v2's three workflows, plus mirrorToLayout: into a plain OCI layout (`oci:<dir>`), no archive. */
+/** Written into generated objects' annotations. */
+const AIRGAP_VERSION = '0.1.0';
+
 export type MirrorMode = 'mirrorToMirror' | 'mirrorToDisk' | 'diskToMirror' | 'mirrorToLayout';
 
 export interface MirrorOptions {
@@ -50,6 +54,8 @@ export interface MirrorReport {
   plan: { source: string; destination: string }[];
   summary?: CopySummary;
   archive?: { dir: string; parts: ArchiveManifest['parts']; previouslyArchived: number };
+  /** Files written to `<workspace>/cluster-resources/` (runs that end in a registry). */
+  clusterResources?: string[];
 }
 
 const GiB = 1024 ** 3;
@@ -258,6 +264,31 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
     progress({ type: 'phase', name: 'copy', detail: `${pairs.length} images` });
     const engine = new CopyEngine({ parallel: o.parallel, arches: o.arches, journal, progress });
     report.summary = await engine.run(pairs);
+
+    if (dest.transport === 'docker-prefix') {
+      // What the cluster needs to pull through the mirror: IDMS/ITMS, registries.conf, mapping.
+      const mirrored: MirroredImage[] = [];
+      report.summary.images.forEach((r, n) => {
+        const i = images[n]!;
+        if (r.status === 'failed' || !r.digest) return;
+        mirrored.push({
+          source: i.source,
+          destination: {
+            registry: dest.registry,
+            repository: joinRepo(destPrefix, i.destRepo),
+            tag: i.destTag,
+            digest: r.digest,
+          },
+          category: 'generic',
+          byDigest: i.source.digest !== undefined,
+          byTag: i.source.tag !== undefined,
+        });
+      });
+      const { writeClusterResources } = await import('./outputs/index.js');
+      report.clusterResources = await writeClusterResources(join(workspace, 'cluster-resources'), mirrored, {
+        version: AIRGAP_VERSION,
+      });
+    }
 
     if (mode === 'mirrorToDisk' && layout) {
       const { packArchive, readHistory, writeHistory } = await import('./archive/archive.js');

@@ -20,6 +20,8 @@ export interface SkopeoOptions {
   tlsVerify?: boolean;
   /** Default 60 s. */
   timeoutMs?: number;
+  /** A containers-registries.conf for this call (`--registries-conf`): mirrors, blocked registries. */
+  registriesConf?: string;
 }
 
 export interface SkopeoCopyOptions extends SkopeoOptions {
@@ -77,6 +79,11 @@ function isDocker(ref: string): boolean {
   return ref.startsWith('docker://');
 }
 
+/** Flags that go before the subcommand. */
+function globalFlags(opts: SkopeoOptions): string[] {
+  return opts.registriesConf ? ['--registries-conf', opts.registriesConf] : [];
+}
+
 /** Flags for one side; `prefix` is '' (inspect, list-tags), 'src-' or 'dest-' (copy). */
 function sideFlags(prefix: '' | 'src-' | 'dest-', opts: SkopeoOptions): string[] {
   const args: string[] = [];
@@ -123,7 +130,7 @@ export async function skopeoInspect(
   opts: SkopeoOptions & { raw?: boolean } = {},
 ): Promise<string | SkopeoInspectResult> {
   const out = await run(
-    ['inspect', ...sideFlags('', opts), ...(opts.raw ? ['--raw'] : []), ref],
+    [...globalFlags(opts), 'inspect', ...sideFlags('', opts), ...(opts.raw ? ['--raw'] : []), ref],
     opts.timeoutMs,
   );
   const text = Buffer.from(out).toString('utf8');
@@ -132,7 +139,9 @@ export async function skopeoInspect(
 
 /** The raw manifest bytes of `ref`, exactly as the registry serves them. */
 export async function skopeoRawManifest(ref: string, opts: SkopeoOptions = {}): Promise<Buffer> {
-  return Buffer.from(await run(['inspect', ...sideFlags('', opts), '--raw', ref], opts.timeoutMs));
+  return Buffer.from(
+    await run([...globalFlags(opts), 'inspect', ...sideFlags('', opts), '--raw', ref], opts.timeoutMs),
+  );
 }
 
 /** `sha256:<hex>` of the raw manifest bytes of `ref` (its content digest). */
