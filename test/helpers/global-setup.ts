@@ -38,6 +38,10 @@ function buildCli(): void {
 }
 
 export default function setup(): void {
+  // Tests talk to registries on loopback; a proxy set for the machine must not reroute them (the
+  // proxy tests set their own). Workers inherit this process's environment.
+  for (const v of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'])
+    delete process.env[v];
   if (process.env.AIRGAP_SKIP_BUILD !== '1') buildCli();
   const missing = missingTestDeps();
   if (missing.length === 0) return;

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { join } from 'node:path';
-import { Agent, request } from 'undici';
+import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { AirgapError, usageError } from '../../util/errors.js';
 
 /**
@@ -82,24 +82,32 @@ function contextFor(cas: string[], cert?: string, key?: string): SecureContext |
   return ctx;
 }
 
-/** An undici Agent for one host. */
-export function createAgent(host: string, opts: AgentOptions = {}): Agent {
+/** The proxy variables podman, skopeo and oc-mirror honour (lowercase first, as curl does). */
+export function proxyFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env.https_proxy || env.HTTPS_PROXY || env.http_proxy || env.HTTP_PROXY);
+}
+
+/**
+ * The dispatcher for one host: an undici Agent, or, when HTTPS_PROXY/HTTP_PROXY is set, an
+ * EnvHttpProxyAgent that tunnels through the proxy (CONNECT) unless NO_PROXY names the host. TLS
+ * to the registry is configured the same way on both paths.
+ */
+export function createAgent(host: string, opts: AgentOptions = {}): Dispatcher {
   const extra = (opts.caFiles ?? []).map((f) => readPem(f, 'CA file'));
   const fromDirs = certsDirMaterial(host, opts.certDirs ?? DEFAULT_CERT_DIRS);
   const custom = [...extra, ...fromDirs.cas];
   // One TLS context per agent: building it parses every root certificate, which costs more CPU
   // than the handshake itself if done per connection.
   const secureContext = contextFor(custom, fromDirs.cert, fromDirs.key);
-  return new Agent({
+  const tls = { rejectUnauthorized: !opts.insecureSkipVerify, ...(secureContext ? { secureContext } : {}) };
+  const common = {
     connections: opts.connections ?? 8,
     keepAliveTimeout: 30_000,
     headersTimeout: 120_000,
     bodyTimeout: 300_000,
-    connect: {
-      rejectUnauthorized: !opts.insecureSkipVerify,
-      ...(secureContext ? { secureContext } : {}),
-    },
-  });
+  };
+  if (proxyFromEnv()) return new EnvHttpProxyAgent({ ...common, connect: tls, requestTls: tls });
+  return new Agent({ ...common, connect: tls });
 }
 
 const TLS_CODES = new Set([
