@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltImage } from '../../src/lab/images.js';
 import { airgap } from '../helpers/cli.js';
 import { seedRegistry, tempDir, writeIsc } from '../helpers/fixtures.js';
-import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { freePort, startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { skopeoDigest } from '../helpers/skopeo.js';
 
 const noStack = /\n\s+at .+:\d+:\d+/;
@@ -91,6 +91,34 @@ describe('airgap mirror: bad input and partial failure', () => {
     expect(text.exitCode).toBe(1);
     expect(text.stdout).toMatch(/FAILED .*no\/such-image/);
     expect(text.stdout).toMatch(/already present 1 · failed 3/);
+  });
+
+  it('an unreachable registry fails its images with one clear reason, the others still copy', async () => {
+    const port = await freePort();
+    const gone = `127.0.0.1:${port}`;
+    const isc = await writeIsc(dir, [
+      `${src.host}/ok/app:v1`,
+      ...['a', 'b', 'c', 'd'].map((n) => `${gone}/lost/${n}:v1`),
+    ]);
+    const r = await mirrorCli(
+      isc,
+      '--retry-times',
+      '2',
+      '--workspace',
+      `file://${dir}/ws-gone`,
+      `docker://${dst.host}/gone`,
+      '--json',
+    );
+    expect(r.exitCode).toBe(1);
+    const report = JSON.parse(r.stdout);
+    expect(report.summary.copied).toBe(1);
+    const lost = report.summary.images.filter((i: { source: string }) => i.source.startsWith(gone));
+    expect(lost).toHaveLength(4);
+    for (const i of lost) {
+      expect(i.error.code).toBe('REGISTRY_UNREACHABLE');
+      expect(i.error.message).toContain(gone);
+      expect(i.error.hint).toMatch(/host and port/);
+    }
   });
 
   it('rejects an unknown field with file, line and field, and copies nothing', async () => {

@@ -101,6 +101,8 @@ export class RegistryClient {
   private challenge?: Challenge;
   /** The first contact: GET /v2/ once, so that concurrent requests do not each collect a 401. */
   private learned?: Promise<void>;
+  /** Set when first contact failed for good: every request reports this instead of retrying. */
+  private unreachable?: AirgapError;
   private readonly tokens = new Map<string, Token>();
   /** Token requests in flight, by scope set: concurrent requests wait for one instead of each asking. */
   private readonly pendingTokens = new Map<string, Promise<Token>>();
@@ -338,17 +340,29 @@ export class RegistryClient {
   }
 
   /** One request with auth, redirects and retries. Non-`ok` statuses become AirgapErrors. */
+  /**
+   * First contact, once per client: GET /v2/ (with retries) learns the auth scheme, so concurrent
+   * requests do not each collect a 401. A registry that cannot be reached at all (connection
+   * refused, unknown host, TLS rejected) is remembered, and every request then fails at once with
+   * that reason instead of retrying on its own.
+   */
   private learnChallenge(): Promise<void> {
     this.learned ??= (async () => {
-      try {
-        const res = await this.once(
-          { method: 'GET', path: '/v2/', ok: [200], what: `${this.registry}/v2/` },
-          undefined,
-        );
-        await res.body.dump();
-        if (res.statusCode === 401) this.challenge = parseChallenge(header(res, 'www-authenticate'));
-      } catch {
-        // Unreachable or TLS trouble: the real request reports it with its own context.
+      const what = `${this.registry}/v2/`;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const res = await this.once({ method: 'GET', path: '/v2/', ok: [200], what }, undefined);
+          await res.body.dump();
+          if (res.statusCode === 401) this.challenge = parseChallenge(header(res, 'www-authenticate'));
+          return;
+        } catch (e) {
+          const err = this.networkError(e, what);
+          if (err.code === 'REGISTRY_TLS' || attempt >= this.retry.attempts) {
+            if (err.code === 'REGISTRY_TLS' || err.code === 'REGISTRY_UNREACHABLE') this.unreachable = err;
+            return; // anything else: the real request reports it with its own context
+          }
+          await this.backoff(attempt);
+        }
       }
     })();
     return this.learned;
@@ -356,6 +370,10 @@ export class RegistryClient {
 
   async send(req: Req): Promise<Response> {
     await this.learnChallenge();
+    if (this.unreachable) {
+      const u = this.unreachable;
+      throw new AirgapError(u.code, u.message, { where: req.what, hint: u.hint, cause: u });
+    }
     const replayable = req.body === undefined || typeof req.body === 'string' || Buffer.isBuffer(req.body);
     let authRetried = false;
     for (let attempt = 1; ; attempt++) {
