@@ -110,7 +110,12 @@ describe('mirroring through a faulty network', () => {
         times: 1,
       },
     ]);
-    const { report } = await mirrorThroughProxies('m', built);
+    // A watchdog: if the run ever stalls, say where (the proxies' last requests), then fail.
+    const watchdog = setTimeout(() => {
+      const tail = (p: FaultProxy) => p.stats().log.slice(-25);
+      console.error('STALLED', JSON.stringify({ src: tail(srcProxy), dst: tail(dstProxy) }, null, 1));
+    }, 45_000);
+    const { report } = await mirrorThroughProxies('m', built).finally(() => clearTimeout(watchdog));
     expect(report.summary?.images.filter((i) => i.status === 'failed').map((i) => i.error)).toEqual([]);
     expect(report.summary?.copied).toBe(built.length);
     // Every rule fired: the faults really happened.

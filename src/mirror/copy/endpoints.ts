@@ -110,7 +110,7 @@ export class RegistryEndpoint implements Endpoint {
         const session = await this.startOrFind(repo, d.digest);
         if (session.mounted) return 'present';
         const v = new DigestVerifier(d.digest, d.size);
-        reader.seek(0);
+        reader.restart(0);
         const body = (async function* () {
           for await (const chunk of reader.read(d.size)) {
             v.update(chunk);
@@ -200,6 +200,7 @@ export class RegistryEndpoint implements Endpoint {
         }
         offset = status.committed;
         session = status.location;
+        reader.restart(offset);
       }
     }
     try {

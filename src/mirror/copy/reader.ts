@@ -27,8 +27,17 @@ export class ResumableReader {
     private readonly maxStalls = 6,
   ) {}
 
+  /** Continue from `offset`: a no-op when the stream is already there (the next chunk of an upload). */
   seek(offset: number): void {
     if (offset === this.position) return;
+    this.restart(offset);
+  }
+
+  /**
+   * Start over from `offset` after a failed request, even if the position looks right: a read
+   * handed to that request may still be pulling bytes, and must not share the stream with the next.
+   */
+  restart(offset: number): void {
     this.drop();
     this.position = offset;
   }
