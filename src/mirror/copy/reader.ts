@@ -13,6 +13,8 @@ export class ResumableReader {
   position = 0;
   resumes = 0;
   private it?: AsyncIterator<Buffer>;
+  /** The open response body, destroyed (not just abandoned) when the reader lets go of it. */
+  private body?: AsyncIterable<Buffer>;
   private leftover?: Buffer;
   /**
    * Bumped by every seek/close. A `read` started before a seek may still be pulled by an HTTP
@@ -51,8 +53,13 @@ export class ResumableReader {
   /** Forget the current connection (it broke); reads in flight go on from the same position. */
   private closeIterator(): void {
     const it = this.it;
+    const body = this.body;
     this.it = undefined;
+    this.body = undefined;
     this.leftover = undefined;
+    // Destroy the stream itself: `return()` waits behind a pending `next()`, and a response left
+    // half-read keeps its connection busy (an Agent's close() would wait on it forever).
+    (body as { destroy?: () => void } | undefined)?.destroy?.();
     void it?.return?.().catch(() => undefined);
   }
 
@@ -73,9 +80,10 @@ export class ResumableReader {
         if (!this.it) {
           const { body, start } = await this.open(this.position);
           if (gen !== this.generation) {
-            void body[Symbol.asyncIterator]().return?.();
+            (body as { destroy?: () => void }).destroy?.();
             return undefined;
           }
+          this.body = body;
           this.it = body[Symbol.asyncIterator]();
           let skip = this.position - start;
           while (skip > 0) {

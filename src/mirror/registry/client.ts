@@ -127,8 +127,12 @@ export class RegistryClient {
     this.userAgent = opts.userAgent ?? 'airgap/0.1';
   }
 
+  /**
+   * Release the connections. The run is over when this is called, so anything still open (a read
+   * abandoned after a fault) is cut rather than waited for.
+   */
   async close(): Promise<void> {
-    await this.agent.close();
+    await this.agent.destroy();
   }
 
   // ---------------------------------------------------------------- auth
