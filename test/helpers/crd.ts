@@ -12,14 +12,14 @@
  * `apiVersion` and `kind` are checked against the CRD's group, storage version and kind.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { load } from 'js-yaml';
+import { realdata } from './realdata.js';
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Where the real CRDs live (outside the repository, never copied into it). */
-export const CRD_DIR = resolve(repoRoot, '..', 'shared', 'realdata', 'crds');
+export const CRD_DIR = realdata('crds');
 
 type Schema = Record<string, unknown>;
 

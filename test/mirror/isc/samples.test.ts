@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+
 import { describe, expect, it } from 'vitest';
 import {
   loadImageSetConfig,
@@ -8,9 +8,9 @@ import {
   type DeleteImageSetConfig,
   type ImageSetConfig,
 } from '../../../src/mirror/isc/index.js';
+import { realdata } from '../../helpers/realdata.js';
 
-const repoRoot = resolve(fileURLToPath(import.meta.url), '..', '..', '..', '..');
-const samples = resolve(repoRoot, '..', 'shared', 'realdata', 'samples', 'oc-mirror', 'imagesetconfig');
+const samples = realdata('samples', 'oc-mirror', 'imagesetconfig');
 const sample = (name: string) => join(samples, name);
 
 describe('real oc-mirror samples', () => {

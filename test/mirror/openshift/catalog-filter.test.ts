@@ -1,5 +1,5 @@
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+
 import { describe, expect, it } from 'vitest';
 import { buildSyntheticCatalog, syntheticPackageName } from '../../../src/lab/catalog.js';
 import type { IncludePackage, Operator } from '../../../src/mirror/isc/types.js';
@@ -16,9 +16,9 @@ import {
 } from '../../../src/mirror/openshift/fbc.js';
 import { AirgapError } from '../../../src/util/errors.js';
 import { tempDir } from '../../helpers/fixtures.js';
+import { realdata } from '../../helpers/realdata.js';
 
-const repoRoot = resolve(fileURLToPath(import.meta.url), '..', '..', '..', '..');
-const fbcSamples = resolve(repoRoot, '..', 'shared', 'realdata', 'samples', 'fbc');
+const fbcSamples = realdata('samples', 'fbc');
 const J = 'jaeger-operator.v';
 
 function op(packages: Partial<IncludePackage>[] = [], full = false): Operator {

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+
 import { describe, expect, it } from 'vitest';
 import { buildSyntheticCatalog } from '../../../src/lab/catalog.js';
 import {
@@ -11,9 +11,9 @@ import {
 } from '../../../src/mirror/openshift/fbc.js';
 import { AirgapError } from '../../../src/util/errors.js';
 import { tempDir } from '../../helpers/fixtures.js';
+import { realdata } from '../../helpers/realdata.js';
 
-const repoRoot = resolve(fileURLToPath(import.meta.url), '..', '..', '..', '..');
-const fbcSamples = resolve(repoRoot, '..', 'shared', 'realdata', 'samples', 'fbc');
+const fbcSamples = realdata('samples', 'fbc');
 
 async function* chunked(text: string, size: number): AsyncGenerator<Buffer> {
   const buf = Buffer.from(text, 'utf8');

@@ -3,8 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   fetchGraph,
@@ -17,29 +17,11 @@ import {
 import { startGraphServer, type GraphServer } from '../../../src/lab/graph-server.js';
 import { testCertificates } from '../../../src/lab/pki.js';
 import { AirgapError } from '../../../src/util/errors.js';
+import { realdata, rejection } from '../../helpers/realdata.js';
 
-const repoRoot = resolve(fileURLToPath(import.meta.url), '..', '..', '..', '..');
-const samplePath = resolve(
-  repoRoot,
-  '..',
-  'shared',
-  'realdata',
-  'samples',
-  'update-graph',
-  'cincinnati-amd64-stable-4.13.json',
-);
+const samplePath = realdata('samples', 'update-graph', 'cincinnati-amd64-stable-4.13.json');
 const raw = JSON.parse(readFileSync(samplePath, 'utf8')) as Record<string, unknown>;
 const sample = parseGraph(raw, samplePath);
-
-async function rejection(p: Promise<unknown>): Promise<AirgapError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AirgapError) return e;
-    throw e;
-  }
-  throw new Error('expected an AirgapError');
-}
 
 describe('parseGraph', () => {
   it('keeps the real sample whole', () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildImages } from '../../../src/lab/images.js';
@@ -22,9 +22,9 @@ import {
 import { RegistryClient } from '../../../src/mirror/registry/client.js';
 import { clientFor, tempDir } from '../../helpers/fixtures.js';
 import { startRegistry, type TestRegistry } from '../../helpers/registry.js';
+import { realdata } from '../../helpers/realdata.js';
 
-const repoRoot = resolve(fileURLToPath(import.meta.url), '..', '..', '..', '..');
-const samples = resolve(repoRoot, '..', 'shared', 'realdata', 'samples');
+const samples = realdata('samples');
 const sample = (p: string) => readFile(join(samples, p), 'utf8');
 
 /** Push every entry of a layout (`repo:tag` or `repo@digest`) into a registry under the same names. */

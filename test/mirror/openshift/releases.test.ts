@@ -1,22 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+
 import { describe, expect, it } from 'vitest';
 import { parseGraph, type UpdateGraph } from '../../../src/mirror/openshift/graph.js';
 import { resolveReleases, selectReleases } from '../../../src/mirror/openshift/releases.js';
 import type { ReleaseChannel } from '../../../src/mirror/isc/types.js';
 import { AirgapError } from '../../../src/util/errors.js';
+import { realdata } from '../../helpers/realdata.js';
 
-const repoRoot = resolve(fileURLToPath(import.meta.url), '..', '..', '..', '..');
-const samplePath = resolve(
-  repoRoot,
-  '..',
-  'shared',
-  'realdata',
-  'samples',
-  'update-graph',
-  'cincinnati-amd64-stable-4.13.json',
-);
+const samplePath = realdata('samples', 'update-graph', 'cincinnati-amd64-stable-4.13.json');
 const raw = JSON.parse(readFileSync(samplePath, 'utf8')) as {
   nodes: { version: string; payload: string }[];
 };

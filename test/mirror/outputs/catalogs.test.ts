@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import {
@@ -12,18 +11,9 @@ import {
 import type { ImageReference } from '../../../src/mirror/reference.js';
 import { isAirgapError } from '../../../src/util/errors.js';
 import { validateAgainstCrd } from '../../helpers/crd.js';
+import { realdata } from '../../helpers/realdata.js';
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const TEMPLATE = resolve(
-  repoRoot,
-  '..',
-  'shared',
-  'realdata',
-  'samples',
-  'oc-mirror',
-  'cluster-resources',
-  'catalog-source_template.yaml',
-);
+const TEMPLATE = realdata('samples', 'oc-mirror', 'cluster-resources', 'catalog-source_template.yaml');
 const CS_CRD = 'operators.coreos.com_catalogsources.yaml';
 const CC_CRD = 'olm.operatorframework.io_clustercatalogs.yaml';
 const DIGEST = `sha256:0123456789abcdef${'f'.repeat(48)}`;

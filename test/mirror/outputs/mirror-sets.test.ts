@@ -1,30 +1,18 @@
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+
 import { load, loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { buildIdms, buildItms, mirrorScope, type MirroredImage } from '../../../src/mirror/outputs/index.js';
-import type { ImageReference } from '../../../src/mirror/reference.js';
+import { img, ref } from './helpers.js';
 import { toYamlDocuments } from '../../../src/util/yaml.js';
 import { validateAgainstCrd } from '../../helpers/crd.js';
+import { realdata } from '../../helpers/realdata.js';
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const SAMPLES = resolve(repoRoot, '..', 'shared', 'realdata', 'samples');
+const SAMPLES = realdata('samples');
 const D1 = `sha256:${'1'.repeat(64)}`;
 const D2 = `sha256:${'2'.repeat(64)}`;
 const NOW = new Date(Date.UTC(2026, 10, 22, 3, 4, 5));
-
-function ref(registry: string, repository: string, tag?: string, digest?: string): ImageReference {
-  return { registry, repository, ...(tag ? { tag } : {}), ...(digest ? { digest } : {}) };
-}
-
-function img(
-  category: MirroredImage['category'],
-  source: ImageReference,
-  destination: ImageReference,
-): MirroredImage {
-  return { source, destination, category, byDigest: Boolean(source.digest), byTag: Boolean(source.tag) };
-}
 
 /** oc-mirror's "release use case" (internal/pkg/clusterresources/clusterresources_test.go). */
 const RELEASE: MirroredImage[] = [

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+
 import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import {
@@ -8,29 +8,11 @@ import {
   registriesConfToml,
   type MirroredImage,
 } from '../../../src/mirror/outputs/index.js';
-import type { ImageReference } from '../../../src/mirror/reference.js';
+import { img, ref } from './helpers.js';
+import { realdata } from '../../helpers/realdata.js';
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const SAMPLES = resolve(repoRoot, '..', 'shared', 'realdata', 'samples', 'registries-conf');
+const SAMPLES = realdata('samples', 'registries-conf');
 const D = `sha256:${'3'.repeat(64)}`;
-
-const ref = (registry: string, repository: string, tag?: string, digest?: string): ImageReference => ({
-  registry,
-  repository,
-  ...(tag ? { tag } : {}),
-  ...(digest ? { digest } : {}),
-});
-const img = (
-  category: MirroredImage['category'],
-  source: ImageReference,
-  destination: ImageReference,
-): MirroredImage => ({
-  source,
-  destination,
-  category,
-  byDigest: Boolean(source.digest),
-  byTag: Boolean(source.tag),
-});
 
 const IMAGES: MirroredImage[] = [
   img(

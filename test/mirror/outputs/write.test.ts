@@ -8,7 +8,7 @@ import {
   writeClusterResources,
   type MirroredImage,
 } from '../../../src/mirror/outputs/index.js';
-import type { ImageReference } from '../../../src/mirror/reference.js';
+import { img, ref } from './helpers.js';
 import { validateAgainstCrd } from '../../helpers/crd.js';
 
 const D1 = `sha256:${'a'.repeat(64)}`;
@@ -21,23 +21,6 @@ const CRDS: Record<string, string> = {
   ClusterCatalog: 'olm.operatorframework.io_clustercatalogs.yaml',
 };
 
-const ref = (registry: string, repository: string, tag?: string, digest?: string): ImageReference => ({
-  registry,
-  repository,
-  ...(tag ? { tag } : {}),
-  ...(digest ? { digest } : {}),
-});
-const img = (
-  category: MirroredImage['category'],
-  source: ImageReference,
-  destination: ImageReference,
-): MirroredImage => ({
-  source,
-  destination,
-  category,
-  byDigest: Boolean(source.digest),
-  byTag: Boolean(source.tag),
-});
 const M = 'mirror.example.com:8443';
 
 const ALL: MirroredImage[] = [

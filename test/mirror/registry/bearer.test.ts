@@ -20,6 +20,7 @@ import { startRegistry, type TestRegistry } from '../../helpers/registry.js';
 import { skopeoDigest } from '../../helpers/skopeo.js';
 import { testPki } from '../../helpers/tls.js';
 import { startTokenServer, type TokenServer } from '../../helpers/token-server.js';
+import { rejection } from '../../helpers/realdata.js';
 
 const PASSWORDS = {
   mirror: `mirror-${randomBytes(8).toString('hex')}`,
@@ -33,16 +34,6 @@ function blobDigests(manifest: Buffer): string[] {
     layers: { digest: string }[];
   };
   return [doc.config.digest, ...doc.layers.map((l) => l.digest)];
-}
-
-async function caught(p: Promise<unknown>): Promise<AirgapError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AirgapError) return e;
-    throw e;
-  }
-  throw new Error('expected an AirgapError');
 }
 
 /**
@@ -374,7 +365,7 @@ describe('RegistryClient with Bearer tokens from a token server (real distributi
     // Pulling is allowed...
     expect((await client.getManifest('dst/app', 'v1')).digest).toBe(app().digest);
     // ...pushing is not: the token service grants pull only (a partial grant), the registry refuses.
-    const e = await caught(client.startUpload('dst/app', sha256Digest(randomBytes(100))));
+    const e = await rejection(client.startUpload('dst/app', sha256Digest(randomBytes(100))));
     expect(e.code).toBe('REGISTRY_DENIED');
     expect(e.message).toContain(reg.host);
     expect(e.message).toContain(auth.reader);
@@ -392,7 +383,7 @@ describe('RegistryClient with Bearer tokens from a token server (real distributi
   it('a wrong password is REGISTRY_UNAUTHORIZED from the token service, naming the source, no secret', async () => {
     ts.clearLog();
     const client = clientWith(auth.wrong);
-    const e = await caught(client.getManifest('dst/app', 'v1'));
+    const e = await rejection(client.getManifest('dst/app', 'v1'));
     expect(e.code).toBe('REGISTRY_UNAUTHORIZED');
     expect(e.message).toContain(reg.host);
     expect(e.message).toContain(ts.url);

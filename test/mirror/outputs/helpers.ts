@@ -1,0 +1,16 @@
+import type { MirroredImage } from '../../../src/mirror/outputs/index.js';
+import type { ImageReference } from '../../../src/mirror/reference.js';
+
+/** An image reference from its parts. */
+export function ref(registry: string, repository: string, tag?: string, digest?: string): ImageReference {
+  return { registry, repository, ...(tag ? { tag } : {}), ...(digest ? { digest } : {}) };
+}
+
+/** A mirrored image; digest and tag references follow from the source. */
+export function img(
+  category: MirroredImage['category'],
+  source: ImageReference,
+  destination: ImageReference,
+): MirroredImage {
+  return { source, destination, category, byDigest: Boolean(source.digest), byTag: Boolean(source.tag) };
+}
