@@ -1,6 +1,7 @@
 /**
  * Test PKI: one CA and one server certificate (localhost, 127.0.0.1, ::1) per test process, minted
  * with src/certs/mint.ts and written as ca.crt, tls.crt and tls.key (0600) into any dir asked for.
+ * A server that listens on another address gets a certificate from the same CA that also names it.
  */
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -11,7 +12,7 @@ export interface TestPki {
   dir: string;
   /** PEM file of the test CA, to trust. */
   caFile: string;
-  /** PEM file of the server certificate for localhost, 127.0.0.1 and ::1. */
+  /** PEM file of the server certificate for localhost, 127.0.0.1 and ::1 (and any extra IPs asked for). */
   certFile: string;
   /** PEM file of the server key (mode 0600). */
   keyFile: string;
@@ -20,6 +21,9 @@ export interface TestPki {
 }
 
 let minted: { ca: CertKeyPair; server: CertKeyPair } | undefined;
+const DEFAULT_IPS = ['127.0.0.1', '::1'];
+/** Server certificates with extra IP SANs, by their sorted extra IPs. */
+const extraServers = new Map<string, CertKeyPair>();
 
 /** The process-wide CA and server certificate, minted on first use (RSA 2048, about half a second). */
 export function testCertificates(): { ca: CertKeyPair; server: CertKeyPair } {
@@ -29,7 +33,7 @@ export function testCertificates(): { ca: CertKeyPair; server: CertKeyPair } {
       ca,
       commonName: 'localhost',
       dnsNames: ['localhost'],
-      ipAddresses: ['127.0.0.1', '::1'],
+      ipAddresses: DEFAULT_IPS,
       days: 30,
     });
     minted = { ca, server };
@@ -38,11 +42,36 @@ export function testCertificates(): { ca: CertKeyPair; server: CertKeyPair } {
 }
 
 /**
- * Write the test PKI into `dir` (created if needed) and return the paths and PEMs. The certificates
- * are minted once per process; the files are (re)written on every call, which is cheap.
+ * A server certificate from the test CA for localhost, 127.0.0.1, ::1 and `extraIps` (IPv4 or IPv6
+ * literals), minted once per distinct set; with no extra IPs, the process-wide one.
  */
-export async function testPki(dir: string): Promise<TestPki> {
+export function testServerCertificate(extraIps: readonly string[] = []): CertKeyPair {
   const { ca, server } = testCertificates();
+  const extra = [...new Set(extraIps)].filter((ip) => !DEFAULT_IPS.includes(ip)).sort();
+  if (extra.length === 0) return server;
+  const key = extra.join(',');
+  let cert = extraServers.get(key);
+  if (!cert) {
+    cert = issueServerCert({
+      ca,
+      commonName: 'localhost',
+      dnsNames: ['localhost'],
+      ipAddresses: [...DEFAULT_IPS, ...extra],
+      days: 30,
+    });
+    extraServers.set(key, cert);
+  }
+  return cert;
+}
+
+/**
+ * Write the test PKI into `dir` (created if needed) and return the paths and PEMs. The certificates
+ * are minted once per process; the files are (re)written on every call, which is cheap. With
+ * `ipAddresses`, the server certificate also names those addresses.
+ */
+export async function testPki(dir: string, opts: { ipAddresses?: readonly string[] } = {}): Promise<TestPki> {
+  const { ca } = testCertificates();
+  const server = testServerCertificate(opts.ipAddresses);
   dir = resolve(dir);
   await mkdir(dir, { recursive: true });
   const pki: TestPki = {

@@ -45,8 +45,11 @@ export interface StartRegistryOptions {
   token?: RegistryTokenAuth;
   /** HTTPS with the test PKI; default true. */
   tls?: boolean;
-  /** Interface to listen on; default '127.0.0.1'. */
-  host?: '127.0.0.1' | '::1';
+  /**
+   * Address to listen on: any IPv4 or IPv6 literal of this host; default '127.0.0.1'. For an address
+   * other than 127.0.0.1 and ::1 the server certificate also names that address.
+   */
+  host?: string;
   /**
    * Merged into the generated config.yml: objects merge recursively, anything else replaces,
    * `null` deletes the key (e.g. `{ log: { accesslog: { disabled: true } } }`).
@@ -80,7 +83,7 @@ export interface TestRegistry {
   /**
    * host:port skopeo 1.9 can name. skopeo 1.9 cannot parse bracketed IPv6 references
    * ("invalid reference format"), so for an IPv6 registry this is a plain TCP relay on 127.0.0.1
-   * into [::1]:port (TLS still ends at the registry; its certificate covers 127.0.0.1).
+   * into [addr]:port (TLS still ends at the registry; its certificate covers 127.0.0.1).
    */
   skopeoHost: string;
   /** Ready-made options for skopeoInspect/skopeoCopy/... against `skopeoHost`. */
@@ -190,11 +193,11 @@ interface Relay {
   close(): Promise<void>;
 }
 
-/** A TCP relay on 127.0.0.1 into [::1]:port, for clients that cannot name IPv6 hosts. */
-function startRelay(port: number): Promise<Relay> {
+/** A TCP relay on 127.0.0.1 into [host]:port, for clients that cannot name IPv6 hosts. */
+function startRelay(host: string, port: number): Promise<Relay> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
-    const upstream = net.connect({ host: '::1', port });
+    const upstream = net.connect({ host, port });
     sockets.add(client).add(upstream);
     const done = () => {
       client.destroy();
@@ -239,12 +242,14 @@ export async function startRegistry(opts: StartRegistryOptions = {}): Promise<Te
   const auth = !tokenAuth && (opts.auth ?? true);
   const tls = opts.tls ?? true;
   const bindHost = opts.host ?? '127.0.0.1';
+  if (!net.isIP(bindHost))
+    throw new Error(`startRegistry: host must be an IPv4 or IPv6 literal, got "${bindHost}"`);
   installExitHook();
 
   const root = await mkdtemp(join(tmpdir(), `${ROOT_PREFIX}${process.pid}-`));
   let started: Live | undefined;
   try {
-    const pki = await testPki(join(root, 'tls'));
+    const pki = await testPki(join(root, 'tls'), { ipAddresses: [bindHost] });
     const storageDir = join(root, 'storage');
     await mkdir(storageDir, { recursive: true });
     const username = 'airgap';
@@ -331,8 +336,8 @@ export async function startRegistry(opts: StartRegistryOptions = {}): Promise<Te
 
       // Credentials, certs.d, and (for IPv6) the relay skopeo 1.9 needs.
       let skopeoHost = host;
-      if (bindHost === '::1') {
-        entry.relay = await startRelay(port);
+      if (net.isIPv6(bindHost)) {
+        entry.relay = await startRelay(bindHost, port);
         skopeoHost = hostPort('127.0.0.1', entry.relay.port);
       }
       const certsDir = join(root, 'certs.d');
