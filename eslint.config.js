@@ -17,7 +17,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/commands/**', 'src/util/command.ts', 'bin/**'],
+    files: ['src/commands/**', 'src/util/command.ts', 'src/util/mirror-flags.ts', 'bin/**'],
     rules: { 'no-restricted-imports': 'off' },
   },
 );

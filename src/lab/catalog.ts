@@ -18,6 +18,11 @@ export interface SyntheticCatalogSpec {
   bundlesPerChannel: number | ((pkg: number, channel: number) => number);
   /** Registry and namespace prefix of every image (`registry.example.com/lab`). */
   registry: string;
+  /**
+   * The reference of each image the catalog names (bundle image, operator image, the image all
+   * bundles share); default: made-up digests under `registry`. Give real ones to mirror the catalog.
+   */
+  imageRef?: (kind: 'bundle' | 'operator' | 'shared', pkg: string, bundle: string) => string;
 }
 
 /** What was written, with the head of every channel. */
@@ -47,7 +52,13 @@ export async function buildSyntheticCatalog(spec: SyntheticCatalogSpec): Promise
       ? () => spec.bundlesPerChannel as number
       : spec.bundlesPerChannel;
   const result: SyntheticCatalog = { dir: spec.dir, packages: [], heads: new Map(), bundles: 0 };
-  const sharedProxy = `${spec.registry}/common/kube-rbac-proxy@${digest('kube-rbac-proxy')}`;
+  const ref =
+    spec.imageRef ??
+    ((kind: 'bundle' | 'operator' | 'shared', pkg: string, name: string) =>
+      kind === 'shared'
+        ? `${spec.registry}/common/kube-rbac-proxy@${digest('kube-rbac-proxy')}`
+        : `${spec.registry}/${pkg}/${kind}@${digest(`${name}/${kind}`)}`);
+  const sharedProxy = ref('shared', '', '');
   for (let p = 0; p < spec.packages; p++) {
     const pkg = syntheticPackageName(p);
     const objects: object[] = [];
@@ -78,7 +89,7 @@ export async function buildSyntheticCatalog(spec: SyntheticCatalogSpec): Promise
       objects.push({ schema: 'olm.channel', package: pkg, name: channelNames[c], entries });
       names.forEach((name, i) => {
         const version = `${major}.${i}.0`;
-        const bundleImage = `${spec.registry}/${pkg}/bundle@${digest(`${name}/bundle`)}`;
+        const bundleImage = ref('bundle', pkg, name);
         bundles.push({
           schema: 'olm.bundle',
           name,
@@ -90,7 +101,7 @@ export async function buildSyntheticCatalog(spec: SyntheticCatalogSpec): Promise
             { type: 'olm.csv.metadata', value: { displayName: pkg, provider: { name: 'airgap lab' } } },
           ],
           relatedImages: [
-            { name: 'operator', image: `${spec.registry}/${pkg}/operator@${digest(`${name}/operator`)}` },
+            { name: 'operator', image: ref('operator', pkg, name) },
             { name: 'kube-rbac-proxy', image: sharedProxy },
             { name: '', image: bundleImage },
           ],

@@ -99,3 +99,132 @@ export function planAdditionalImages(
   }
   return { images, blocked: skipped };
 }
+
+/**
+ * What an entry of a plan is. It decides the destination naming (oc-mirror v2's) and the cluster
+ * resource it lands in: release payloads and components in `idms-release-0`, bundles and related
+ * images in `idms-operator-0`, additional images in `idms-generic-0`; catalogs get a CatalogSource
+ * and a ClusterCatalog, the graph image an UpdateService.
+ */
+export type PlanKind =
+  'release' | 'release-component' | 'catalog' | 'bundle' | 'related' | 'additional' | 'graph';
+
+/** One image of a plan: pinned to a digest, with where it goes and why it is there. */
+export interface PlanEntry {
+  kind: PlanKind;
+  /** The reference as the cluster (or the ImageSetConfiguration) knows it: the IDMS/ITMS source. */
+  origin: string;
+  /**
+   * Where the bytes come from: a registry reference, or `build:` for an image airgap built in the
+   * workspace (a filtered catalog, the graph-data image).
+   */
+  source: string;
+  /**
+   * The pinned digest of the top manifest; empty when the tag could not be resolved while planning
+   * (then `unresolved` says why, and the run reports that image as failed, without stopping the others).
+   */
+  digest: string;
+  unresolved?: { code: string; message: string; hint?: string };
+  /** Repository path below the destination prefix. */
+  destRepo: string;
+  destTag: string;
+  /** The origin names a tag (an ITMS entry) / a digest (an IDMS entry). */
+  byTag: boolean;
+  byDigest: boolean;
+  /** What brought it in: `release 4.18.1`, `catalog …: bundle foo.v1.2.0`, `additionalImages[3]`. */
+  context: string;
+}
+
+/** A release chosen from the update graph (or named by `platform.release`), with why. */
+export interface PlanRelease {
+  version: string;
+  arch: string;
+  /** The payload reference, pinned. */
+  payload: string;
+  digest: string;
+  /** The destination tag of the payload (`4.18.1-x86_64`), the prefix of every component's tag. */
+  tag: string;
+  channels: string[];
+  components: number;
+}
+
+/** A catalog of the plan: what was kept and how it is published. */
+export interface PlanCatalog {
+  catalog: string;
+  /** Digest of the original catalog image. */
+  digest: string;
+  /** Digest pushed (the filtered rebuild, or the original when the whole catalog is mirrored). */
+  targetDigest: string;
+  rebuilt: boolean;
+  destRepo: string;
+  destTag: string;
+  /** A CatalogSource template file (targetCatalogSourceTemplate). */
+  catalogSourceTemplate?: string;
+  packages: {
+    name: string;
+    defaultChannel?: string;
+    channels: string[];
+    bundles: { name: string; version: string; why: string[] }[];
+  }[];
+  warnings: string[];
+}
+
+/**
+ * A digest-pinned plan: every source → destination pair and the decisions behind it. Written by
+ * `airgap mirror plan`, carried inside archives, and replayed by disk → registry runs, which
+ * therefore need nothing from the source side.
+ */
+export interface MirrorPlan {
+  apiVersion: 'airgap.io/v1alpha1';
+  kind: 'MirrorPlan';
+  createdAt: string;
+  /** The ImageSetConfiguration the plan was made from, and the digest of its meaning. */
+  config: { path: string; sha256: string };
+  releases: PlanRelease[];
+  /** Conditional update edges between chosen releases (the update service's known risks). */
+  releaseRisks: {
+    from: string;
+    to: string;
+    channels: string[];
+    risks: { name: string; message?: string; url?: string }[];
+  }[];
+  /** One line per release decision. */
+  releaseWhy: string[];
+  catalogs: PlanCatalog[];
+  blocked: BlockedImage[];
+  warnings: string[];
+  images: PlanEntry[];
+  /** Where `build:` sources live (an OCI layout in the workspace). */
+  buildLayout?: string;
+}
+
+export const PLAN_API_VERSION = 'airgap.io/v1alpha1';
+export const BUILD_SOURCE = 'build:';
+
+/** Read a plan written by `airgap mirror plan` (or carried by an archive); PLAN_INVALID names what is wrong. */
+export function parsePlan(text: string, where: string): MirrorPlan {
+  let p: MirrorPlan;
+  try {
+    p = JSON.parse(text) as MirrorPlan;
+  } catch (e) {
+    throw usageError('PLAN_INVALID', `${where} is not JSON: ${(e as Error).message}`, {
+      hint: 'give the plan.json that `airgap mirror plan` wrote',
+    });
+  }
+  if (p?.kind !== 'MirrorPlan' || p.apiVersion !== PLAN_API_VERSION || !Array.isArray(p.images)) {
+    throw usageError('PLAN_INVALID', `${where} is not an airgap MirrorPlan (${PLAN_API_VERSION})`, {
+      hint: 'give the plan.json that `airgap mirror plan` wrote',
+    });
+  }
+  p.images.forEach((e, i) => {
+    if (
+      !e ||
+      typeof e.source !== 'string' ||
+      typeof e.digest !== 'string' ||
+      typeof e.destRepo !== 'string' ||
+      typeof e.destTag !== 'string'
+    )
+      throw usageError('PLAN_INVALID', `${where}: images[${i}] lacks source, digest, destRepo or destTag`);
+  });
+  return p;
+}

@@ -1,23 +1,61 @@
 import { formatBytes, formatDuration } from '../util/progress.js';
 import type { MirrorReport } from './run.js';
 
+/** What the plan chose: releases, catalogs and their bundle counts, blocked images and warnings. */
+export function renderPlanSummary(r: MirrorReport): string[] {
+  const lines: string[] = [];
+  for (const rel of r.releases) {
+    lines.push(
+      `  release  ${rel.version} (${rel.arch}) ${rel.digest.slice(0, 19)}… ${rel.components} components` +
+        (rel.channels.length > 0 ? ` [${rel.channels.join(', ')}]` : ''),
+    );
+  }
+  for (const c of r.catalogs) {
+    lines.push(
+      `  catalog  ${c.catalog} → ${c.destination} (${c.bundles} bundle(s)${c.rebuilt ? ', filtered and rebuilt' : ', as is'})`,
+    );
+  }
+  for (const b of r.blocked) lines.push(`  blocked  ${b.origin} (matches "${b.pattern}")`);
+  for (const w of r.warnings) lines.push(`  warning  ${w}`);
+  return lines;
+}
+
 /** The text summary of a mirror run, for people (the --json report carries the same facts). */
 export function renderReport(r: MirrorReport): string {
   const lines: string[] = [];
   const s = r.summary;
   lines.push(`${r.mode}: ${r.plan.length} image(s) → ${r.destination}${r.dryRun ? ' (dry run)' : ''}`);
-  for (const b of r.blocked) lines.push(`  blocked  ${b.origin} (matches "${b.pattern}")`);
+  lines.push(...renderPlanSummary(r));
   if (r.dryRun) {
-    for (const p of r.plan) lines.push(`  ${p.source} → ${p.destination}`);
-    lines.push(`mapping written to ${r.workspace}/dry-run/mapping.txt`);
+    for (const p of r.plan) {
+      const state = p.error
+        ? `  (cannot read: ${p.error})`
+        : p.present
+          ? '  (already there)'
+          : p.bytes !== undefined
+            ? `  (${formatBytes(p.bytes)})`
+            : '';
+      lines.push(`  ${p.source} → ${p.destination}${state}`);
+    }
+    const m = r.measure;
+    if (m) {
+      lines.push(
+        `${formatBytes(m.bytesToMove)} to move: ${m.blobs} unique blobs (${formatBytes(m.bytes)}), ` +
+          `${m.presentBlobs} already at the destination (${formatBytes(m.presentBytes)}), ${m.presentImages} image(s) complete there`,
+      );
+    }
+    lines.push(`plan written to ${r.planFile}; mapping to ${r.workspace}/dry-run/mapping.txt`);
     return lines.join('\n');
   }
   if (s) {
-    for (const i of s.images.filter((x) => x.status === 'failed')) {
+    s.images.forEach((i, n) => {
+      if (i.status !== 'failed') return;
       lines.push(`  FAILED   ${i.source} → ${i.destination}`);
+      const context = r.plan[n]?.context;
+      if (context) lines.push(`           needed by ${context}`);
       lines.push(`           [${i.error?.code}] ${i.error?.message}`);
       if (i.error?.hint) lines.push(`           hint: ${i.error.hint}`);
-    }
+    });
     const rate = s.durationMs > 0 ? (s.bytes / s.durationMs) * 1000 : 0;
     lines.push(
       `copied ${s.copied} · already present ${s.present} · failed ${s.failed} · ${formatBytes(s.bytes)} in ${formatDuration(s.durationMs)} (${formatBytes(rate)}/s)`,

@@ -1,6 +1,7 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import yaml from 'js-yaml';
 import { join, resolve } from 'node:path';
-import { usageError } from '../util/errors.js';
+import { AirgapError, usageError } from '../util/errors.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { lockDirectory } from '../util/lock.js';
 import { noProgress, type ProgressSink } from '../util/progress.js';
@@ -8,12 +9,22 @@ import type { ArchiveManifest } from './archive/archive.js';
 import { CopyEngine, type CopyPair, type CopySummary } from './copy/engine.js';
 import { LayoutEndpoint, RegistryEndpoint, type Endpoint } from './copy/endpoints.js';
 import { Journal } from './copy/journal.js';
+import type { PlanMeasure } from './copy/measure.js';
 import { loadImageSetConfig, unsupportedFields } from './isc/index.js';
 import type { ImageSetConfig } from './isc/types.js';
 import type { MirroredImage } from './outputs/types.js';
 import { OciLayout } from './layout/store.js';
-import { joinRepo, planAdditionalImages, type BlockedImage, type PlannedImage } from './plan.js';
-import { formatReference, parseLocation } from './reference.js';
+import {
+  BUILD_SOURCE,
+  joinRepo,
+  parsePlan,
+  type BlockedImage,
+  type MirrorPlan,
+  type PlanCatalog,
+  type PlanEntry,
+} from './plan.js';
+import { parseLocation, parseReference } from './reference.js';
+import { configDigest, resolvePlan } from './resolve.js';
 import { RegistryClient, type RegistryClientOptions } from './registry/client.js';
 
 /** oc-mirror v2's three workflows, plus mirrorToLayout: into a plain OCI layout (`oci:<dir>`), no archive. */
@@ -23,8 +34,10 @@ const AIRGAP_VERSION = '0.1.0';
 export type MirrorMode = 'mirrorToMirror' | 'mirrorToDisk' | 'diskToMirror' | 'mirrorToLayout';
 
 export interface MirrorOptions {
-  /** Path of the ImageSetConfiguration (-c). */
-  config: string;
+  /** Path of the ImageSetConfiguration (-c). Optional with `plan`, and for disk → mirror (the archive carries the plan). */
+  config?: string;
+  /** A plan file written by `airgap mirror plan`, run instead of resolving the configuration. */
+  plan?: string;
   /** `docker://host[:port][/prefix]` or `file://dir`. */
   destination: string;
   /** `file://dir` holding an archive (disk → mirror). */
@@ -42,7 +55,23 @@ export interface MirrorOptions {
   archiveSize?: number;
   dryRun?: boolean;
   retry?: RegistryClientOptions['retry'];
+  /** Update service endpoint (`--graph-url`); default UPDATE_URL_OVERRIDE, else api.openshift.com. */
+  graphUrl?: string;
+  /** Base image of the graph-data image (default ubi9). */
+  graphBaseImage?: string;
   progress?: ProgressSink;
+}
+
+/** One line of the report's plan: a pair, what it is and what brought it in. */
+export interface ReportPair {
+  source: string;
+  destination: string;
+  kind: PlanEntry['kind'];
+  context: string;
+  /** Dry runs: the image's blob bytes, whether it is already at the destination, why it could not be read. */
+  bytes?: number;
+  present?: boolean;
+  error?: string;
 }
 
 export interface MirrorReport {
@@ -50,8 +79,15 @@ export interface MirrorReport {
   destination: string;
   workspace: string;
   dryRun: boolean;
+  /** The plan file of this run (`<workspace>/plan.json`). */
+  planFile?: string;
   blocked: BlockedImage[];
-  plan: { source: string; destination: string }[];
+  releases: MirrorPlan['releases'];
+  catalogs: { catalog: string; destination: string; rebuilt: boolean; bundles: number }[];
+  warnings: string[];
+  plan: ReportPair[];
+  /** Dry runs: bytes to move and what the destination already holds. */
+  measure?: PlanMeasure;
   summary?: CopySummary;
   archive?: { dir: string; parts: ArchiveManifest['parts']; previouslyArchived: number };
   /** Files written to `<workspace>/cluster-resources/` (runs that end in a registry). */
@@ -120,7 +156,12 @@ export async function loadMirrorConfig(path: string): Promise<ImageSetConfig> {
     });
   }
   const unsupported = unsupportedFields(cfg, [
+    'mirror.platform',
+    '!mirror.platform.platforms',
+    'mirror.operators',
+    '!mirror.operators[].platforms',
     'mirror.additionalImages',
+    '!mirror.additionalImages[].platforms',
     'mirror.blockedImages',
     'archiveSize',
   ]);
@@ -128,7 +169,7 @@ export async function loadMirrorConfig(path: string): Promise<ImageSetConfig> {
     const lines = unsupported.map((u) => `${u.path} (${u.where}) is not supported yet`);
     throw usageError('ISC_UNSUPPORTED', lines.join('\n'), {
       where: unsupported[0]!.where,
-      hint: 'this release mirrors mirror.additionalImages (with blockedImages); move releases and operators to a later run',
+      hint: 'remove these fields: helm charts and sparse platform filtering (platforms) are not mirrored yet; use architectures for releases and --arch for images',
     });
   }
   return cfg;
@@ -160,26 +201,112 @@ class ClientPool {
   }
 }
 
+/** The cluster resource category of a plan entry. */
+function categoryOf(kind: PlanEntry['kind']): MirroredImage['category'] {
+  switch (kind) {
+    case 'release':
+    case 'release-component':
+      return 'release';
+    case 'bundle':
+    case 'related':
+      return 'operator';
+    case 'catalog':
+      return 'catalog';
+    case 'graph':
+      return 'graph';
+    default:
+      return 'generic';
+  }
+}
+
+async function catalogTemplate(path: string): Promise<MirroredImage['catalogSourceTemplate']> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    throw usageError(
+      'CATALOG_TEMPLATE_UNREADABLE',
+      `cannot read targetCatalogSourceTemplate ${path}: ${(e as Error).message}`,
+      {
+        hint: 'give the path of a CatalogSource YAML file (sourceType: grpc)',
+      },
+    );
+  }
+  return { object: yaml.load(text), where: path };
+}
+
+/** Check that an archive carries a plan, made from the given configuration when one is given. */
+async function checkArchivePlan(archiveDir: string, configPath: string | undefined): Promise<void> {
+  const { readArchiveManifest } = await import('./archive/archive.js');
+  const manifest = await readArchiveManifest(archiveDir);
+  if (!manifest.plan) {
+    throw usageError('ARCHIVE_NO_PLAN', `the archive in ${archiveDir} carries no plan`, {
+      hint: 'it was written by an older airgap; write it again with `airgap mirror -c <isc> file://<dir>`',
+    });
+  }
+  if (configPath) {
+    const cfg = await loadMirrorConfig(configPath);
+    if (configDigest(cfg) !== manifest.plan.config) {
+      throw usageError(
+        'ARCHIVE_PLAN_MISMATCH',
+        `the archive in ${archiveDir} was made from a different ImageSetConfiguration than ${configPath}`,
+        {
+          hint: 'give the configuration the archive was made with (or leave out -c: the archive carries its plan), or make a new archive from this configuration',
+        },
+      );
+    }
+  }
+}
+
+function reportOf(
+  mode: MirrorMode,
+  o: MirrorOptions,
+  workspace: string,
+  plan: MirrorPlan,
+  display: (e: PlanEntry) => string,
+): MirrorReport {
+  return {
+    mode,
+    destination: o.destination,
+    workspace,
+    dryRun: Boolean(o.dryRun),
+    planFile: join(workspace, 'plan.json'),
+    blocked: plan.blocked,
+    releases: plan.releases,
+    catalogs: plan.catalogs.map((c) => ({
+      catalog: c.catalog,
+      destination: `${c.destRepo}:${c.destTag}`,
+      rebuilt: c.rebuilt,
+      bundles: c.packages.reduce((a, p) => a + p.bundles.length, 0),
+    })),
+    warnings: plan.warnings,
+    plan: plan.images.map((e) => ({
+      source: e.source.startsWith(BUILD_SOURCE) ? `${e.origin} (built)` : e.source,
+      destination: display(e),
+      kind: e.kind,
+      context: e.context,
+    })),
+  };
+}
+
 /**
- * One mirror run, in any of oc-mirror v2's three workflows. The ImageSetConfiguration decides what;
- * the destination and --from/--workspace decide where. Returns the report; throws only for usage
- * errors and failures that stop the whole run (a failed image is a result, not an exception).
+ * One mirror run, in any of oc-mirror v2's three workflows. The ImageSetConfiguration (or a plan)
+ * decides what; the destination and --from/--workspace decide where. Returns the report; throws only
+ * for usage errors and failures that stop the whole run (a failed image is a result, not an exception).
  */
 export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
   const mode = workflowOf(o);
   const progress = o.progress ?? noProgress;
-  const cfg = await loadMirrorConfig(o.config);
-  const { images, blocked } = planAdditionalImages(
-    cfg.mirror.additionalImages.map((a) => ({
-      name: a.name,
-      targetRepo: a.targetRepo,
-      targetTag: a.targetTag,
-    })),
-    cfg.mirror.blockedImages,
-  );
-  for (const b of blocked)
-    progress({ type: 'warning', message: `${b.origin} is blocked by "${b.pattern}"; not mirrored` });
-
+  if (!o.config && !o.plan && mode !== 'diskToMirror') {
+    throw usageError('FLAG_MISSING', 'say what to mirror: -c <ImageSetConfiguration> or --plan <plan.json>', {
+      hint: 'write a configuration with `airgap mirror init`, or plan one with `airgap mirror plan -c isc.yaml`',
+    });
+  }
+  if (o.config && o.plan) {
+    throw usageError('FLAG_CONFLICT', '-c and --plan cannot be used together', {
+      hint: 'a plan already holds what its configuration resolved to; give one of them',
+    });
+  }
   const dest = parseLocation(o.destination, 'destination');
   const workspace =
     dest.transport === 'oci'
@@ -189,8 +316,13 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
         : mode === 'diskToMirror'
           ? join(fileDir('--from', o.from!), 'working-dir')
           : fileDir('--workspace', o.workspace!);
+  // Check an archive against the configuration before anything is unpacked or pushed.
+  if (mode === 'diskToMirror') await checkArchivePlan(fileDir('--from', o.from!), o.config);
+  const cfg = o.config && mode !== 'diskToMirror' ? await loadMirrorConfig(o.config) : undefined;
+  const givenPlan = o.plan ? parsePlan(await readText(o.plan), o.plan) : undefined;
+
   await mkdir(workspace, { recursive: true });
-  const unlock = o.dryRun ? async () => undefined : await lockDirectory(workspace);
+  const unlock = await lockDirectory(workspace);
   const journal = o.dryRun ? undefined : new Journal(join(workspace, 'journal.jsonl'));
   const pool = new ClientPool(
     {
@@ -202,6 +334,8 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
     },
     journal,
   );
+  const srcInsecure = o.srcTlsVerify === false;
+  const engine = new CopyEngine({ parallel: o.parallel, arches: o.arches, journal, progress });
 
   const destPrefix = dest.transport === 'docker-prefix' ? dest.prefix : '';
   let destEndpoint: Endpoint;
@@ -216,74 +350,126 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
       throw usageError('LOCATION_INVALID', `unsupported destination ${o.destination}`);
     destEndpoint = pool.get(dest.registry, 'destination', o.destTlsVerify === false);
   }
+  const destRepo = (e: PlanEntry) => joinRepo(destPrefix, e.destRepo);
 
-  const report: MirrorReport = {
-    mode,
-    destination: o.destination,
-    workspace,
-    dryRun: Boolean(o.dryRun),
-    blocked,
-    plan: images.map((i) => ({
-      source: formatReference(i.source),
-      destination: destEndpoint.display(joinRepo(destPrefix, i.destRepo), i.destTag),
-    })),
-  };
   try {
-    if (o.dryRun) {
-      await writeFileAtomic(
-        join(workspace, 'dry-run', 'mapping.txt'),
-        report.plan.map((p) => `${p.source}=${p.destination}`).join('\n') + '\n',
-      );
-      return report;
-    }
-    let pairs: CopyPair[];
+    let plan: MirrorPlan;
     let sourceLayout: OciLayout | undefined;
     if (mode === 'diskToMirror') {
-      const { unpackArchive } = await import('./archive/archive.js'); // tar loads only for archives
+      const { unpackArchive, ARCHIVE_PLAN } = await import('./archive/archive.js'); // tar loads only for archives
       const archiveDir = fileDir('--from', o.from!);
       sourceLayout = await OciLayout.open(join(workspace, 'layout'));
       progress({ type: 'phase', name: 'unpack', detail: archiveDir });
       await unpackArchive(archiveDir, sourceLayout, progress);
-      const src = new LayoutEndpoint(sourceLayout);
-      pairs = images.map((i) => ({
-        source: { endpoint: src, repo: i.destRepo, ref: i.destTag },
-        dest: { endpoint: destEndpoint, repo: joinRepo(destPrefix, i.destRepo), ref: i.destTag },
-        ...(i.source.digest ? { digest: i.source.digest } : {}),
-      }));
+      const planPath = join(sourceLayout.dir, ARCHIVE_PLAN);
+      plan = parsePlan(await readText(planPath), planPath);
+    } else if (givenPlan) {
+      plan = givenPlan;
     } else {
-      pairs = images.map((i: PlannedImage) => ({
-        source: {
-          endpoint: pool.get(i.source.registry, 'source', o.srcTlsVerify === false),
-          repo: i.source.repository,
-          ref: i.source.digest ?? i.source.tag ?? 'latest',
+      plan = await resolvePlan({
+        configPath: resolve(o.config!),
+        config: cfg!,
+        workspace,
+        client: (registry) => pool.get(registry, 'source', srcInsecure).client,
+        endpoint: (registry) => pool.get(registry, 'source', srcInsecure),
+        copy: (pairs) => engine.run(pairs),
+        graphUrl: o.graphUrl,
+        graphTls: {
+          caFiles: o.caFiles,
+          ...(o.certDir ? { certDirs: [o.certDir] } : {}),
+          insecureSkipVerify: srcInsecure,
         },
-        dest: { endpoint: destEndpoint, repo: joinRepo(destPrefix, i.destRepo), ref: i.destTag },
-        ...(i.source.digest ? { digest: i.source.digest } : {}),
-      }));
+        ...(o.graphBaseImage ? { graphBaseImage: o.graphBaseImage } : {}),
+        progress,
+      });
+    }
+    for (const b of plan.blocked)
+      progress({ type: 'warning', message: `${b.origin} is blocked by "${b.pattern}"; not mirrored` });
+    for (const w of plan.warnings) progress({ type: 'warning', message: w });
+    const planText = JSON.stringify(plan, null, 2);
+    await writeFileAtomic(join(workspace, 'plan.json'), planText);
+
+    const report = reportOf(mode, o, workspace, plan, (e) => destEndpoint.display(destRepo(e), e.destTag));
+    const build =
+      plan.buildLayout && mode !== 'diskToMirror' ? await OciLayout.open(plan.buildLayout) : undefined;
+    const pairs: CopyPair[] = plan.images.map((e) => {
+      let source: CopyPair['source'];
+      if (sourceLayout) {
+        source = { endpoint: new LayoutEndpoint(sourceLayout), repo: e.destRepo, ref: e.digest || e.destTag };
+      } else if (e.source.startsWith(BUILD_SOURCE)) {
+        if (!build)
+          throw new AirgapError('PLAN_INVALID', `${e.origin} was built, but the plan names no build layout`);
+        source = {
+          endpoint: new LayoutEndpoint(build),
+          repo: e.source.slice(BUILD_SOURCE.length),
+          ref: e.digest,
+        };
+      } else {
+        // An entry the plan could not pin is tried by its tag: it fails (or, if the registry is
+        // back, copies) like any other image, on its own.
+        const r = parseReference(e.source);
+        source = {
+          endpoint: pool.get(r.registry, 'source', srcInsecure),
+          repo: r.repository,
+          ref: e.digest || (r.tag ?? 'latest'),
+        };
+      }
+      return {
+        source,
+        dest: { endpoint: destEndpoint, repo: destRepo(e), ref: e.destTag },
+        ...(e.digest ? { digest: e.digest } : {}),
+      };
+    });
+    if (o.dryRun) {
+      // A plan to inspect: the pairs, what they weigh, and what the destination already holds.
+      progress({ type: 'phase', name: 'measure', detail: `${pairs.length} images` });
+      const { measurePairs } = await import('./copy/measure.js');
+      report.measure = await measurePairs(pairs, { arches: o.arches });
+      report.measure.images.forEach((m, i) => {
+        const entry = report.plan[i]!;
+        entry.bytes = m.bytes;
+        entry.present = m.present;
+        if (m.error) entry.error = m.error;
+      });
+      await writeFileAtomic(
+        join(workspace, 'dry-run', 'mapping.txt'),
+        report.plan.map((p) => `${p.source}=${p.destination}`).join('\n') + '\n',
+      );
+      await writeFileAtomic(join(workspace, 'dry-run', 'plan-report.json'), JSON.stringify(report, null, 2));
+      return report;
     }
     progress({ type: 'phase', name: 'copy', detail: `${pairs.length} images` });
-    const engine = new CopyEngine({ parallel: o.parallel, arches: o.arches, journal, progress });
     report.summary = await engine.run(pairs);
 
     if (dest.transport === 'docker-prefix') {
-      // What the cluster needs to pull through the mirror: IDMS/ITMS, registries.conf, mapping.
+      // What the cluster needs to pull through the mirror: IDMS/ITMS, catalogs, UpdateService, registries.conf.
+      const templates = new Map<string, PlanCatalog>();
+      for (const c of plan.catalogs) templates.set(`${c.destRepo}:${c.destTag}`, c);
       const mirrored: MirroredImage[] = [];
-      report.summary.images.forEach((r, n) => {
-        const i = images[n]!;
-        if (r.status === 'failed' || !r.digest) return;
+      for (const [n, r] of report.summary.images.entries()) {
+        const e = plan.images[n]!;
+        if (r.status === 'failed' || !r.digest) continue;
+        const template = templates.get(`${e.destRepo}:${e.destTag}`)?.catalogSourceTemplate;
         mirrored.push({
-          source: i.source,
+          source:
+            e.kind === 'graph'
+              ? parseReference(`${dest.registry}/${destRepo(e)}:latest`)
+              : parseReference(e.origin),
           destination: {
             registry: dest.registry,
-            repository: joinRepo(destPrefix, i.destRepo),
-            tag: i.destTag,
-            digest: r.digest,
+            repository: destRepo(e),
+            tag: e.destTag,
+            // Catalogs are published by tag (CatalogSource/ClusterCatalog follow the tag's updates).
+            ...(e.kind === 'catalog' ? {} : { digest: r.digest }),
           },
-          category: 'generic',
-          byDigest: i.source.digest !== undefined,
-          byTag: i.source.tag !== undefined,
+          category: categoryOf(e.kind),
+          byDigest: e.byDigest,
+          byTag: e.byTag,
+          ...(e.kind === 'catalog' && template
+            ? { catalogSourceTemplate: await catalogTemplate(template) }
+            : {}),
         });
-      });
+      }
       const { writeClusterResources } = await import('./outputs/index.js');
       report.clusterResources = await writeClusterResources(join(workspace, 'cluster-resources'), mirrored, {
         version: AIRGAP_VERSION,
@@ -295,8 +481,13 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
       const outDir = resolve((dest as { path: string }).path);
       const historyPath = join(workspace, 'archive-history.txt');
       const history = await readHistory(historyPath);
-      const maxPart = o.archiveSize ?? (cfg.archiveSize ?? 500) * GiB;
-      const archive = await packArchive(layout, outDir, { maxPartBytes: maxPart, history, progress });
+      const maxPart = o.archiveSize ?? (cfg?.archiveSize ?? 500) * GiB;
+      const archive = await packArchive(layout, outDir, {
+        maxPartBytes: maxPart,
+        history,
+        progress,
+        plan: { text: planText, config: plan.config.sha256 },
+      });
       await writeHistory(
         historyPath,
         history,
@@ -313,5 +504,15 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
   } finally {
     await pool.close();
     await unlock();
+  }
+}
+
+async function readText(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (e) {
+    throw usageError('FILE_UNREADABLE', `cannot read ${path}: ${(e as Error).message}`, {
+      hint: 'check the path',
+    });
   }
 }

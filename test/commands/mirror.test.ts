@@ -75,7 +75,9 @@ describe('airgap mirror: bad input and partial failure', () => {
       report.summary.images.find((i: { source: string }) => i.source.includes(needle));
     expect(by(`${src.host}/ok/app`).status).toBe('copied');
     expect(by('no/such-image').error.code).toBe('REGISTRY_NOT_FOUND');
-    expect(by(locked.host).error.code).toBe('REGISTRY_UNAUTHORIZED');
+    expect(by(locked.host).error.code, JSON.stringify(report.summary.images, null, 1)).toBe(
+      'REGISTRY_UNAUTHORIZED',
+    );
     expect(by(locked.host).error.message).toContain(authFile); // which credential source was used
     expect(by(untrusted.host).error.code).toBe('REGISTRY_TLS');
     expect(by(untrusted.host).error.hint).toMatch(/ca-file|certs\.d/);
@@ -148,17 +150,18 @@ describe('airgap mirror: bad input and partial failure', () => {
     const isc = join(dir, 'platform.yaml');
     await writeFile(
       isc,
-      'kind: ImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\nmirror:\n  platform:\n    channels:\n      - name: stable-4.18\n',
+      'kind: ImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\nmirror:\n  helm:\n    repositories:\n      - name: podinfo\n        url: https://stefanprodan.github.io/podinfo\n',
     );
     const r = await airgap(['mirror', '-c', isc, `file://${dir}/out`]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/mirror\.platform .*platform\.yaml:4.* not supported yet/);
+    expect(r.stderr).toMatch(/mirror\.helm .*platform\.yaml:4.* not supported yet/);
   });
 
   it('usage errors exit 2 with a hint', async () => {
     const isc = await writeIsc(dir, [`${src.host}/ok/app:v1`]);
     const cases: [string[], RegExp][] = [
-      [['mirror', `docker://${dst.host}`], /Missing required flag config/i],
+      [['mirror', '--workspace', 'file:///tmp/ws', `docker://${dst.host}`], /say what to mirror: -c/],
+      [['mirror', '-c', isc, '--plan', 'plan.json', 'file:///tmp/x'], /cannot be used together/],
       [['mirror', '-c', isc, `docker://${dst.host}/x`], /needs --workspace/],
       [['mirror', '-c', isc, '--from', 'file:///tmp/a', 'file:///tmp/b'], /cannot be combined/],
       [['mirror', '-c', isc, '--workspace', '/tmp/ws', `docker://${dst.host}/x`], /must be a file:\/\/ path/],
@@ -228,14 +231,18 @@ describe('airgap mirror: bad input and partial failure', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.dryRun).toBe(true);
-    expect(report.plan).toEqual([
-      { source: `${src.host}/ok/app:v1`, destination: `${dst.host}/dry/ok/app:v1` },
-      { source: `${src.host}/ok/app:v1`, destination: `${dst.host}/dry/x/y:z` },
+    // The tag is pinned to the digest it points at now; the size is measured, nothing is there yet.
+    const pinned = `${src.host}/ok/app@${good.digest}`;
+    expect(report.plan).toMatchObject([
+      { source: pinned, destination: `${dst.host}/dry/ok/app:v1`, kind: 'additional', present: false },
+      { source: pinned, destination: `${dst.host}/dry/x/y:z`, kind: 'additional', present: false },
     ]);
+    expect(report.plan[0].bytes).toBeGreaterThan(0);
+    expect(report.measure.bytesToMove).toBe(report.plan[0].bytes); // the same blobs, counted once
     const mapping = await readFile(join(ws, 'dry-run', 'mapping.txt'), 'utf8');
-    expect(mapping).toBe(
-      `${src.host}/ok/app:v1=${dst.host}/dry/ok/app:v1\n${src.host}/ok/app:v1=${dst.host}/dry/x/y:z\n`,
-    );
+    expect(mapping).toBe(`${pinned}=${dst.host}/dry/ok/app:v1\n${pinned}=${dst.host}/dry/x/y:z\n`);
+    const plan = JSON.parse(await readFile(join(ws, 'plan.json'), 'utf8'));
+    expect(plan.images.map((e: { digest: string }) => e.digest)).toEqual([good.digest, good.digest]);
     await expect(skopeoDigest(`docker://${dst.skopeoHost}/dry/ok/app:v1`, dst.skopeo)).rejects.toThrow();
   });
 

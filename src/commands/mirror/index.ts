@@ -1,31 +1,9 @@
 import { Args, Flags } from '@oclif/core';
 import { AirgapCommand } from '../../util/command.js';
-import { usageError } from '../../util/errors.js';
+import { mirrorFlags, mirrorOptions, parseSize } from '../../util/mirror-flags.js';
 import { renderProgress } from '../../util/progress.js';
 import { renderReport } from '../../mirror/report.js';
 import { runMirror, type MirrorReport } from '../../mirror/run.js';
-
-/** `4` (GiB, like archiveSize), `500M`, `2G`, `100K`. */
-export function parseSize(v: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*([KMGT]i?B?)?$/i.exec(v.trim());
-  if (!m) {
-    throw usageError('FLAG_INVALID', `--archive-size "${v}" is not a size`, {
-      hint: 'give GiB as a number (4), or a number with K, M, G or T (500M)',
-    });
-  }
-  const unit = (m[2] ?? 'G').toUpperCase()[0] as 'K' | 'M' | 'G' | 'T';
-  const mult = { K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 }[unit];
-  const n = Math.floor(Number(m[1]) * mult);
-  if (n <= 0) throw usageError('FLAG_INVALID', '--archive-size must be more than 0');
-  return n;
-}
-
-function tlsFlag(name: string, v: string | undefined): boolean | undefined {
-  if (v === undefined) return undefined;
-  if (v === 'true') return true;
-  if (v === 'false') return false;
-  throw usageError('FLAG_INVALID', `--${name} takes true or false, got "${v}"`);
-}
 
 export default class Mirror extends AirgapCommand {
   static override summary =
@@ -37,11 +15,21 @@ export default class Mirror extends AirgapCommand {
   disk to mirror:    airgap mirror -c isc.yaml --from file://<dir> docker://<registry>[/prefix]
   to an OCI layout:  airgap mirror -c isc.yaml oci:<dir>   (a plain layout other tools can read; no archive)
 
+What is mirrored: the OpenShift releases of mirror.platform (picked from the update graph, each
+payload and all its components, the KubeVirt container disk, the update-graph data image), the
+operator catalogs of mirror.operators (filtered, validated and rebuilt without a container runtime,
+with every kept bundle and its related images), and mirror.additionalImages. Every tag is pinned to
+a digest first and the plan is written to the workspace (see \`airgap mirror plan\`); an archive
+carries its plan, so the disk → mirror step needs nothing from the source side (and no -c).
+
 Every unique layer is read once and uploaded once per destination registry (other repositories
 mount it). A run that is interrupted resumes where it stopped; images already at the destination
 are skipped. One failing image never stops the others; the exit code is 1 if any failed.
-Destination names follow oc-mirror v2: <registry>/<prefix>/<source path>:<tag>, and digest-only
-images are tagged sha256-<hex>.
+Destination names follow oc-mirror v2: releases at <prefix>/openshift/release-images:<version>-<arch>,
+components at <prefix>/openshift/release:<version>-<arch>-<name>, other images at
+<prefix>/<source path>:<tag> (digest-only images tagged sha256-<hex>). Registry runs write
+IDMS, ITMS, CatalogSource, ClusterCatalog, UpdateService and registries.conf to
+<workspace>/cluster-resources/.
 
 Credentials are read like podman does: --authfile, REGISTRY_AUTH_FILE,
 $XDG_RUNTIME_DIR/containers/auth.json, ~/.config/containers/auth.json, then ~/.docker/config.json
@@ -73,54 +61,18 @@ $XDG_RUNTIME_DIR/containers/auth.json, ~/.config/containers/auth.json, then ~/.d
   };
 
   static override flags = {
-    config: Flags.string({
-      char: 'c',
-      description: 'ImageSetConfiguration file (mirror.openshift.io/v2alpha1).',
-      required: true,
-    }),
-    from: Flags.string({ description: 'file://dir holding an archive written by a mirror-to-disk run.' }),
-    workspace: Flags.string({
-      description: 'file://dir for the journal and outputs of a registry-to-registry run.',
-    }),
-    authfile: Flags.string({
-      description: 'Auth file (containers auth.json or docker config.json) to use first.',
-    }),
-    'ca-file': Flags.string({ description: 'PEM CA to trust for registries (repeatable).', multiple: true }),
-    'cert-dir': Flags.string({
-      description: 'Directory laid out like /etc/containers/certs.d (<host:port>/ca.crt).',
-    }),
-    'src-tls-verify': Flags.string({
-      description: "Verify source registries' TLS certificates.",
-      options: ['true', 'false'],
-    }),
-    'dest-tls-verify': Flags.string({
-      description: "Verify the destination registry's TLS certificate.",
-      options: ['true', 'false'],
-    }),
-    arch: Flags.string({
-      description: 'Copy only these architectures of multi-arch images (repeatable).',
-      multiple: true,
-    }),
-    parallel: Flags.integer({
-      description: 'Blob transfers in flight at once, across all images.',
-      default: 10,
-      min: 1,
-      max: 64,
-    }),
-    'retry-times': Flags.integer({
-      description: 'Retries per request after a network error, 5xx or 429.',
-      default: 5,
-      min: 0,
-      max: 20,
+    ...mirrorFlags,
+    plan: Flags.string({
+      description:
+        'Run a plan written by `airgap mirror plan` instead of resolving -c again (same pinned digests).',
     }),
     'archive-size': Flags.string({
       description:
         'Largest archive part: GiB as a number (4) or with a unit (500M). Default: archiveSize from the config, else 500.',
     }),
     'dry-run': Flags.boolean({
-      description: 'Plan only: print and write the source → destination mapping, copy nothing.',
+      description: 'Plan only: resolve, pin and measure, write plan.json and mapping.txt, copy nothing.',
     }),
-    json: Flags.boolean({ description: 'Print the report as JSON on stdout (one entry per image).' }),
   };
 
   async run(): Promise<void> {
@@ -129,20 +81,10 @@ $XDG_RUNTIME_DIR/containers/auth.json, ~/.config/containers/auth.json, then ~/.d
     let report: MirrorReport;
     try {
       report = await runMirror({
-        config: flags.config,
-        destination: args.destination,
-        from: flags.from,
-        workspace: flags.workspace,
-        authFile: flags.authfile,
-        caFiles: flags['ca-file'],
-        certDir: flags['cert-dir'],
-        srcTlsVerify: tlsFlag('src-tls-verify', flags['src-tls-verify']),
-        destTlsVerify: tlsFlag('dest-tls-verify', flags['dest-tls-verify']),
-        arches: flags.arch,
-        parallel: flags.parallel,
+        ...mirrorOptions(flags, args.destination),
+        plan: flags.plan,
         archiveSize: flags['archive-size'] ? parseSize(flags['archive-size']) : undefined,
         dryRun: flags['dry-run'],
-        retry: { attempts: flags['retry-times'] + 1 },
         progress: progress.sink,
       });
     } finally {

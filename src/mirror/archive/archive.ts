@@ -20,7 +20,12 @@ export interface ArchiveManifest {
   images: { refName: string; digest: string; source?: string }[];
   /** Blobs the images need that an earlier archive already carried (must be at the destination). */
   previouslyArchived: string[];
+  /** The plan packed in part 1 (`airgap-plan.json`): its digest and the digest of its configuration. */
+  plan?: { sha256: string; config: string };
 }
+
+/** The plan file an archive carries in its first part (beside index.json), covered by the part checksum. */
+export const ARCHIVE_PLAN = 'airgap-plan.json';
 
 export const ARCHIVE_MANIFEST = 'airgap-archive.json';
 const PART_RE = /^mirror_\d{6}\.tar$/;
@@ -59,6 +64,8 @@ export interface PackOptions {
   /** Blobs carried by earlier archives: not packed again. */
   history?: Set<string>;
   progress?: ProgressSink;
+  /** The plan to carry (written as {@link ARCHIVE_PLAN} into part 1). */
+  plan?: { text: string; config: string };
 }
 
 /** Hashing pass-through so a part's checksum is computed while it is written. */
@@ -117,12 +124,13 @@ export async function packArchive(
   const total = include.reduce((a, b) => a + b.size, 0);
   progress({ type: 'phase', name: 'archive', detail: `${include.length} blobs in ${groups.length} part(s)` });
   progress({ type: 'bytes-planned', bytes: total });
+  if (opts.plan) await writeFileAtomic(join(layout.dir, ARCHIVE_PLAN), opts.plan.text);
   const written: ArchiveManifest['parts'] = [];
   const tmpFiles: { tmp: string; final: string }[] = [];
   try {
     for (let i = 0; i < groups.length; i++) {
       const files = groups[i]!.map((b) => `blobs/sha256/${b.digest.slice('sha256:'.length)}`);
-      if (i === 0) files.unshift('oci-layout', 'index.json');
+      if (i === 0) files.unshift('oci-layout', 'index.json', ...(opts.plan ? [ARCHIVE_PLAN] : []));
       const name = partName(i + 1);
       const final = join(outDir, name);
       const tmp = tempPathFor(final);
@@ -163,6 +171,14 @@ export async function packArchive(
       ...(e.source ? { source: e.source } : {}),
     })),
     previouslyArchived,
+    ...(opts.plan
+      ? {
+          plan: {
+            sha256: `sha256:${createHash('sha256').update(opts.plan.text).digest('hex')}`,
+            config: opts.plan.config,
+          },
+        }
+      : {}),
   };
   await writeFileAtomic(join(outDir, ARCHIVE_MANIFEST), JSON.stringify(manifest, null, 2));
   return manifest;
@@ -276,7 +292,7 @@ export async function unpackArchive(
       onReadEntry: (entry: ReadEntry) => {
         const path = entry.path;
         const task = (async () => {
-          if (path === 'index.json' || path === 'oci-layout') {
+          if (path === 'index.json' || path === 'oci-layout' || path === ARCHIVE_PLAN) {
             const chunks: Buffer[] = [];
             for await (const c of entry) chunks.push(c as Buffer);
             await writeFileAtomic(join(layout.dir, path), Buffer.concat(chunks));

@@ -34,6 +34,8 @@ export interface Endpoint {
   ): Promise<Received>;
   /** Link a blob already in `fromRepo` of the same endpoint into `repo`. False when it cannot. */
   mount(repo: string, digest: string, fromRepo: string): Promise<boolean>;
+  /** Whether `repo` holds the blob (for plans: what a run would not have to send). */
+  hasBlob(repo: string, digest: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -69,6 +71,10 @@ export class RegistryEndpoint implements Endpoint {
 
   opener(repo: string, digest: string): BlobOpener {
     return (offset) => this.client.openBlob(repo, digest, offset);
+  }
+
+  hasBlob(repo: string, digest: string): Promise<boolean> {
+    return this.client.hasBlob(repo, digest);
   }
 
   async mount(repo: string, digest: string, fromRepo: string): Promise<boolean> {
@@ -293,6 +299,10 @@ export class LayoutEndpoint implements Endpoint {
 
   async mount(): Promise<boolean> {
     return true; // one blob store for every repository
+  }
+
+  hasBlob(_repo: string, digest: string): Promise<boolean> {
+    return this.layout.hasBlob(digest);
   }
 
   async close(): Promise<void> {}

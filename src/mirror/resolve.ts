@@ -1,0 +1,286 @@
+/**
+ * ImageSetConfiguration → MirrorPlan: every image the configuration asks for, pinned to a digest,
+ * with its destination (oc-mirror v2's naming) and the reasons it is there. Releases come from the
+ * update graph and the payloads, operators from the filtered (and rebuilt) catalogs, the graph-data
+ * image is built here, additional images are pinned. blockedImages apply to all of them.
+ */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { AirgapError, isAirgapError, usageError } from '../util/errors.js';
+import { Limiter } from '../util/limit.js';
+import type { ProgressSink } from '../util/progress.js';
+import type { CopyPair, CopySummary } from './copy/engine.js';
+import { LayoutEndpoint, type Endpoint } from './copy/endpoints.js';
+import { positionOf } from './isc/index.js';
+import { compileGoRegexp } from './isc/regexp.js';
+import type { ImageSetConfig } from './isc/types.js';
+import { OciLayout } from './layout/store.js';
+import { pinnedEntry, planCatalogs } from './openshift/catalog-plan.js';
+import {
+  buildGraphImage,
+  downloadGraphData,
+  GRAPH_BASE_IMAGE,
+  GRAPH_IMAGE_REPO,
+  graphDataUrl,
+} from './openshift/graph-image.js';
+import { graphEndpoint } from './openshift/graph.js';
+import { planReleases } from './openshift/release-plan.js';
+import {
+  BUILD_SOURCE,
+  PLAN_API_VERSION,
+  planAdditionalImages,
+  type BlockedImage,
+  type MirrorPlan,
+  type PlanEntry,
+} from './plan.js';
+import { formatReference, parseReference } from './reference.js';
+import type { RegistryClient } from './registry/client.js';
+import type { TlsOptions } from './registry/http.js';
+
+export interface ResolveOptions {
+  configPath: string;
+  config: ImageSetConfig;
+  workspace: string;
+  client(registry: string): RegistryClient;
+  endpoint(registry: string): Endpoint;
+  /** Run the copy engine (used to bring catalogs and the graph base image into the build layout). */
+  copy(pairs: CopyPair[]): Promise<CopySummary>;
+  graphUrl?: string;
+  /** TLS for the update service (the same CA flags as registries). */
+  graphTls?: TlsOptions;
+  /** Base image of the graph-data image (default {@link GRAPH_BASE_IMAGE}). */
+  graphBaseImage?: string;
+  progress: ProgressSink;
+}
+
+/** The digest of what a configuration means (its parsed content, keys sorted): equal configs, equal digests. */
+export function configDigest(cfg: ImageSetConfig): string {
+  const canonical = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(canonical)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+              .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+          )
+        : v;
+  const { kind, apiVersion, mirror } = cfg;
+  return `sha256:${createHash('sha256')
+    .update(JSON.stringify(canonical({ kind, apiVersion, mirror })))
+    .digest('hex')}`;
+}
+
+/** Put the file position of an ISC field path (`mirror.operators[0].catalog`) into an error's `where`. */
+function located(cfg: ImageSetConfig, e: unknown): unknown {
+  if (!isAirgapError(e) || !e.where || !/^mirror\./.test(e.where)) return e;
+  const field = e.where.split(' ')[0]!;
+  const pos = positionOf(cfg, field);
+  if (!pos) return e;
+  return new AirgapError(e.code, e.message, {
+    where: `${pos.where} ${field}`,
+    exitCode: e.exitCode,
+    ...(e.hint ? { hint: e.hint } : {}),
+    ...(e.details ? { details: e.details } : {}),
+    cause: e.cause,
+  });
+}
+
+async function section<T>(cfg: ImageSetConfig, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    throw located(cfg, e);
+  }
+}
+
+/** Resolve the whole configuration into a plan. Nothing is pushed anywhere. */
+export async function resolvePlan(o: ResolveOptions): Promise<MirrorPlan> {
+  const cfg = o.config;
+  const build = await OciLayout.open(join(o.workspace, 'build'));
+  const plan: MirrorPlan = {
+    apiVersion: PLAN_API_VERSION,
+    kind: 'MirrorPlan',
+    createdAt: new Date().toISOString(),
+    config: { path: o.configPath, sha256: configDigest(cfg) },
+    releases: [],
+    releaseRisks: [],
+    releaseWhy: [],
+    catalogs: [],
+    blocked: [],
+    warnings: [],
+    images: [],
+    buildLayout: build.dir,
+  };
+  const entries: PlanEntry[] = [];
+  const platform = cfg.mirror.platform;
+
+  if (platform && (platform.channels.length > 0 || platform.release)) {
+    const r = await section(cfg, () =>
+      planReleases(platform, {
+        client: o.client,
+        graphUrl: o.graphUrl,
+        graphTls: o.graphTls,
+        progress: o.progress,
+      }),
+    );
+    plan.releases = r.releases;
+    plan.releaseRisks = r.risks.map((k) => ({
+      from: k.from,
+      to: k.to,
+      channels: k.channels,
+      risks: k.risks,
+    }));
+    plan.releaseWhy = r.why;
+    entries.push(...r.entries);
+    for (const k of r.risks) {
+      plan.warnings.push(
+        `update ${k.from} → ${k.to} is conditional: ${k.risks.map((x) => x.name).join(', ')} (${k.channels.join(', ')})`,
+      );
+    }
+  }
+
+  if (platform?.graph) {
+    entries.push(await section(cfg, () => planGraphImage(o, build)));
+  }
+
+  if (cfg.mirror.operators.length > 0) {
+    const c = await section(cfg, () =>
+      planCatalogs(cfg.mirror.operators, {
+        client: o.client,
+        endpoint: o.endpoint,
+        build,
+        copy: o.copy,
+        progress: o.progress,
+      }),
+    );
+    plan.catalogs = c.catalogs;
+    entries.push(...c.entries);
+    for (const cat of c.catalogs) plan.warnings.push(...cat.warnings.map((w) => `${cat.catalog}: ${w}`));
+  }
+
+  const additional = planAdditionalImages(
+    cfg.mirror.additionalImages.map((a, i) => ({
+      name: a.name,
+      targetRepo: a.targetRepo,
+      targetTag: a.targetTag,
+      where: positionOf(cfg, `mirror.additionalImages[${i}].name`)?.where,
+    })),
+    [],
+  );
+  const limit = new Limiter(8);
+  entries.push(
+    ...(await Promise.all(
+      additional.images.map((img, i) =>
+        limit.run(() =>
+          pinnedEntry(o.client(img.source.registry), img.source, {
+            kind: 'additional',
+            origin: formatReference(img.source),
+            destRepo: img.destRepo,
+            destTag: img.destTag,
+            context: `additionalImages[${i}]`,
+          }),
+        ),
+      ),
+    )),
+  );
+
+  const { kept, blocked } = applyBlocked(entries, cfg.mirror.blockedImages);
+  plan.blocked = blocked;
+  plan.images = dedupe(kept);
+  return plan;
+}
+
+/** Drop entries whose origin or source matches a blockedImages pattern (Go regexp, unanchored). */
+export function applyBlocked(
+  entries: PlanEntry[],
+  patterns: { name: string }[],
+): { kept: PlanEntry[]; blocked: BlockedImage[] } {
+  const res = patterns.map((b) => {
+    const c = compileGoRegexp(b.name);
+    if (!c.ok)
+      throw usageError(
+        'ISC_INVALID',
+        `blocked image "${b.name}" is not a valid regular expression: ${c.error}`,
+      );
+    return { pattern: b.name, re: c.regexp };
+  });
+  const kept: PlanEntry[] = [];
+  const blocked: BlockedImage[] = [];
+  for (const e of entries) {
+    if (e.source.startsWith(BUILD_SOURCE)) {
+      kept.push(e);
+      continue;
+    }
+    const hit = res.find((p) => p.re.test(e.origin) || p.re.test(e.source));
+    if (hit) blocked.push({ origin: e.origin, pattern: hit.pattern });
+    else kept.push(e);
+  }
+  return { kept, blocked };
+}
+
+/** One entry per destination; two different images for one destination is a conflict the user must resolve. */
+function dedupe(entries: PlanEntry[]): PlanEntry[] {
+  const seen = new Map<string, PlanEntry>();
+  const out: PlanEntry[] = [];
+  for (const e of entries) {
+    const key = `${e.destRepo}:${e.destTag}`;
+    const before = seen.get(key);
+    if (!before) {
+      seen.set(key, e);
+      out.push(e);
+    } else if (before.digest !== e.digest) {
+      throw usageError(
+        'ISC_CONFLICT',
+        `${e.origin} (${e.context}) and ${before.origin} (${before.context}) would both be mirrored to ${key}`,
+        {
+          hint: 'give one of them a targetRepo/targetTag (or targetCatalog/targetTag) so each has its own destination',
+        },
+      );
+    }
+  }
+  return out;
+}
+
+/** The graph-data image: the base image pinned and copied into the build layout, plus one layer of graph data. */
+async function planGraphImage(o: ResolveOptions, build: OciLayout): Promise<PlanEntry> {
+  const baseName = o.graphBaseImage ?? GRAPH_BASE_IMAGE;
+  const base = parseReference(baseName);
+  const baseDigest =
+    base.digest ?? (await o.client(base.registry).getManifest(base.repository, base.tag ?? 'latest')).digest;
+  o.progress({ type: 'phase', name: 'graph-image', detail: `base ${baseName}` });
+  const copied = await o.copy([
+    {
+      source: { endpoint: o.endpoint(base.registry), repo: base.repository, ref: baseDigest },
+      dest: { endpoint: new LayoutEndpoint(build), repo: 'graph-base', ref: baseDigest },
+      digest: baseDigest,
+    },
+  ]);
+  const failed = copied.images.find((i) => i.status === 'failed');
+  if (failed) {
+    throw new AirgapError(
+      'GRAPH_BASE_UNREACHABLE',
+      `cannot fetch the graph image base ${baseName}: ${failed.error?.message}`,
+      {
+        where: 'mirror.platform.graph',
+        hint: 'the graph-data image is built on ubi9; give --graph-base-image an image you can reach',
+      },
+    );
+  }
+  const url = graphDataUrl(graphEndpoint(o.graphUrl));
+  const tarball = join(o.workspace, 'graph-data.tar.gz');
+  await downloadGraphData(url, tarball, o.graphTls ?? {});
+  const built = await buildGraphImage(build, baseDigest, tarball);
+  return {
+    kind: 'graph',
+    origin: `${GRAPH_IMAGE_REPO}:latest`,
+    source: `${BUILD_SOURCE}graph`,
+    digest: built.digest,
+    destRepo: GRAPH_IMAGE_REPO,
+    destTag: 'latest',
+    byTag: true,
+    byDigest: false,
+    context: 'platform.graph',
+  };
+}

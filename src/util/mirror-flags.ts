@@ -1,0 +1,122 @@
+/**
+ * The flags `airgap mirror` and `airgap mirror plan` share, and turning them into MirrorOptions.
+ * oclif-specific, so it lives beside the base command rather than in src/mirror.
+ */
+import { Flags } from '@oclif/core';
+import type { MirrorOptions } from '../mirror/run.js';
+import { usageError } from './errors.js';
+
+/** `4` (GiB, like archiveSize), `500M`, `2G`, `100K`. */
+export function parseSize(v: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([KMGT]i?B?)?$/i.exec(v.trim());
+  if (!m) {
+    throw usageError('FLAG_INVALID', `--archive-size "${v}" is not a size`, {
+      hint: 'give GiB as a number (4), or a number with K, M, G or T (500M)',
+    });
+  }
+  const unit = (m[2] ?? 'G').toUpperCase()[0] as 'K' | 'M' | 'G' | 'T';
+  const mult = { K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 }[unit];
+  const n = Math.floor(Number(m[1]) * mult);
+  if (n <= 0) throw usageError('FLAG_INVALID', '--archive-size must be more than 0');
+  return n;
+}
+
+export function tlsFlag(name: string, v: string | undefined): boolean | undefined {
+  if (v === undefined) return undefined;
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  throw usageError('FLAG_INVALID', `--${name} takes true or false, got "${v}"`);
+}
+
+export const mirrorFlags = {
+  config: Flags.string({
+    char: 'c',
+    description:
+      'ImageSetConfiguration file (mirror.openshift.io/v2alpha1). Write one with `airgap mirror init`.',
+  }),
+  from: Flags.string({ description: 'file://dir holding an archive written by a mirror-to-disk run.' }),
+  workspace: Flags.string({
+    description:
+      'file://dir for the plan, journal, built catalogs and outputs of a registry-to-registry run.',
+  }),
+  authfile: Flags.string({
+    description: 'Auth file (containers auth.json or docker config.json) to use first.',
+  }),
+  'ca-file': Flags.string({
+    description: 'PEM CA to trust for registries and the update service (repeatable).',
+    multiple: true,
+  }),
+  'cert-dir': Flags.string({
+    description: 'Directory laid out like /etc/containers/certs.d (<host:port>/ca.crt).',
+  }),
+  'src-tls-verify': Flags.string({
+    description: "Verify source registries' TLS certificates.",
+    options: ['true', 'false'],
+  }),
+  'dest-tls-verify': Flags.string({
+    description: "Verify the destination registry's TLS certificate.",
+    options: ['true', 'false'],
+  }),
+  arch: Flags.string({
+    description: 'Copy only these architectures of multi-arch images (repeatable).',
+    multiple: true,
+  }),
+  parallel: Flags.integer({
+    description: 'Blob transfers in flight at once, across all images.',
+    default: 10,
+    min: 1,
+    max: 64,
+  }),
+  'retry-times': Flags.integer({
+    description: 'Retries per request after a network error, 5xx or 429.',
+    default: 5,
+    min: 0,
+    max: 20,
+  }),
+  'graph-url': Flags.string({
+    description:
+      'OpenShift update service graph endpoint. Default: $UPDATE_URL_OVERRIDE, else https://api.openshift.com/api/upgrades_info/v1/graph.',
+  }),
+  'graph-base-image': Flags.string({
+    description:
+      'Base image of the update-graph data image (platform.graph). Default: registry.access.redhat.com/ubi9/ubi:latest.',
+  }),
+  json: Flags.boolean({ description: 'Print the report as JSON on stdout (one entry per image).' }),
+};
+
+/** The flags above as MirrorOptions. */
+export function mirrorOptions(
+  flags: {
+    config?: string;
+    from?: string;
+    workspace?: string;
+    authfile?: string;
+    'ca-file'?: string[];
+    'cert-dir'?: string;
+    'src-tls-verify'?: string;
+    'dest-tls-verify'?: string;
+    arch?: string[];
+    parallel: number;
+    'retry-times': number;
+    'graph-url'?: string;
+    'graph-base-image'?: string;
+  },
+  destination: string,
+): MirrorOptions {
+  return {
+    config: flags.config,
+    destination,
+    from: flags.from,
+    workspace: flags.workspace,
+    authFile: flags.authfile,
+    caFiles: flags['ca-file'],
+    certDir: flags['cert-dir'],
+    srcTlsVerify: tlsFlag('src-tls-verify', flags['src-tls-verify']),
+    destTlsVerify: tlsFlag('dest-tls-verify', flags['dest-tls-verify']),
+    arches: flags.arch,
+    parallel: flags.parallel,
+    retry: { attempts: flags['retry-times'] + 1 },
+    graphUrl: flags['graph-url'],
+    graphBaseImage: flags['graph-base-image'],
+  };
+}
