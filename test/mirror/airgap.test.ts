@@ -9,6 +9,7 @@ import { execa } from 'execa';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltImage } from '../../src/lab/images.js';
+import { buildUpstream, type Upstream } from '../../src/lab/upstream.js';
 import { digestTag } from '../../src/mirror/plan.js';
 import { airgap, REPO_ROOT } from '../helpers/cli.js';
 import { refOf, seedRegistry, tempDir } from '../helpers/fixtures.js';
@@ -22,19 +23,28 @@ const KiB = 1024;
 const unavailable = await netnsUnavailable();
 if (unavailable) console.warn(`airgap.test.ts skipped: ${unavailable}`);
 
-/**
- * What the ImageSetConfiguration asks for. The one place its content is built, so platform and
- * operators sections can join additionalImages here.
- */
+/** What the ImageSetConfiguration asks for: releases, the graph image, an operator, images. */
 interface ImageSetContent {
   additionalImages: string[];
+  upstream?: Upstream;
 }
 
 async function writeImageSet(path: string, content: ImageSetContent): Promise<string> {
+  const up = content.upstream;
   const doc = {
     kind: 'ImageSetConfiguration',
     apiVersion: 'mirror.openshift.io/v2alpha1',
     mirror: {
+      ...(up
+        ? {
+            platform: {
+              channels: [{ name: up.channel, minVersion: '4.18.2' }],
+              graph: true,
+              kubeVirtContainer: true,
+            },
+            operators: [{ catalog: up.catalogRef, packages: [{ name: 'lab-operator-001' }] }],
+          }
+        : {}),
       additionalImages: content.additionalImages.map((name) => ({ name })),
     },
   };
@@ -76,6 +86,7 @@ describe.skipIf(unavailable)('the disconnected side needs nothing from the sourc
   let extra: BuiltImage;
   let dir: string;
   let content: ImageSetContent;
+  let up: Upstream;
   /** The destination as the disconnected side names it: the host side of the veth pair. */
   const destination = () => `docker://${dst.host}/mirror`;
 
@@ -122,12 +133,19 @@ describe.skipIf(unavailable)('the disconnected side needs nothing from the sourc
       },
     ]);
     dir = await tempDir();
+    // OpenShift content on the source side too: releases in an update graph, a catalog, ubi9.
+    up = await buildUpstream({
+      registry: { host: src.host, caFile: src.caFile, authFile: src.authFile },
+      dir: join(dir, 'upstream'),
+      versions: ['4.18.1', '4.18.2', '4.18.3'],
+      components: 3,
+    });
     // Two by tag, two by digest.
-    content = { additionalImages: built.map((b) => refOf(src, b)) };
+    content = { additionalImages: built.map((b) => refOf(src, b)), upstream: up };
   });
 
   afterAll(async () => {
-    await Promise.all([src?.stop(), dst?.stop()]);
+    await Promise.all([src?.stop(), dst?.stop(), up?.stop()]);
     await ns?.close();
   });
 
@@ -160,11 +178,17 @@ describe.skipIf(unavailable)('the disconnected side needs nothing from the sourc
       src.authFile,
       '--cert-dir',
       src.certsDir,
+      '--graph-url',
+      up.graph.url,
+      '--graph-base-image',
+      up.ubiRef,
       `file://${out}`,
       '--json',
     ]);
     expect(m2d.exitCode, m2d.stderr).toBe(0);
-    expect(JSON.parse(m2d.stdout).summary, m2d.stderr).toMatchObject({ failed: 0, copied: built.length });
+    const planned = JSON.parse(m2d.stdout);
+    expect(planned.summary, m2d.stderr).toMatchObject({ failed: 0 });
+    expect(planned.releases.map((r: { version: string }) => r.version)).toEqual(['4.18.2', '4.18.3']);
 
     const archive = join(dir, 'carried');
     const files = await carry(out, archive);
@@ -178,7 +202,26 @@ describe.skipIf(unavailable)('the disconnected side needs nothing from the sourc
     const report = JSON.parse(String(d2m.stdout));
     expect(report.mode).toBe('diskToMirror');
     expect(report.summary.failed).toBe(0);
-    expect(report.summary.copied).toBe(built.length);
+    expect(report.summary.copied).toBe(planned.summary.copied);
+    // The releases, the graph-data image and the filtered catalog came out of the archive, and the
+    // cluster resources were written without asking the update service or the source registry.
+    expect(
+      await skopeoDigest(
+        `docker://${dst.skopeoHost}/mirror/openshift/release-images:4.18.3-x86_64`,
+        dst.skopeo,
+      ),
+    ).toBe(up.releases[2]!.digest);
+    await skopeoDigest(`docker://${dst.skopeoHost}/mirror/openshift/graph-image:latest`, dst.skopeo);
+    const resources = report.clusterResources.map((f: string) => f.slice(f.lastIndexOf('/') + 1)).sort();
+    expect(resources).toEqual([
+      'cc-redhat-operator-index-v4-18.yaml',
+      'cs-redhat-operator-index-v4-18.yaml',
+      'idms-oc-mirror.yaml',
+      'itms-oc-mirror.yaml',
+      'mapping.txt',
+      'registries.conf',
+      'updateService.yaml',
+    ]);
 
     // An independent client on the connected side reads back exactly what was archived.
     for (const b of built) {
@@ -193,7 +236,7 @@ describe.skipIf(unavailable)('the disconnected side needs nothing from the sourc
     expect(arm.Architecture).toBe('arm64');
   });
 
-  it('an image the archive does not hold fails at once with a clear reason, and the rest is still there', async () => {
+  it('an archive made for another configuration is refused at once, before anything is pushed', async () => {
     const archive = join(dir, 'carried');
     const isc = await writeImageSet(join(dir, 'isc-more.yaml'), {
       additionalImages: [...content.additionalImages, refOf(src, extra)],
@@ -204,11 +247,9 @@ describe.skipIf(unavailable)('the disconnected side needs nothing from the sourc
     expect(r.timedOut, output).toBe(false);
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(r.exitCode, output).not.toBe(0);
-    // The user is told what the archive lacks: that image, or (once the archive records the plan it was
-    // made for) that it was made from a different configuration.
-    expect(output).toMatch(
-      /tools\/extra:v1 is not in the (archive|layout)|archive .* was made from a different ImageSetConfiguration/,
-    );
+    // The user is told the archive was made for another configuration, before anything is pushed.
+    expect(r.exitCode, output).toBe(2);
+    expect(output).toMatch(/archive .* was made from a different ImageSetConfiguration/);
     expect(output).not.toMatch(/\n\s+at .+:\d+:\d+/); // no stack trace
     // The images the archive holds are at the destination either way.
     for (const b of built) {
