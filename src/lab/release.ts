@@ -6,7 +6,7 @@ import { MediaType } from '../mirror/media-types.js';
 import type { OciLayout } from '../mirror/layout/store.js';
 import type { CoreosStream, ImageReferences, ReleaseMetadata } from '../mirror/openshift/payload.js';
 import { parseReference } from '../mirror/reference.js';
-import { buildImages, randomTarLayer, type BuiltImage } from './images.js';
+import { buildImages, randomTarLayer, type BuiltImage, type LayerSpec } from './images.js';
 
 /**
  * Synthetic OpenShift release payloads for tests and the demo, shaped like real ones
@@ -35,6 +35,8 @@ export interface ReleasePayloadOptions {
   omit?: ('image-references' | 'release-metadata')[];
   /** Extra files under release-manifests/ (`0000_00_cluster-version-operator_01_namespace.yaml`: text). */
   extraFiles?: Record<string, string>;
+  /** Layers of every component (default: a shared 4 KiB base and 1 KiB of its own). */
+  componentLayers?: LayerSpec[];
 }
 
 export interface BuiltReleaseArch {
@@ -236,7 +238,7 @@ export async function buildReleasePayload(
       names.map(() => ({
         repo: componentRepo,
         format: o.format ?? 'docker',
-        layers: [{ id: 'release-component-base', size: 4096 }, { size: 1024 }],
+        layers: o.componentLayers ?? [{ id: 'release-component-base', size: 4096 }, { size: 1024 }],
       })),
     );
     const imageReferences = imageStream(o.version, `${prefix.registry}/${componentRepo}`, components, names);

@@ -38,6 +38,8 @@ export interface UpstreamOptions {
   components?: number;
   /** Bytes of the layer each component has of its own (default 1 KiB). */
   componentBytes?: number;
+  /** Bytes of the base layers every component shares (default one of 4 KiB). */
+  baseBytes?: number[];
   /** Catalog shape (defaults: 3 packages × 2 channels × 3 bundles). */
   packages?: number;
   channelsPerPackage?: number;
@@ -137,6 +139,10 @@ export async function buildUpstream(o: UpstreamOptions): Promise<Upstream> {
       registryPrefix: `${host}/${COMPONENT_REPO}`,
       releaseRepo: RELEASE_REPO,
       bootImages: labCoreosStream(kubevirtRef),
+      componentLayers: [
+        ...(o.baseBytes ?? [4096]).map((size, b) => ({ id: `release-component-base-${b}`, size })),
+        { size: o.componentBytes ?? 1024 },
+      ],
       previous: o.versions.slice(0, i),
     });
     releases.push({
