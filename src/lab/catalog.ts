@@ -18,6 +18,8 @@ export interface SyntheticCatalogSpec {
   bundlesPerChannel: number | ((pkg: number, channel: number) => number);
   /** Registry and namespace prefix of every image (`registry.example.com/lab`). */
   registry: string;
+  /** Names of the first packages (e.g. `multicluster-engine`); the rest are `lab-operator-NNN`. */
+  packageNames?: string[];
   /**
    * The reference of each image the catalog names (bundle image, operator image, the image all
    * bundles share); default: made-up digests under `registry`. Give real ones to mirror the catalog.
@@ -60,7 +62,7 @@ export async function buildSyntheticCatalog(spec: SyntheticCatalogSpec): Promise
         : `${spec.registry}/${pkg}/${kind}@${digest(`${name}/${kind}`)}`);
   const sharedProxy = ref('shared', '', '');
   for (let p = 0; p < spec.packages; p++) {
-    const pkg = syntheticPackageName(p);
+    const pkg = spec.packageNames?.[p] ?? syntheticPackageName(p);
     const objects: object[] = [];
     const bundles: object[] = [];
     const channels: SyntheticCatalog['packages'][number]['channels'] = [];

@@ -1,23 +1,21 @@
 /**
  * `npm run demo`: a disconnected site on one machine. Two real registries (Debian's
  * docker-registry, TLS with a freshly minted CA, htpasswd auth) stand in for the internet-side
- * source and the bastion's mirror; a synthetic image set shaped like a release payload is pushed to
- * the source; then the real CLI mirrors it registry → registry, again (nothing to do), to an archive
- * on disk, verifies the archive, and pushes the archive into the mirror — printing what it ran.
+ * source and the bastion's mirror, and a loopback update service stands in for api.openshift.com.
+ * The source holds OpenShift content shaped like the real thing (release payloads 4.18.1–4.18.3, a
+ * redhat-operator-index with the operators a hosted cluster needs, ubi9). Then the real CLI writes
+ * an ImageSetConfiguration with the hosted-agent preset, plans it, mirrors it registry → registry
+ * (twice: the second run finds everything there), to an archive on disk, verifies the archive and
+ * pushes it into the mirror with no access to the source side — printing what it ran.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import yaml from 'js-yaml';
-import { CopyEngine } from '../mirror/copy/engine.js';
-import { LayoutEndpoint, RegistryEndpoint } from '../mirror/copy/endpoints.js';
-import { OciLayout } from '../mirror/layout/store.js';
-import { RegistryClient } from '../mirror/registry/client.js';
 import { formatBytes } from '../util/progress.js';
-import { buildImages, releaseShapedSpecs } from './images.js';
 import { startRegistry, type TestRegistry } from './registry.js';
+import { buildUpstream } from './upstream.js';
 
 const MiB = 1024 * 1024;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -38,61 +36,13 @@ async function cli(args: string[], shown: string[]): Promise<number> {
   return code ?? 1;
 }
 
-async function seed(src: TestRegistry, work: string): Promise<number> {
-  const layout = await OciLayout.open(join(work, 'synthetic'));
-  const specs = releaseShapedSpecs({
-    byDigest: 24,
-    tagged: 4,
-    shared: [12 * MiB, 6 * MiB, 3 * MiB],
-    unique: 2,
-    uniqueMin: MiB / 2,
-    uniqueMax: 2 * MiB,
-    repo: 'ocp/release',
-  });
-  specs.push({
-    repo: 'ocp/multi-arch-tool',
-    tag: 'v1',
-    arches: ['amd64', 'arm64', 's390x'],
-    layers: [{ id: 'base0', size: 12 * MiB }, { size: MiB }],
-  });
-  const built = await buildImages(layout, specs);
-  const client = new RegistryClient(src.host, {
-    caFiles: [src.caFile],
-    certDirs: [],
-    credentials: { authFile: src.authFile },
-  });
-  const summary = await new CopyEngine({ parallel: 8 }).run(
-    built.map((b) => ({
-      source: { endpoint: new LayoutEndpoint(layout), repo: b.repo, ref: b.tag ?? b.digest },
-      dest: { endpoint: new RegistryEndpoint(client), repo: b.repo, ref: b.tag ?? b.digest },
-      digest: b.digest,
-    })),
-  );
-  await client.close();
-  if (summary.failed > 0)
-    throw new Error(
-      `seeding the source registry failed: ${summary.images.find((i) => i.error)?.error?.message}`,
-    );
-  const isc = {
-    kind: 'ImageSetConfiguration',
-    apiVersion: 'mirror.openshift.io/v2alpha1',
-    mirror: {
-      additionalImages: built.map((b) => ({
-        name: b.tag ? `${src.host}/${b.repo}:${b.tag}` : `${src.host}/${b.repo}@${b.digest}`,
-      })),
-      blockedImages: [{ name: '.*/ocp/tagged-3:.*' }],
-    },
-  };
-  await writeFile(join(work, 'imageset-config.yaml'), yaml.dump(isc, { lineWidth: 200 }));
-  return summary.bytes;
-}
-
 async function main(): Promise<void> {
   const work = join(root, '.work', 'demo');
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
   say('Starting two registries: the "internet" source and the bastion mirror (TLS + htpasswd)');
   const [src, dst] = await Promise.all([startRegistry(), startRegistry()]);
+  const stop: (() => Promise<void>)[] = [() => src.stop(), () => dst.stop()];
   let failed = 0;
   try {
     process.stdout.write(`source ${src.host}, mirror ${dst.host}\n`);
@@ -104,14 +54,66 @@ async function main(): Promise<void> {
       { mode: 0o600 },
     );
 
-    say('Building a synthetic release-shaped image set and pushing it to the source');
-    const bytes = await seed(src, work);
+    say(
+      'Building OpenShift content on the source side: releases, an operator catalog, ubi9, the update service',
+    );
+    const up = await buildUpstream({
+      registry: { host: src.host, caFile: src.caFile, authFile: auth },
+      dir: join(work, 'upstream'),
+      versions: ['4.18.1', '4.18.2', '4.18.3'],
+      components: 12,
+      baseBytes: [6 * MiB, 2 * MiB],
+      componentBytes: MiB / 2,
+      packages: 6,
+      packageNames: ['multicluster-engine', 'lvms-operator', 'local-storage-operator', 'metallb-operator'],
+      operatorBytes: MiB / 4,
+    });
+    stop.push(() => up.stop());
     process.stdout.write(
-      `${formatBytes(bytes)} pushed; image set written to ${join(work, 'imageset-config.yaml')}\n`,
+      `${formatBytes(up.bytes)} pushed: releases ${up.releases.map((r) => r.version).join(', ')} in channel ` +
+        `${up.channel}, catalog ${up.catalogRef}; update service at ${up.graph.url}\n`,
     );
 
     const isc = join(work, 'imageset-config.yaml');
-    const common = ['-c', isc, '--authfile', auth, '--ca-file', src.caFile];
+    say('Write the ImageSetConfiguration: what a disconnected agent-based hosted cluster needs');
+    failed += await cli(
+      [
+        'mirror',
+        'init',
+        '--preset',
+        'hosted-agent',
+        '--version',
+        '4.18',
+        '--catalog',
+        up.catalogRef,
+        '-o',
+        isc,
+      ],
+      [
+        'mirror',
+        'init',
+        '--preset',
+        'hosted-agent',
+        '--version',
+        '4.18',
+        '--catalog',
+        up.catalogRef,
+        '-o',
+        '.work/demo/imageset-config.yaml',
+      ],
+    );
+    const common = [
+      '-c',
+      isc,
+      '--authfile',
+      auth,
+      '--ca-file',
+      src.caFile,
+      '--graph-url',
+      up.graph.url,
+      '--graph-base-image',
+      up.ubiRef,
+    ];
     const shownCommon = [
       '-c',
       '.work/demo/imageset-config.yaml',
@@ -119,21 +121,35 @@ async function main(): Promise<void> {
       '.work/demo/auth.json',
       '--ca-file',
       'ca.crt',
+      '--graph-url',
+      up.graph.url,
+      '--graph-base-image',
+      up.ubiRef,
     ];
+    const ws = ['--workspace', `file://${work}/ws`];
+    const shownWs = ['--workspace', 'file://.work/demo/ws'];
+
+    say('Plan: which releases and bundles, every tag pinned to a digest, how much will move');
+    failed += await cli(
+      ['mirror', 'plan', ...common, ...ws, `docker://${dst.host}/ocp4`],
+      ['mirror', 'plan', ...shownCommon, ...shownWs, `docker://${dst.host}/ocp4`],
+    );
 
     say('Mirror to mirror');
     failed += await cli(
-      ['mirror', ...common, '--workspace', `file://${work}/ws`, `docker://${dst.host}/ocp4`],
-      ['mirror', ...shownCommon, '--workspace', 'file://.work/demo/ws', `docker://${dst.host}/ocp4`],
+      ['mirror', ...common, ...ws, `docker://${dst.host}/ocp4`],
+      ['mirror', ...shownCommon, ...shownWs, `docker://${dst.host}/ocp4`],
     );
+    const resources = await readdir(join(work, 'ws', 'cluster-resources'));
+    process.stdout.write(`cluster resources in .work/demo/ws/cluster-resources: ${resources.join(', ')}\n`);
 
     say('The same again: everything is already there');
     failed += await cli(
-      ['mirror', ...common, '--workspace', `file://${work}/ws`, `docker://${dst.host}/ocp4`],
-      ['mirror', ...shownCommon, '--workspace', 'file://.work/demo/ws', `docker://${dst.host}/ocp4`],
+      ['mirror', ...common, ...ws, `docker://${dst.host}/ocp4`],
+      ['mirror', ...shownCommon, ...shownWs, `docker://${dst.host}/ocp4`],
     );
 
-    say('Mirror to disk, in archive parts of at most 40 MiB');
+    say('Mirror to disk, in archive parts of at most 40 MiB (the plan travels inside)');
     failed += await cli(
       ['mirror', ...common, '--archive-size', '40M', `file://${work}/archive`],
       ['mirror', ...shownCommon, '--archive-size', '40M', 'file://.work/demo/archive'],
@@ -145,13 +161,23 @@ async function main(): Promise<void> {
       ['mirror', 'verify', 'file://.work/demo/archive'],
     );
 
-    say('Disk to mirror, on the disconnected side');
+    say('Disk to mirror, on the disconnected side: no source registry, no update service, no -c');
+    const d2m = ['--authfile', auth, '--ca-file', dst.caFile, '--from', `file://${work}/archive`];
     failed += await cli(
-      ['mirror', ...common, '--from', `file://${work}/archive`, `docker://${dst.host}/from-archive`],
-      ['mirror', ...shownCommon, '--from', 'file://.work/demo/archive', `docker://${dst.host}/from-archive`],
+      ['mirror', ...d2m, `docker://${dst.host}/from-archive`],
+      [
+        'mirror',
+        '--authfile',
+        '.work/demo/auth.json',
+        '--ca-file',
+        'ca.crt',
+        '--from',
+        'file://.work/demo/archive',
+        `docker://${dst.host}/from-archive`,
+      ],
     );
   } finally {
-    await Promise.all([src.stop(), dst.stop()]);
+    await Promise.all(stop.map((f) => f()));
   }
   say(failed === 0 ? 'Demo complete' : 'Demo finished with failures');
   process.exitCode = failed === 0 ? 0 : 1;

@@ -42,6 +42,8 @@ export interface UpstreamOptions {
   baseBytes?: number[];
   /** Catalog shape (defaults: 3 packages × 2 channels × 3 bundles). */
   packages?: number;
+  /** Names for the first packages (default `lab-operator-000`, …). */
+  packageNames?: string[];
   channelsPerPackage?: number;
   bundlesPerChannel?: number;
   /** Bytes of the layer each operator image has of its own (default 1 KiB). */
@@ -159,6 +161,7 @@ export async function buildUpstream(o: UpstreamOptions): Promise<Upstream> {
     channelsPerPackage: o.channelsPerPackage ?? 2,
     bundlesPerChannel: o.bundlesPerChannel ?? 3,
     registry: host,
+    ...(o.packageNames ? { packageNames: o.packageNames } : {}),
   };
   const wanted = new Map<string, { repo: string }>();
   const key = (kind: string, pkg: string, name: string) =>

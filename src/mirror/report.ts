@@ -2,7 +2,7 @@ import { formatBytes, formatDuration } from '../util/progress.js';
 import type { MirrorReport } from './run.js';
 
 /** What the plan chose: releases, catalogs and their bundle counts, blocked images and warnings. */
-export function renderPlanSummary(r: MirrorReport): string[] {
+export function renderPlanSummary(r: MirrorReport, detail = false): string[] {
   const lines: string[] = [];
   for (const rel of r.releases) {
     lines.push(
@@ -10,24 +10,40 @@ export function renderPlanSummary(r: MirrorReport): string[] {
         (rel.channels.length > 0 ? ` [${rel.channels.join(', ')}]` : ''),
     );
   }
+  if (detail) for (const w of r.releaseWhy) lines.push(`           why: ${w}`);
   for (const c of r.catalogs) {
     lines.push(
       `  catalog  ${c.catalog} → ${c.destination} (${c.bundles} bundle(s)${c.rebuilt ? ', filtered and rebuilt' : ', as is'})`,
     );
+    if (!detail) continue;
+    for (const p of c.packages) {
+      lines.push(
+        `           ${p.name} (default channel ${p.defaultChannel ?? '?'}; channels ${p.channels.join(', ')})`,
+      );
+      for (const b of p.bundles) lines.push(`             ${b.name} ${b.version}: ${b.why.join('; ')}`);
+    }
   }
   for (const b of r.blocked) lines.push(`  blocked  ${b.origin} (matches "${b.pattern}")`);
   for (const w of r.warnings) lines.push(`  warning  ${w}`);
   return lines;
 }
 
+/** Kinds listed one per line in a plan; the rest are counted per release or catalog. */
+const LISTED = new Set(['additional', 'graph', 'catalog', 'release']);
+
 /** The text summary of a mirror run, for people (the --json report carries the same facts). */
 export function renderReport(r: MirrorReport): string {
   const lines: string[] = [];
   const s = r.summary;
   lines.push(`${r.mode}: ${r.plan.length} image(s) → ${r.destination}${r.dryRun ? ' (dry run)' : ''}`);
-  lines.push(...renderPlanSummary(r));
+  lines.push(...renderPlanSummary(r, r.dryRun));
   if (r.dryRun) {
+    const counted = new Map<string, { n: number }>();
     for (const p of r.plan) {
+      if (!LISTED.has(p.kind) && !p.error) {
+        counted.set(p.kind, { n: (counted.get(p.kind)?.n ?? 0) + 1 });
+        continue;
+      }
       const state = p.error
         ? `  (cannot read: ${p.error})`
         : p.present
@@ -37,6 +53,13 @@ export function renderReport(r: MirrorReport): string {
             : '';
       lines.push(`  ${p.source} → ${p.destination}${state}`);
     }
+    const names: Record<string, string> = {
+      'release-component': 'release components',
+      bundle: 'bundle images',
+      related: 'related images',
+    };
+    for (const [kind, c] of counted)
+      lines.push(`  ${c.n} ${names[kind] ?? kind} (each pair is in the mapping file)`);
     const m = r.measure;
     if (m) {
       lines.push(

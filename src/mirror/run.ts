@@ -83,7 +83,15 @@ export interface MirrorReport {
   planFile?: string;
   blocked: BlockedImage[];
   releases: MirrorPlan['releases'];
-  catalogs: { catalog: string; destination: string; rebuilt: boolean; bundles: number }[];
+  /** One line per release decision (which channel, which bound, which path). */
+  releaseWhy: string[];
+  catalogs: {
+    catalog: string;
+    destination: string;
+    rebuilt: boolean;
+    bundles: number;
+    packages: PlanCatalog['packages'];
+  }[];
   warnings: string[];
   plan: ReportPair[];
   /** Dry runs: bytes to move and what the destination already holds. */
@@ -273,11 +281,13 @@ function reportOf(
     planFile: join(workspace, 'plan.json'),
     blocked: plan.blocked,
     releases: plan.releases,
+    releaseWhy: plan.releaseWhy,
     catalogs: plan.catalogs.map((c) => ({
       catalog: c.catalog,
       destination: `${c.destRepo}:${c.destTag}`,
       rebuilt: c.rebuilt,
       bundles: c.packages.reduce((a, p) => a + p.bundles.length, 0),
+      packages: c.packages,
     })),
     warnings: plan.warnings,
     plan: plan.images.map((e) => ({
