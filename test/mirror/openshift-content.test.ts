@@ -347,4 +347,70 @@ describe('OpenShift releases and operator catalogs through the real CLI', () => 
     expect(graph.stderr).toContain('127.0.0.1:9');
     for (const r of [channel, range, pkg, nofbc, graph]) expect(r.stderr).not.toMatch(/\n\s+at .*:\d+:\d+/);
   }, 120_000);
+
+  it('runs a saved plan: the pinned digests, with targetCatalog/targetTag naming the catalog', async () => {
+    const f = join(dir, 'target.yaml');
+    await writeFile(
+      f,
+      iscText({
+        platform: undefined,
+        additionalImages: [],
+        operators: [
+          {
+            catalog: up.catalogRef,
+            targetCatalog: 'mirrored/operator-index',
+            targetTag: 'v4.18-hosted',
+            packages: [{ name: 'lab-operator-002' }],
+          },
+        ],
+      }),
+    );
+    const ws = join(dir, 'ws-saved');
+    const planned = await airgap([
+      'mirror',
+      'plan',
+      '-c',
+      f,
+      ...common(),
+      '--workspace',
+      `file://${ws}`,
+      `docker://${dst.host}/saved`,
+    ]);
+    expect(planned.exitCode, planned.stderr).toBe(0);
+    expect(planned.stdout).toContain('→ mirrored/operator-index:v4.18-hosted');
+    const run = await airgap([
+      'mirror',
+      '--plan',
+      join(ws, 'plan.json'),
+      ...common(),
+      '--workspace',
+      `file://${ws}`,
+      `docker://${dst.host}/saved`,
+      '--json',
+    ]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const plan = JSON.parse(await readFile(join(ws, 'plan.json'), 'utf8')) as {
+      images: { kind: string; digest: string }[];
+    };
+    const catalog = plan.images.find((e) => e.kind === 'catalog')!;
+    expect(
+      await skopeoDigest(`docker://${dst.host}/saved/mirrored/operator-index:v4.18-hosted`, dst.skopeo),
+    ).toBe(catalog.digest);
+    const cs = yaml.load(
+      await readFile(join(ws, 'cluster-resources', 'cs-operator-index-v4-18-hosted.yaml'), 'utf8'),
+    ) as { spec: { image: string } };
+    expect(cs.spec.image).toBe(`${dst.host}/saved/mirrored/operator-index:v4.18-hosted`);
+  }, 120_000);
+
+  it('with the source registry gone, a node resolves release components through the mirror (registries.conf)', async () => {
+    const conf = join(dir, 'ws', 'cluster-resources', 'registries.conf');
+    await src.stop();
+    const viaMirror = { registriesConf: conf, authFile, certDir: dst.skopeo.certDir };
+    const component = up.releases[2]!.components[1]!; // by digest, as the payload names it
+    expect(await skopeoDigest(`docker://${component}`, viaMirror)).toBe(
+      component.slice(component.indexOf('@') + 1),
+    );
+    const payload = up.releases[2]!.payload;
+    expect(await skopeoDigest(`docker://${payload}`, viaMirror)).toBe(up.releases[2]!.digest);
+  }, 60_000);
 });
