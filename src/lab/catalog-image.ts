@@ -6,6 +6,7 @@ import type { Descriptor, ManifestData } from '../mirror/manifest.js';
 import { MediaType } from '../mirror/media-types.js';
 import type { OciLayout } from '../mirror/layout/store.js';
 import { CONFIGS_LABEL, writeTar, type TarEntry } from '../mirror/openshift/catalog-image.js';
+import { putImageManifest } from './images.js';
 
 /**
  * Synthetic operator catalog images shaped like Red Hat's (redhat-operator-index v4.11+): a base
@@ -209,20 +210,7 @@ async function buildSingle(
       history: tars.map((t) => ({ created: CREATED, created_by: t.createdBy })),
     }),
   );
-  const mediaType = docker ? MediaType.DockerManifest : MediaType.OciManifest;
-  const bytes = Buffer.from(
-    JSON.stringify({
-      schemaVersion: 2,
-      mediaType,
-      config: {
-        mediaType: docker ? MediaType.DockerConfig : MediaType.OciConfig,
-        digest: await layout.putBytes(config),
-        size: config.length,
-      },
-      layers,
-    }),
-  );
-  return { bytes, digest: await layout.putBytes(bytes), mediaType };
+  return putImageManifest(layout, config, layers, docker);
 }
 
 /** Build a catalog image into `layout` and name it `repo:tag` in index.json. */

@@ -104,6 +104,32 @@ function layerFor(spec: LayerSpec, salt: string, gzip: boolean): BuiltLayer {
   return l;
 }
 
+/**
+ * Store an image config and its manifest (Docker schema 2 or OCI, by `docker`) in the layout;
+ * the layers must be there already. The one place lab builders write image manifests.
+ */
+export async function putImageManifest(
+  layout: OciLayout,
+  config: Buffer,
+  layers: Descriptor[],
+  docker: boolean,
+): Promise<ManifestData> {
+  const mediaType = docker ? MediaType.DockerManifest : MediaType.OciManifest;
+  const bytes = Buffer.from(
+    JSON.stringify({
+      schemaVersion: 2,
+      mediaType,
+      config: {
+        mediaType: docker ? MediaType.DockerConfig : MediaType.OciConfig,
+        digest: await layout.putBytes(config),
+        size: config.length,
+      },
+      layers,
+    }),
+  );
+  return { bytes, digest: await layout.putBytes(bytes), mediaType };
+}
+
 async function buildSingle(
   layout: OciLayout,
   spec: ImageSpec,
@@ -132,25 +158,8 @@ async function buildSingle(
       rootfs: { type: 'layers', diff_ids: diffIds },
     }),
   );
-  const configDigest = await layout.putBytes(config);
   bytes += config.length;
-  const manifest = Buffer.from(
-    JSON.stringify({
-      schemaVersion: 2,
-      mediaType: docker ? MediaType.DockerManifest : MediaType.OciManifest,
-      config: {
-        mediaType: docker ? MediaType.DockerConfig : MediaType.OciConfig,
-        digest: configDigest,
-        size: config.length,
-      },
-      layers,
-    }),
-  );
-  const digest = await layout.putBytes(manifest);
-  return {
-    m: { bytes: manifest, digest, mediaType: docker ? MediaType.DockerManifest : MediaType.OciManifest },
-    bytes,
-  };
+  return { m: await putImageManifest(layout, config, layers, docker), bytes };
 }
 
 /** Build images into an OCI layout; each becomes an index.json entry named `repo:tag` or `repo@digest`. */

@@ -6,7 +6,7 @@ import { MediaType } from '../mirror/media-types.js';
 import type { OciLayout } from '../mirror/layout/store.js';
 import type { CoreosStream, ImageReferences, ReleaseMetadata } from '../mirror/openshift/payload.js';
 import { parseReference } from '../mirror/reference.js';
-import { buildImages, randomTarLayer, type BuiltImage, type LayerSpec } from './images.js';
+import { buildImages, putImageManifest, randomTarLayer, type BuiltImage, type LayerSpec } from './images.js';
 
 /**
  * Synthetic OpenShift release payloads for tests and the demo, shaped like real ones
@@ -184,20 +184,7 @@ async function releaseImage(
       rootfs: { type: 'layers', diff_ids: diffIds },
     }),
   );
-  const mediaType = docker ? MediaType.DockerManifest : MediaType.OciManifest;
-  const bytes = Buffer.from(
-    JSON.stringify({
-      schemaVersion: 2,
-      mediaType,
-      config: {
-        mediaType: docker ? MediaType.DockerConfig : MediaType.OciConfig,
-        digest: await layout.putBytes(config),
-        size: config.length,
-      },
-      layers,
-    }),
-  );
-  return { bytes, digest: await layout.putBytes(bytes), mediaType };
+  return putImageManifest(layout, config, layers, docker);
 }
 
 /**

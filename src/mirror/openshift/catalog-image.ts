@@ -9,16 +9,15 @@
  * and world-readable, with fixed timestamps, so the same input always gives the same digest.
  */
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createGunzip, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 import { Header, Parser, Pax, type ReadEntry } from 'tar';
 import { AirgapError, messageOf } from '../../util/errors.js';
 import { DigestVerifier, sha256Digest } from '../digest.js';
 import type { OciLayout } from '../layout/store.js';
 import { parseManifest, platformString, type Descriptor, type Platform } from '../manifest.js';
 import { MediaType, isImageManifestType, isIndexType } from '../media-types.js';
-import { FbcModelBuilder, parseFbcStream, type FbcBlob, type FbcModel } from './fbc.js';
+import { openLayerTar } from '../layer-stream.js';
+import { FbcModelBuilder, ignoreMatcher, parseFbcStream, type FbcBlob, type FbcModel } from './fbc.js';
 
 /** The label naming the FBC root of a catalog image. */
 export const CONFIGS_LABEL = 'operators.operatorframework.io.index.configs.v1';
@@ -252,32 +251,16 @@ async function scanLayer(layout: OciLayout, layer: Descriptor, s: ScanState, ima
     );
   });
 
-  const bytes = layerBytes(layout, layer, what);
-  const first = await bytes.next();
-  const head = first.done ? Buffer.alloc(0) : first.value;
-  if (head.length === 0) return; // an empty blob adds nothing
-  if (head[0] === 0x28 && head[1] === 0xb5 && head[2] === 0x2f && head[3] === 0xfd)
-    throw new AirgapError('CATALOG_UNSUPPORTED', `${what} is zstd-compressed, which cannot be read yet`, {
-      where: image,
-      hint: 'mirror a gzip variant of the catalog image',
-    });
-  // Compression is detected from the bytes, as containers/image does, not trusted from the media type.
-  const gzip = head[0] === 0x1f && head[1] === 0x8b;
-  const source = Readable.from(
-    (async function* () {
-      yield head;
-      yield* bytes;
-    })(),
-    { objectMode: false },
+  const opened = await openLayerTar(
+    layerBytes(layout, layer, what),
+    () =>
+      new AirgapError('CATALOG_UNSUPPORTED', `${what} is zstd-compressed, which cannot be read yet`, {
+        where: image,
+        hint: 'mirror a gzip variant of the catalog image',
+      }),
   );
-  let tarStream: AsyncIterable<Buffer> = source;
-  let piping: Promise<void> | undefined;
-  if (gzip) {
-    const gunzip = createGunzip();
-    piping = pipeline(source, gunzip);
-    piping.catch(() => undefined); // surfaces through the iteration below
-    tarStream = gunzip;
-  }
+  if (opened.empty) return; // an empty blob adds nothing
+  const { tar: tarStream, gzip, done: piping } = opened;
   // Wait for one of the parser's events, or for its first error (after which it emits nothing).
   const settle = (event: 'drain' | 'finish', start: () => void) =>
     new Promise<void>((resolve) => {
@@ -303,30 +286,13 @@ async function scanLayer(layout: OciLayout, layer: Descriptor, s: ScanState, ima
     if (e instanceof AirgapError) throw e;
     throw imageError(`${what} could not be read as a ${gzip ? 'gzip ' : ''}tar: ${messageOf(e)}`, image, e);
   } finally {
-    source.destroy();
+    opened.destroy();
   }
   if (parseError !== undefined)
     throw imageError(`${what} is not a valid tar: ${messageOf(parseError)}`, image, parseError);
   for (const [rel, rec] of found) s.files.set(rel, rec);
   for (const f of hides.files) s.overlay.files.add(f);
   for (const d of hides.dirs) s.overlay.dirs.add(d);
-}
-
-/** `.indexignore` as fbc.ts reads it: `#` comments, `*` and `?` globs, matched on the path or a base name. */
-function ignoreMatcher(lines: string): (rel: string) => boolean {
-  const res = lines
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && !l.startsWith('#'))
-    .map((p) => {
-      const body = p
-        .replace(/^\/|\/$/g, '')
-        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-        .replace(/\*/g, '[^/]*')
-        .replace(/\?/g, '[^/]');
-      return new RegExp(`(^|/)${body}(/|$)`);
-    });
-  return (rel) => res.some((r) => r.test(rel));
 }
 
 /** Re-raise an error with the image appended to where it happened. */

@@ -317,7 +317,7 @@ export class FbcModelBuilder {
 }
 
 /** Simple .indexignore support: `#` comments, `*` and `?` globs, matched on the path or base name. */
-function ignoreMatcher(lines: string): (rel: string) => boolean {
+export function ignoreMatcher(lines: string): (rel: string) => boolean {
   const res = lines
     .split('\n')
     .map((l) => l.trim())

@@ -1,10 +1,8 @@
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
 import yaml from 'js-yaml';
 import { Parser, type ReadEntry } from 'tar';
 import { AirgapError, messageOf } from '../../util/errors.js';
 import { DigestVerifier } from '../digest.js';
+import { openLayerTar } from '../layer-stream.js';
 import { parseManifest, platformString, type Descriptor, type ParsedManifest } from '../manifest.js';
 import { MediaType } from '../media-types.js';
 import { parseReference } from '../reference.js';
@@ -208,27 +206,11 @@ async function scanLayer(
       yield c;
     }
   })();
-  // Compression is detected from the bytes, as containers/image does, not trusted from the media type.
-  const first = await hashed.next();
-  const head = first.done ? Buffer.alloc(0) : first.value;
-  const gzip = head[0] === 0x1f && head[1] === 0x8b;
-  if (head[0] === 0x28 && head[1] === 0xb5 && head[2] === 0x2f && head[3] === 0xfd)
-    throw new AirgapError('PAYLOAD_UNSUPPORTED', `${what} is zstd-compressed, which cannot be read yet`);
-  const source = Readable.from(
-    (async function* () {
-      if (head.length) yield head;
-      yield* hashed;
-    })(),
-    { objectMode: false },
+  const opened = await openLayerTar(
+    hashed,
+    () => new AirgapError('PAYLOAD_UNSUPPORTED', `${what} is zstd-compressed, which cannot be read yet`),
   );
-  let tarStream: AsyncIterable<Buffer> = source;
-  let piping: Promise<void> | undefined;
-  if (gzip) {
-    const gunzip = createGunzip();
-    piping = pipeline(source, gunzip);
-    piping.catch(() => undefined); // surfaces through the iteration below, or moot after an early stop
-    tarStream = gunzip;
-  }
+  const { tar: tarStream, gzip, done: piping } = opened;
   let stoppedEarly = false;
   try {
     for await (const chunk of tarStream) {
@@ -248,7 +230,7 @@ async function scanLayer(
   } catch (e) {
     throw invalid(`${what} could not be read as a ${gzip ? 'gzip ' : ''}tar: ${messageOf(e)}`, what);
   } finally {
-    source.destroy();
+    opened.destroy();
   }
   if (parseError instanceof AirgapError) throw parseError;
   if (parseError) throw invalid(`${what} is not a valid tar: ${messageOf(parseError)}`, what);
