@@ -29,35 +29,37 @@
  *   --cli     benchmark another airgap build (e.g. a branch checked out elsewhere) against skopeo
  */
 import { rmSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { execa } from 'execa';
 import { releaseShapedSpecs, type BuiltImage } from '../src/lab/images.js';
 import { OciLayout } from '../src/mirror/layout/store.js';
 import { digestTag } from '../src/mirror/plan.js';
-import { Limiter } from '../src/util/limit.js';
 import { refOf, writeIsc } from '../test/helpers/fixtures.js';
 import { buildBigImage } from './lib/big-image.js';
-import { cpuSeconds, statsOf, timed } from './lib/proc.js';
 import {
   judge,
   ratios,
   render,
   type BenchResult,
   type BigResult,
-  type DigestCheck,
   type MethodResult,
-  type EngineSummary,
-  type RunMeasure,
   type ToolRun,
 } from './lib/report.js';
+import { airgapMirror } from './lib/airgap.js';
+import {
+  checkDigestsWithSkopeo,
+  log,
+  measuredAcross,
+  skopeoVersion,
+  spread,
+  writeResults,
+} from './lib/common.js';
 import { mergedAuth, push, seed, startBenchRegistry, type BenchRegistry } from './lib/setup.js';
 import {
   copyLoop,
-  rawDigest,
   sync,
   writePolicy,
   writeSyncYaml,
@@ -108,22 +110,6 @@ function parseOptions(argv: string[]): Options {
   return { scale, big, bigBytes: Math.round(bigMiB * MiB), cli: resolve(values.cli) };
 }
 
-function log(message: string): void {
-  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
-}
-
-/** Run `fn` and add the CPU the source and destination registries spent meanwhile. */
-async function measured(
-  src: BenchRegistry,
-  dst: BenchRegistry,
-  fn: () => Promise<ToolRun>,
-): Promise<RunMeasure> {
-  const [s0, d0] = await Promise.all([cpuSeconds(src.pid), cpuSeconds(dst.pid)]);
-  const r = await fn();
-  const [s1, d1] = await Promise.all([cpuSeconds(src.pid), cpuSeconds(dst.pid)]);
-  return { ...r, registryCpuS: { source: s1 - s0, dest: d1 - d0 } };
-}
-
 /** Start a fresh destination registry, run `fn` against it, stop it (freeing its storage). */
 async function withDestination<T>(
   ctx: Ctx,
@@ -149,34 +135,6 @@ function skopeoSetup(ctx: Ctx, dst: BenchRegistry, authFile: string): SkopeoSetu
   };
 }
 
-/** Read back the manifest digests of `images` (`docker://` ref → expected digest), a few at a time. */
-async function checkDigests(
-  ctx: Ctx,
-  dst: BenchRegistry,
-  authFile: string,
-  images: [string, string][],
-): Promise<DigestCheck> {
-  const limit = new Limiter(4);
-  const mismatches: string[] = [];
-  await Promise.all(
-    images.map(([ref, expected]) =>
-      limit.run(async () => {
-        const got = await rawDigest({ policy: ctx.policy, authFile }, dst.reg.skopeo.certDir, ref).catch(
-          (e: Error) => e.message,
-        );
-        if (got !== expected) mismatches.push(`${ref}: expected ${expected}, got ${got}`);
-      }),
-    ),
-  );
-  return { checked: images.length, mismatches };
-}
-
-/** `n` images spread evenly over the set (first and last included), for spot checks. */
-function sample<T>(items: T[], n: number): T[] {
-  if (items.length <= n) return items;
-  return Array.from({ length: n }, (_, i) => items[Math.round((i * (items.length - 1)) / (n - 1))]!);
-}
-
 /** oc-mirror v2's destination name of a built image below `prefix`. */
 function mirroredRef(dst: BenchRegistry, prefix: string, b: BuiltImage): string {
   return `docker://${dst.reg.host}/${prefix}/${b.repo}:${b.tag ?? digestTag(b.digest)}`;
@@ -184,48 +142,13 @@ function mirroredRef(dst: BenchRegistry, prefix: string, b: BuiltImage): string 
 
 // ---------------------------------------------------------------- airgap
 
-interface AirgapReport {
-  summary?: {
-    copied: number;
-    present: number;
-    failed: number;
-    bytes: number;
-    durationMs: number;
-    blobs: Record<string, number>;
-  };
-}
-
 /** One `airgap mirror` through the real CLI; throws unless it exits 0 with no failed image. */
-async function airgapRun(
-  ctx: Ctx,
-  isc: string,
-  ws: string,
-  dest: string,
-  authFile: string,
-): Promise<ToolRun> {
-  const args = [ctx.cli, 'mirror', '-c', isc, '--workspace', `file://${ws}`, dest, '--json'];
-  args.push('--authfile', authFile, '--ca-file', ctx.src.reg.caFile);
-  const r = await timed(process.execPath, args, { timeFile: join(ctx.work, 'time.txt'), cwd: ROOT });
-  let report: AirgapReport = {};
-  try {
-    report = JSON.parse(r.stdout) as AirgapReport;
-  } catch {
-    // reported below
-  }
-  const s = report.summary;
-  if (r.exitCode !== 0 || !s || s.failed > 0) {
-    throw new Error(
-      `airgap mirror failed (exit ${r.exitCode}):\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`,
-    );
-  }
-  const engine: EngineSummary = {
-    durationMs: s.durationMs,
-    copied: s.copied,
-    present: s.present,
-    bytes: s.bytes,
-    blobs: s.blobs,
-  };
-  return { ...statsOf(r), processes: 1, engine };
+function airgapRun(ctx: Ctx, isc: string, ws: string, dest: string, authFile: string): Promise<ToolRun> {
+  return airgapMirror(
+    ctx.cli,
+    ['-c', isc, '--workspace', `file://${ws}`, dest, '--authfile', authFile, '--ca-file', ctx.src.reg.caFile],
+    { scratch: ctx.work, cwd: ROOT },
+  );
 }
 
 async function benchAirgap(ctx: Ctx): Promise<MethodResult> {
@@ -233,16 +156,15 @@ async function benchAirgap(ctx: Ctx): Promise<MethodResult> {
     const ws = join(ctx.work, 'airgap-ws');
     const dest = `docker://${dst.reg.host}/airgap`;
     log('airgap: first run');
-    const first = await measured(ctx.src, dst, () => airgapRun(ctx, ctx.isc, ws, dest, authFile));
+    const first = await measuredAcross([ctx.src], dst, () => airgapRun(ctx, ctx.isc, ws, dest, authFile));
     log(`airgap: first run ${(first.wallMs / 1000).toFixed(1)} s; checking every digest`);
-    const check = await checkDigests(
-      ctx,
+    const check = await checkDigestsWithSkopeo(
+      { policy: ctx.policy, authFile },
       dst,
-      authFile,
       ctx.built.map((b) => [mirroredRef(dst, 'airgap', b), b.digest]),
     );
     log('airgap: second run');
-    const second = await measured(ctx.src, dst, () => airgapRun(ctx, ctx.isc, ws, dest, authFile));
+    const second = await measuredAcross([ctx.src], dst, () => airgapRun(ctx, ctx.isc, ws, dest, authFile));
     if (second.engine?.bytes !== 0) log(`WARNING: airgap's second run moved ${second.engine?.bytes} bytes`);
     return { method: 'airgap', destination: dest, first, second, check };
   });
@@ -258,16 +180,15 @@ async function benchSkopeoCopy(ctx: Ctx): Promise<MethodResult> {
       dest: mirroredRef(dst, 'skopeo-copy', b),
     }));
     log(`skopeo copy loop: first run (${jobs.length} processes)`);
-    const first = await measured(ctx.src, dst, () => copyLoop(s, jobs));
+    const first = await measuredAcross([ctx.src], dst, () => copyLoop(s, jobs));
     log(`skopeo copy loop: first run ${(first.wallMs / 1000).toFixed(1)} s; checking a sample`);
-    const check = await checkDigests(
-      ctx,
+    const check = await checkDigestsWithSkopeo(
+      { policy: ctx.policy, authFile },
       dst,
-      authFile,
-      sample(ctx.built, SKOPEO_SAMPLE).map((b) => [mirroredRef(dst, 'skopeo-copy', b), b.digest]),
+      spread(ctx.built, SKOPEO_SAMPLE).map((b) => [mirroredRef(dst, 'skopeo-copy', b), b.digest]),
     );
     log('skopeo copy loop: second run');
-    const second = await measured(ctx.src, dst, () => copyLoop(s, jobs));
+    const second = await measuredAcross([ctx.src], dst, () => copyLoop(s, jobs));
     return {
       method: 'skopeo copy loop',
       destination: `docker://${dst.reg.host}/skopeo-copy`,
@@ -295,16 +216,15 @@ async function benchSkopeoSync(ctx: Ctx): Promise<MethodResult> {
     const yamlFile = await writeSyncYaml(s, ctx.src.reg.host, images);
     const dest = `${dst.reg.host}/skopeo-sync`;
     log('skopeo sync: first run');
-    const first = await measured(ctx.src, dst, () => sync(s, yamlFile, dest));
+    const first = await measuredAcross([ctx.src], dst, () => sync(s, yamlFile, dest));
     log(`skopeo sync: first run ${(first.wallMs / 1000).toFixed(1)} s; checking a sample`);
-    const check = await checkDigests(
-      ctx,
+    const check = await checkDigestsWithSkopeo(
+      { policy: ctx.policy, authFile },
       dst,
-      authFile,
-      sample(ctx.built, SKOPEO_SAMPLE).map((b) => [syncedRef(dst, b), b.digest]),
+      spread(ctx.built, SKOPEO_SAMPLE).map((b) => [syncedRef(dst, b), b.digest]),
     );
     log('skopeo sync: second run');
-    const second = await measured(ctx.src, dst, () => sync(s, yamlFile, dest));
+    const second = await measuredAcross([ctx.src], dst, () => sync(s, yamlFile, dest));
     return { method: 'skopeo sync', destination: `docker://${dest}`, first, second, check };
   });
 }
@@ -324,7 +244,7 @@ async function benchBig(ctx: Ctx, bytes: number): Promise<BigResult> {
   const isc = await writeIsc(dir, [refOf(ctx.src.reg, built)]);
   return withDestination(ctx, 'big', async (dst, authFile) => {
     log('big: airgap');
-    const airgap = await measured(ctx.src, dst, () =>
+    const airgap = await measuredAcross([ctx.src], dst, () =>
       airgapRun(ctx, isc, join(dir, 'ws'), `docker://${dst.reg.host}/airgap`, authFile),
     );
     log(
@@ -335,8 +255,8 @@ async function benchBig(ctx: Ctx, bytes: number): Promise<BigResult> {
       src: `docker://${refOf(ctx.src.reg, built)}`,
       dest: mirroredRef(dst, 'skopeo-copy', built),
     };
-    const skopeoCopy = await measured(ctx.src, dst, () => copyLoop(s, [job]));
-    const check = await checkDigests(ctx, dst, authFile, [
+    const skopeoCopy = await measuredAcross([ctx.src], dst, () => copyLoop(s, [job]));
+    const check = await checkDigestsWithSkopeo({ policy: ctx.policy, authFile }, dst, [
       [mirroredRef(dst, 'airgap', built), built.digest],
       [job.dest, built.digest],
     ]);
@@ -374,19 +294,6 @@ async function seedReleaseSet(
   const uniqueBytes = await dirBytes(join(layoutDir, 'blobs', 'sha256'));
   await rm(layoutDir, { recursive: true, force: true });
   return { built, uniqueBytes };
-}
-
-async function skopeoVersion(): Promise<string> {
-  const { stdout } = await execa('skopeo', ['--version']);
-  return stdout.replace(/^skopeo version /, '').trim();
-}
-
-async function writeResults(res: BenchResult): Promise<string> {
-  const dir = join(ROOT, 'bench', 'results');
-  await mkdir(dir, { recursive: true });
-  const path = join(dir, `mirror-${res.date.replace(/[:.]/g, '-')}.json`);
-  await writeFile(path, `${JSON.stringify(res, null, 2)}\n`);
-  return path;
 }
 
 const FAIRNESS =
@@ -439,7 +346,7 @@ async function main(): Promise<void> {
   try {
     const res = await run(opts, work);
     process.stdout.write(`\n${render(res)}\n`);
-    log(`results written to ${await writeResults(res)}`);
+    log(`results written to ${await writeResults(ROOT, 'mirror', res.date, res)}`);
   } finally {
     await rm(work, { recursive: true, force: true });
   }

@@ -141,7 +141,8 @@ const mb = (kib: number) => `${((kib * 1024) / MB).toFixed(0)} MB`;
 const cpu = (m: RunMeasure) =>
   `${(m.userS + m.sysS).toFixed(1)} / ${m.registryCpuS.source.toFixed(1)} / ${m.registryCpuS.dest.toFixed(1)}`;
 
-function table(rows: string[][]): string {
+/** Rows of cells as left-aligned columns. */
+export function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   return rows
     .map((r) =>
