@@ -3,7 +3,8 @@
  * scripts/test-deps.sh (apt-get, as root) only when one is missing, and fails clearly if it cannot.
  */
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -37,14 +38,19 @@ function buildCli(): void {
   });
 }
 
-export default function setup(): void {
+export default function setup(): () => void {
   // Tests talk to registries on loopback; a proxy set for the machine must not reroute them (the
   // proxy tests set their own). Workers inherit this process's environment.
   for (const v of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'])
     delete process.env[v];
+  // Every temporary file of the run (registries' storage, archives, layouts) goes under one
+  // directory that is removed when the run ends: hundreds of runs must not fill the disk.
+  const runTmp = mkdtempSync(join(tmpdir(), 'airgap-run-'));
+  process.env.TMPDIR = runTmp;
+  const teardown = () => rmSync(runTmp, { recursive: true, force: true });
   if (process.env.AIRGAP_SKIP_BUILD !== '1') buildCli();
   const missing = missingTestDeps();
-  if (missing.length === 0) return;
+  if (missing.length === 0) return teardown;
   const script = resolve(dirname(fileURLToPath(import.meta.url)), '../../scripts/test-deps.sh');
   try {
     execFileSync('bash', [script], { stdio: 'inherit', timeout: 15 * 60_000 });
@@ -56,4 +62,5 @@ export default function setup(): void {
   }
   const still = missingTestDeps();
   if (still.length > 0) throw new Error(`test programs still missing after ${script}: ${still.join(', ')}`);
+  return teardown;
 }
