@@ -28,7 +28,7 @@ const extraServers = new Map<string, CertKeyPair>();
 /** The process-wide CA and server certificate, minted on first use (RSA 2048, about half a second). */
 export function testCertificates(): { ca: CertKeyPair; server: CertKeyPair } {
   if (!minted) {
-    const ca = createCA({ commonName: 'airgap test CA', days: 30 });
+    const ca = createCA({ commonName: 'airgap test CA', days: 30, keyType: 'rsa-2048' });
     const server = issueServerCert({
       ca,
       commonName: 'localhost',

@@ -51,6 +51,11 @@ export interface StartRegistryOptions {
    */
   host?: string;
   /**
+   * Serve this certificate instead of the test PKI's (e.g. one issued by `airgap certs issue`); the
+   * returned caFile and certs.d then hold `caFile`.
+   */
+  serverTls?: { certFile: string; keyFile: string; caFile: string };
+  /**
    * Merged into the generated config.yml: objects merge recursively, anything else replaces,
    * `null` deletes the key (e.g. `{ log: { accesslog: { disabled: true } } }`).
    */
@@ -249,7 +254,10 @@ export async function startRegistry(opts: StartRegistryOptions = {}): Promise<Te
   const root = await mkdtemp(join(tmpdir(), `${ROOT_PREFIX}${process.pid}-`));
   let started: Live | undefined;
   try {
-    const pki = await testPki(join(root, 'tls'), { ipAddresses: [bindHost] });
+    const test = await testPki(join(root, 'tls'), { ipAddresses: [bindHost] });
+    const pki = opts.serverTls
+      ? { ...opts.serverTls, caPem: await readFile(opts.serverTls.caFile, 'utf8') }
+      : { certFile: test.certFile, keyFile: test.keyFile, caFile: test.caFile, caPem: test.ca.certPem };
     const storageDir = join(root, 'storage');
     await mkdir(storageDir, { recursive: true });
     const username = 'airgap';
@@ -346,7 +354,7 @@ export async function startRegistry(opts: StartRegistryOptions = {}): Promise<Te
       const auths: Record<string, { auth: string }> = {};
       for (const h of new Set([host, skopeoHost])) {
         await mkdir(join(certsDir, h), { recursive: true });
-        await writeFile(join(certsDir, h, 'ca.crt'), pki.ca.certPem);
+        await writeFile(join(certsDir, h, 'ca.crt'), pki.caPem);
         auths[h] = { auth: token };
       }
       await writeFile(authFile, `${JSON.stringify({ auths }, null, 2)}\n`, { mode: 0o600 });

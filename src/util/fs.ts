@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -52,6 +52,55 @@ export async function writeStreamAtomic(
     await rename(tmp, path);
   } catch (e) {
     await rm(tmp, { force: true });
+    throw e;
+  }
+}
+
+/** One file of a set written together by {@link writeFilesAtomic}. */
+export interface FileToWrite {
+  path: string;
+  data: string | Uint8Array;
+  /** 0o600 for anything holding a secret. */
+  mode?: number;
+}
+
+/**
+ * Write several files as one step: refuse (before writing anything) when one exists and `force` is
+ * not set, write every file to a temp name, then rename them all. A failure removes the temps, so a
+ * set is never left half-written (a crash between two renames can leave some new files beside old
+ * ones, never a partial file).
+ */
+export async function writeFilesAtomic(
+  files: readonly FileToWrite[],
+  opts: { force?: boolean; onExisting?: (path: string) => Error } = {},
+): Promise<void> {
+  if (!opts.force) {
+    for (const f of files) {
+      const exists = await stat(f.path).then(
+        () => true,
+        () => false,
+      );
+      if (exists) throw opts.onExisting?.(f.path) ?? new Error(`${f.path} exists`);
+    }
+  }
+  const temps: { tmp: string; path: string }[] = [];
+  try {
+    for (const f of files) {
+      await mkdir(dirname(f.path), { recursive: true });
+      const tmp = tempPathFor(f.path);
+      temps.push({ tmp, path: f.path });
+      await writeFile(tmp, f.data, { mode: f.mode ?? 0o644 });
+      await chmod(tmp, f.mode ?? 0o644); // the mode even where a umask would widen or narrow it
+      const fh = await open(tmp, 'r');
+      try {
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    }
+    for (const t of temps) await rename(t.tmp, t.path);
+  } catch (e) {
+    for (const t of temps) await rm(t.tmp, { force: true });
     throw e;
   }
 }

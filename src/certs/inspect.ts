@@ -1,0 +1,254 @@
+/**
+ * Reading certificates and keys, saying what they cover and whether they belong together. Node's
+ * X509Certificate does the parsing and the signature checks (RSA and ECDSA alike); every problem
+ * names the file it came from.
+ */
+import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
+import { AirgapError, usageError } from '../util/errors.js';
+
+/** Warn this many days before a certificate expires. */
+export const EXPIRY_WARNING_DAYS = 30;
+const DAY = 86_400_000;
+
+/** What a certificate is and covers, for people and for --json. */
+export interface CertificateInfo {
+  subject: string;
+  issuer: string;
+  serial: string;
+  notBefore: string;
+  notAfter: string;
+  /** Whole days until notAfter (negative once expired). */
+  daysLeft: number;
+  isCA: boolean;
+  selfSigned: boolean;
+  dnsNames: string[];
+  ipAddresses: string[];
+  /** `rsa-4096`, `ecdsa-p256`, … */
+  keyType: string;
+  /** Extended key usages (OIDs, `1.3.6.1.5.5.7.3.1` is server auth). */
+  extendedKeyUsage: string[];
+  sha256Fingerprint: string;
+}
+
+async function readText(file: string, what: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    throw usageError(
+      'CERT_FILE_UNREADABLE',
+      `cannot read ${what} ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      {
+        where: file,
+        hint: 'check the path and its permissions',
+      },
+    );
+  }
+}
+
+/** Every certificate in a PEM file, in order (a chain file holds the leaf first). */
+export async function readCertificates(file: string): Promise<X509Certificate[]> {
+  const text = await readText(file, 'certificate');
+  const blocks = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) {
+    const kind = /-----BEGIN ([A-Z ]+)-----/.exec(text)?.[1];
+    throw usageError(
+      'CERT_INVALID',
+      `${file} holds no PEM certificate${kind ? ` (it holds a ${kind})` : ''}`,
+      {
+        where: file,
+        hint: 'give the file with -----BEGIN CERTIFICATE----- blocks (tls.crt or ca.crt, not the key)',
+      },
+    );
+  }
+  return blocks.map((b, i) => {
+    try {
+      return new X509Certificate(b);
+    } catch (e) {
+      throw usageError(
+        'CERT_INVALID',
+        `certificate ${i + 1} in ${file} cannot be parsed: ${(e as Error).message}`,
+        {
+          where: file,
+          hint: 'the PEM block is damaged; copy the file again from where it was issued',
+        },
+      );
+    }
+  });
+}
+
+/** The private key in a PEM file (PKCS#8, PKCS#1 or SEC1). */
+export async function readPrivateKey(file: string): Promise<KeyObject> {
+  const text = await readText(file, 'private key');
+  try {
+    return createPrivateKey(text);
+  } catch {
+    const kind = /-----BEGIN ([A-Z ]+)-----/.exec(text)?.[1];
+    throw usageError(
+      'KEY_INVALID',
+      `${file} holds no usable private key${kind ? ` (it holds a ${kind})` : ''}`,
+      {
+        where: file,
+        hint: 'give the unencrypted PEM key written with the certificate (tls.key or ca.key)',
+      },
+    );
+  }
+}
+
+function keyTypeOf(k: KeyObject): string {
+  if (k.asymmetricKeyType === 'rsa') return `rsa-${k.asymmetricKeyDetails?.modulusLength ?? '?'}`;
+  if (k.asymmetricKeyType === 'ec') {
+    const curve = k.asymmetricKeyDetails?.namedCurve ?? '?';
+    return `ecdsa-${{ prime256v1: 'p256', secp384r1: 'p384', secp521r1: 'p521' }[curve] ?? curve}`;
+  }
+  return k.asymmetricKeyType ?? 'unknown';
+}
+
+/** IPv6 in its short form (`::1`), as people write it. */
+function shortIp(ip: string): string {
+  return isIP(ip) === 6 ? new URL(`http://[${ip}]/`).hostname.slice(1, -1) : ip;
+}
+
+/** Describe one certificate. */
+export function describeCertificate(x: X509Certificate, now = new Date()): CertificateInfo {
+  const sans = (x.subjectAltName ?? '').split(/,\s*/).filter(Boolean);
+  const notAfter = new Date(x.validTo);
+  return {
+    subject: x.subject.replace(/\n/g, ', '),
+    issuer: x.issuer.replace(/\n/g, ', '),
+    serial: x.serialNumber,
+    notBefore: new Date(x.validFrom).toISOString(),
+    notAfter: notAfter.toISOString(),
+    daysLeft: Math.floor((notAfter.getTime() - now.getTime()) / DAY),
+    isCA: x.ca,
+    selfSigned: x.checkIssued(x) && x.verify(x.publicKey),
+    dnsNames: sans.filter((s) => s.startsWith('DNS:')).map((s) => s.slice(4)),
+    ipAddresses: sans.filter((s) => s.startsWith('IP Address:')).map((s) => shortIp(s.slice(11))),
+    keyType: keyTypeOf(x.publicKey),
+    extendedKeyUsage: x.keyUsage ?? [],
+    sha256Fingerprint: x.fingerprint256,
+  };
+}
+
+/** The result of {@link verifyCertificate}: problems make it fail; warnings do not. */
+export interface VerifyResult {
+  ok: boolean;
+  certificate: CertificateInfo;
+  problems: string[];
+  warnings: string[];
+}
+
+export interface VerifyInput {
+  certFile: string;
+  keyFile?: string;
+  caFile?: string;
+  /** Names (DNS or IP) the certificate must cover. */
+  hosts?: string[];
+  now?: Date;
+}
+
+function validityProblems(
+  x: X509Certificate,
+  file: string,
+  now: Date,
+  problems: string[],
+  warnings: string[],
+): void {
+  const from = new Date(x.validFrom);
+  const to = new Date(x.validTo);
+  if (now < from) problems.push(`${file}: not valid before ${from.toISOString()}`);
+  if (now > to) problems.push(`${file}: expired on ${to.toISOString()}`);
+  else if (to.getTime() - now.getTime() < EXPIRY_WARNING_DAYS * DAY)
+    warnings.push(
+      `${file}: expires in ${Math.floor((to.getTime() - now.getTime()) / DAY)} day(s), on ${to.toISOString()}`,
+    );
+}
+
+/**
+ * Whether a certificate, its key and its CA belong together: the key matches, the CA is a CA that
+ * signed it (through any intermediates in the certificate file), everything is within its validity,
+ * and the requested names are covered. Expiry within 30 days is a warning.
+ */
+export async function verifyCertificate(v: VerifyInput): Promise<VerifyResult> {
+  const now = v.now ?? new Date();
+  const chain = await readCertificates(v.certFile);
+  const leaf = chain[0]!;
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  validityProblems(leaf, v.certFile, now, problems, warnings);
+  if (v.keyFile) {
+    const key = await readPrivateKey(v.keyFile);
+    if (!leaf.checkPrivateKey(key))
+      problems.push(`${v.keyFile} is not the key of ${v.certFile} (the public keys differ)`);
+  }
+  // Walk the chain as given: each certificate must be issued by the next.
+  for (let i = 0; i + 1 < chain.length; i++) {
+    if (!chain[i]!.checkIssued(chain[i + 1]!) || !chain[i]!.verify(chain[i + 1]!.publicKey))
+      problems.push(
+        `${v.certFile}: certificate ${i + 1} is not signed by certificate ${i + 2} of the same file`,
+      );
+  }
+  if (v.caFile) {
+    const cas = await readCertificates(v.caFile);
+    const ca = cas[0]!;
+    if (!ca.ca) problems.push(`${v.caFile} is not a CA certificate (basicConstraints CA:FALSE or missing)`);
+    validityProblems(ca, v.caFile, now, problems, warnings);
+    const top = chain[chain.length - 1]!;
+    const signed =
+      cas.some((c) => top.checkIssued(c) && top.verify(c.publicKey)) ||
+      cas.some((c) => c.fingerprint256 === top.fingerprint256);
+    if (!signed) problems.push(`${v.certFile} was not issued by the CA in ${v.caFile}`);
+  }
+  for (const host of v.hosts ?? []) {
+    const covered = isIP(host) ? leaf.checkIP(host) !== undefined : leaf.checkHost(host) !== undefined;
+    if (!covered) problems.push(`${v.certFile} does not cover ${host}`);
+  }
+  return { ok: problems.length === 0, certificate: describeCertificate(leaf, now), problems, warnings };
+}
+
+/**
+ * A CA to sign with: its certificate and key, checked to be a CA, within its validity and a pair.
+ * Throws a usage error naming the file otherwise.
+ */
+export async function loadSigningCA(
+  certFile: string,
+  keyFile: string,
+  now = new Date(),
+): Promise<{ certPem: string; keyPem: string; notAfter: Date; info: CertificateInfo }> {
+  const [ca] = await readCertificates(certFile);
+  const key = await readPrivateKey(keyFile);
+  if (!ca!.ca)
+    throw usageError(
+      'CERT_NOT_CA',
+      `${certFile} is not a CA certificate (basicConstraints CA:FALSE or missing)`,
+      {
+        where: certFile,
+        hint: 'sign with the CA made by `airgap certs ca` (ca.crt and ca.key), not with a server certificate',
+      },
+    );
+  if (now > new Date(ca!.validTo))
+    throw usageError('CERT_EXPIRED', `the CA ${certFile} expired on ${new Date(ca!.validTo).toISOString()}`, {
+      where: certFile,
+      hint: 'make a new CA with `airgap certs ca` and distribute it again (registry-config, user-ca-bundle, custom-registries)',
+    });
+  if (!ca!.checkPrivateKey(key))
+    throw usageError('KEY_MISMATCH', `${keyFile} is not the key of the CA ${certFile}`, {
+      where: keyFile,
+      hint: 'give the ca.key written together with this ca.crt',
+    });
+  return {
+    certPem: ca!.toString(),
+    keyPem: key.export({ type: 'pkcs8', format: 'pem' }) as string,
+    notAfter: new Date(ca!.validTo),
+    info: describeCertificate(ca!, now),
+  };
+}
+
+/** Raised when a file the caller wants written already exists. */
+export function existsError(path: string): AirgapError {
+  return usageError('OUTPUT_EXISTS', `${path} already exists`, {
+    where: path,
+    hint: 'choose another --out directory, or pass --force to replace the files',
+  });
+}
