@@ -32,33 +32,46 @@ export interface CertificateInfo {
   sha256Fingerprint: string;
 }
 
-async function readText(file: string, what: string): Promise<string> {
+function unreadable(path: string, flag: string, what: string, e: unknown): AirgapError {
+  const code = (e as NodeJS.ErrnoException).code;
+  const why =
+    code === 'ENOENT'
+      ? 'it does not exist'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : `${(e as Error).message}`;
+  return usageError('FILE_UNREADABLE', `cannot read the ${what} ${flag ? `${flag} ` : ''}${path}: ${why}`, {
+    where: path,
+    hint: flag ? `check the path given to ${flag}` : 'check the path and its permissions',
+  });
+}
+
+/** Read a whole input file, or throw a usage error that names the flag, the file and why. */
+export async function readInputFile(path: string, flag: string, what: string): Promise<Buffer> {
   try {
-    return await readFile(file, 'utf8');
+    return await readFile(path);
   } catch (e) {
-    throw usageError(
-      'CERT_FILE_UNREADABLE',
-      `cannot read ${what} ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      {
-        where: file,
-        hint: 'check the path and its permissions',
-      },
-    );
+    throw unreadable(path, flag, what, e);
   }
 }
 
-/** Every certificate in a PEM file, in order (a chain file holds the leaf first). */
-export async function readCertificates(file: string): Promise<X509Certificate[]> {
-  const text = await readText(file, 'certificate');
+/** Every certificate in a PEM file, in order (a chain file holds the leaf first). `flag` names it in messages. */
+export async function readCertificates(file: string, flag?: string): Promise<X509Certificate[]> {
+  const text = (await readInputFile(file, flag ?? '', 'certificate file')).toString('utf8');
+  const named = flag ? `${flag} ${file}` : file;
   const blocks = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
   if (blocks.length === 0) {
     const kind = /-----BEGIN ([A-Z ]+)-----/.exec(text)?.[1];
     throw usageError(
       'CERT_INVALID',
-      `${file} holds no PEM certificate${kind ? ` (it holds a ${kind})` : ''}`,
+      `${named} holds no PEM certificate${kind ? ` (it holds a ${kind})` : ''}`,
       {
         where: file,
-        hint: 'give the file with -----BEGIN CERTIFICATE----- blocks (tls.crt or ca.crt, not the key)',
+        hint: kind
+          ? 'give the file with -----BEGIN CERTIFICATE----- blocks (tls.crt or ca.crt, not the key)'
+          : 'give a PEM file (-----BEGIN CERTIFICATE-----); convert DER with `openssl x509 -inform der -in cert.der -out cert.pem`',
       },
     );
   }
@@ -68,32 +81,50 @@ export async function readCertificates(file: string): Promise<X509Certificate[]>
     } catch (e) {
       throw usageError(
         'CERT_INVALID',
-        `certificate ${i + 1} in ${file} cannot be parsed: ${(e as Error).message}`,
+        `certificate ${i + 1} of ${named} cannot be read: ${(e as Error).message}`,
         {
           where: file,
-          hint: 'the PEM block is damaged; copy the file again from where it was issued',
+          hint: 'check that the file was copied whole; `openssl x509 -in <file> -noout -text` shows what is wrong',
         },
       );
     }
   });
 }
 
-/** The private key in a PEM file (PKCS#8, PKCS#1 or SEC1). */
-export async function readPrivateKey(file: string): Promise<KeyObject> {
-  const text = await readText(file, 'private key');
+/** The private key of a PEM file (PKCS#8, PKCS#1 or SEC1; not encrypted) and its bytes. */
+export async function readPrivateKeyFile(
+  file: string,
+  flag?: string,
+): Promise<{ key: KeyObject; bytes: Buffer }> {
+  const bytes = await readInputFile(file, flag ?? '', 'private key file');
+  const named = flag ? `${flag} ${file}` : file;
   try {
-    return createPrivateKey(text);
-  } catch {
-    const kind = /-----BEGIN ([A-Z ]+)-----/.exec(text)?.[1];
+    return { key: createPrivateKey({ key: bytes, format: 'pem' }), bytes };
+  } catch (e) {
+    if (
+      (e as NodeJS.ErrnoException).code === 'ERR_MISSING_PASSPHRASE' ||
+      /passphrase/i.test((e as Error).message)
+    ) {
+      throw usageError('KEY_INVALID', `the private key ${named} is encrypted`, {
+        where: file,
+        hint: 'servers cannot ask for a passphrase; decrypt it first: openssl pkey -in <key> -out tls.key',
+      });
+    }
+    const kind = /-----BEGIN ([A-Z ]+)-----/.exec(bytes.toString('utf8'))?.[1];
     throw usageError(
       'KEY_INVALID',
-      `${file} holds no usable private key${kind ? ` (it holds a ${kind})` : ''}`,
+      `${named} holds no usable private key${kind ? ` (it holds a ${kind})` : ''}`,
       {
         where: file,
         hint: 'give the unencrypted PEM key written with the certificate (tls.key or ca.key)',
       },
     );
   }
+}
+
+/** The private key of a PEM file. */
+export async function readPrivateKey(file: string, flag?: string): Promise<KeyObject> {
+  return (await readPrivateKeyFile(file, flag)).key;
 }
 
 function keyTypeOf(k: KeyObject): string {

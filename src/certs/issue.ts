@@ -8,6 +8,7 @@ import { usageError } from '../util/errors.js';
 import { writeFilesAtomic } from '../util/fs.js';
 import { describeCertificate, existsError, loadSigningCA, type CertificateInfo } from './inspect.js';
 import { createCA, issueServerCert, MAX_LEAF_DAYS, type KeyType } from './mint.js';
+import { hostNameProblem } from './names.js';
 import { X509Certificate } from 'node:crypto';
 
 /** DNS names and IP addresses for a certificate, sorted out of one list. */
@@ -15,8 +16,6 @@ export interface SubjectNames {
   dnsNames: string[];
   ipAddresses: string[];
 }
-
-const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 /**
  * Split `--san` values into DNS names and IP addresses, refusing what a TLS client would not match:
@@ -41,23 +40,19 @@ export function parseSubjectNames(values: string[], flag = '--san'): SubjectName
       ipAddresses.push(raw);
       continue;
     }
-    const name = raw.toLowerCase().replace(/\.$/, '');
-    const labels = name.split('.');
-    const wildcard = labels[0] === '*';
-    const rest = wildcard ? labels.slice(1) : labels;
+    const name = raw.toLowerCase();
     const looksNumeric = /^[\d.]+$/.test(name) || name.includes(':');
-    if (
-      looksNumeric ||
-      name.length > 253 ||
-      rest.length === 0 ||
-      !rest.every((l) => LABEL.test(l)) ||
-      (wildcard && rest.length < 2)
-    ) {
-      throw usageError('SAN_INVALID', `${flag} ${raw} is neither a valid host name nor an IP address`, {
-        hint: looksNumeric
-          ? 'check the address: IPv4 is four numbers 0–255 (10.0.0.5), IPv6 is hex groups (fd00::5)'
-          : 'host names are letters, digits and hyphens in dot-separated labels (registry.example.com); a wildcard only as the first label (*.apps.example.com)',
-      });
+    const problem = looksNumeric ? 'not an address' : hostNameProblem(name, { wildcard: true });
+    if (problem) {
+      throw usageError(
+        'SAN_INVALID',
+        `${flag} ${raw} is neither a valid host name nor an IP address (${problem})`,
+        {
+          hint: looksNumeric
+            ? 'check the address: IPv4 is four numbers 0–255 (10.0.0.5), IPv6 is hex groups (fd00::5)'
+            : 'host names are letters, digits and hyphens in dot-separated labels (registry.example.com); a wildcard only as the first label (*.apps.example.com)',
+        },
+      );
     }
     dnsNames.push(name);
   }
