@@ -10,16 +10,13 @@ export default class CertsIssue extends AirgapCommand {
   static override summary =
     'Issue a TLS server certificate from your CA, for the mirror registry or the boot image web server.';
 
-  static override description = `Writes into --out: tls.crt, tls.key (mode 0600), ca.crt and fullchain.crt (tls.crt then ca.crt,
-what a server should present). Give every name clients use with --san: DNS names and IPv4/IPv6
-addresses (IPv6 without brackets). The certificate is for server authentication, valid at most
-${MAX_LEAF_DAYS} days (what TLS clients accept) and never past the CA's own expiry.`;
+  static override description = `Writes into --output: tls.crt, tls.key (mode 0600), ca.crt and fullchain.crt (tls.crt then ca.crt, what a server should present). Give every name clients use with --san: DNS names and IPv4/IPv6 addresses (IPv6 without brackets). The certificate is for server authentication, valid at most ${MAX_LEAF_DAYS} days (what TLS clients accept) and never past the CA's own expiry.`;
 
   static override examples = [
     {
       description: 'The bastion registry, reached by name and by its IPv4 and IPv6 addresses:',
       command:
-        '<%= config.bin %> certs issue --ca ./pki --san registry.example.com --san 192.168.126.1 --san 2620:52:0:1306::1 --out ./pki/registry',
+        '<%= config.bin %> certs issue --ca ./pki --san registry.example.com --san 192.168.126.1 --san 2620:52:0:1306::1 --output ./pki/registry',
     },
   ];
 
@@ -42,7 +39,9 @@ ${MAX_LEAF_DAYS} days (what TLS clients accept) and never past the CA's own expi
       options: [...KEY_TYPES],
       default: 'rsa-2048',
     }),
-    out: Flags.string({
+    output: Flags.string({
+      char: 'o',
+      aliases: ['out'],
       description: 'Directory for tls.crt, tls.key, ca.crt and fullchain.crt.',
       required: true,
     }),
@@ -65,7 +64,7 @@ ${MAX_LEAF_DAYS} days (what TLS clients accept) and never past the CA's own expi
       ...(flags['common-name'] ? { commonName: flags['common-name'] } : {}),
       days: flags.days,
       keyType: flags['key-type'] as KeyType,
-      out: flags.out,
+      out: flags.output,
       force: flags.force,
     });
     if (flags.json) this.printJson(r);

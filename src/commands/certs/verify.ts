@@ -7,8 +7,7 @@ export default class CertsVerify extends AirgapCommand {
   static override summary =
     'Check that a certificate, its key and its CA belong together, cover the names, and are in date.';
 
-  static override description = `Exit 0 when everything holds, 1 with the reasons when not. A certificate that expires within
-30 days is a warning, not a failure.`;
+  static override description = `Exit 0 when everything holds, 1 with the reasons when not. A certificate that expires within 30 days is a warning, not a failure.`;
 
   static override examples = [
     {
