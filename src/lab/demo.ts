@@ -176,6 +176,34 @@ async function main(): Promise<void> {
         `docker://${dst.host}/from-archive`,
       ],
     );
+
+    say('Trust and mirror ConfigMaps for the hub, the hosted cluster and assisted-service');
+    failed += await cli(
+      [
+        'certs',
+        'configmaps',
+        '--ca',
+        dst.caFile,
+        '--registry',
+        dst.host,
+        '--cluster-resources',
+        join(work, 'ws', 'cluster-resources'),
+        '-o',
+        join(work, 'trust'),
+      ],
+      [
+        'certs',
+        'configmaps',
+        '--ca',
+        'ca.crt',
+        '--registry',
+        dst.host,
+        '--cluster-resources',
+        '.work/demo/ws/cluster-resources',
+        '-o',
+        '.work/demo/trust',
+      ],
+    );
   } finally {
     await Promise.all(stop.map((f) => f()));
   }

@@ -28,13 +28,13 @@ const extraServers = new Map<string, CertKeyPair>();
 /** The process-wide CA and server certificate, minted on first use (RSA 2048, about half a second). */
 export function testCertificates(): { ca: CertKeyPair; server: CertKeyPair } {
   if (!minted) {
-    const ca = createCA({ commonName: 'airgap test CA', days: 30, keyType: 'rsa-2048' });
+    const ca = createCA({ commonName: 'airgap test CA', days: 3650, keyType: 'rsa-2048' });
     const server = issueServerCert({
       ca,
       commonName: 'localhost',
       dnsNames: ['localhost'],
       ipAddresses: DEFAULT_IPS,
-      days: 30,
+      days: 825,
     });
     minted = { ca, server };
   }
@@ -57,7 +57,7 @@ export function testServerCertificate(extraIps: readonly string[] = []): CertKey
       commonName: 'localhost',
       dnsNames: ['localhost'],
       ipAddresses: [...DEFAULT_IPS, ...extra],
-      days: 30,
+      days: 825,
     });
     extraServers.set(key, cert);
   }
