@@ -83,7 +83,9 @@ export class ProgressState {
     const eta = rate > 0 && left > 0 ? ` ETA ${formatDuration((left / rate) * 1000)}` : '';
     const blobs = this.blobs.uploaded + this.blobs.downloaded + this.blobs.mounted + this.blobs.present;
     const failed = this.itemsFailed ? `, ${this.itemsFailed} failed` : '';
-    return `${formatBytes(this.bytesDone)} / ${formatBytes(this.bytesPlanned)} at ${formatBytes(rate)}/s${eta} · blobs ${blobs} · images ${this.itemsDone}/${this.itemsTotal}${failed}`;
+    // Counters that mean nothing for a run (no blobs in a file download, no items) are left out.
+    const counts = `${blobs > 0 ? ` · blobs ${blobs}` : ''}${this.itemsTotal > 0 ? ` · images ${this.itemsDone}/${this.itemsTotal}` : ''}`;
+    return `${formatBytes(this.bytesDone)} / ${formatBytes(this.bytesPlanned)} at ${formatBytes(rate)}/s${eta}${counts}${failed}`;
   }
 }
 

@@ -26,14 +26,8 @@ import { writeStreamAtomic } from '../../util/fs.js';
 import type { OciLayout } from '../layout/store.js';
 import { parseManifest, platformString, type Descriptor, type ParsedManifest } from '../manifest.js';
 import { MediaType } from '../media-types.js';
-import {
-  backoffMs,
-  createAgent,
-  isTlsError,
-  netErrorCode,
-  retryAfterMs,
-  type TlsOptions,
-} from '../registry/http.js';
+import { AgentPool, getFollowingRedirects, shownUrl } from '../registry/download.js';
+import { backoffMs, netErrorCode, retryAfterMs, type TlsOptions } from '../registry/http.js';
 import { OCP_UPDATE_URL } from './graph.js';
 
 /** The base image oc-mirror builds the graph image on. */
@@ -100,15 +94,7 @@ export interface GraphDataDownload {
 }
 
 const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
-
-function shownUrl(u: URL): string {
-  const c = new URL(u.href);
-  c.username = '';
-  c.password = '';
-  return c.href;
-}
 
 const UNREACHABLE_HINT =
   'check the network, or the proxy (HTTPS_PROXY, NO_PROXY); or point --graph-url / UPDATE_URL_OVERRIDE at an ' +
@@ -188,8 +174,6 @@ class TarGzCheck {
   }
 }
 
-type ResponseData = Awaited<ReturnType<ReturnType<typeof createAgent>['request']>>;
-
 /**
  * Download the graph-data tarball to `dest`: streamed to a temp file beside it, checked (gzip, a
  * readable tar), then renamed, so `dest` is either the previous file or a complete new one.
@@ -223,52 +207,21 @@ export async function downloadGraphData(
     backoffMs(attempt + 1, { baseMs: opts.baseDelayMs ?? 250, maxMs: 15_000, retryAfterMs: retryAfter });
   let last = '';
   for (let attempt = 0; attempt <= retries; attempt++) {
-    let current = target;
-    let res: ResponseData | undefined;
-    let agent: ReturnType<typeof createAgent> | undefined;
+    const agents = new AgentPool(opts);
     try {
-      for (let hop = 0; ; hop++) {
-        agent = createAgent(current.host, { ...opts, connections: 1 });
-        try {
-          res = await agent.request({
-            origin: current.origin,
-            path: `${current.pathname}${current.search}`,
-            method: 'GET',
-            headers: { accept: 'application/gzip, application/x-gzip, application/octet-stream, */*' },
-            headersTimeout: timeoutMs,
-            bodyTimeout: timeoutMs,
-          });
-        } catch (e) {
-          if (isTlsError(e)) {
-            throw new AirgapError(
-              'GRAPH_DATA_TLS',
-              `TLS verification failed for ${shownUrl(current)}: ${netErrorCode(e)}`,
-              {
-                where: shownUrl(current),
-                cause: e,
-                hint: `trust the CA that signed ${current.host} with --ca-file or certs.d/${current.host}/ca.crt`,
-              },
-            );
-          }
-          last = `${netErrorCode(e) ?? (e as Error).name}: ${(e as Error).message}`;
-          res = undefined;
-          break;
-        }
-        const location = res.headers.location;
-        if (REDIRECTS.has(res.statusCode) && location && hop < MAX_REDIRECTS) {
-          await res.body.dump().catch(() => undefined);
-          await agent.close().catch(() => undefined);
-          agent = undefined;
-          current = new URL(Array.isArray(location) ? location[0] : location, current);
-          continue;
-        }
-        break;
-      }
-      if (!res) {
+      const got = await getFollowingRedirects(target, agents, {
+        headers: { accept: 'application/gzip, application/x-gzip, application/octet-stream, */*' },
+        timeoutMs,
+        maxRedirects: MAX_REDIRECTS,
+        errorPrefix: 'GRAPH_DATA',
+      });
+      if ('error' in got) {
+        last = got.error;
         if (attempt < retries) await sleep(backoff(attempt));
         continue;
       }
-      const where = shownUrl(current);
+      const res = got.res;
+      const where = shownUrl(got.url);
       if (RETRYABLE.has(res.statusCode)) {
         await res.body.dump().catch(() => undefined);
         last = `HTTP ${res.statusCode}`;
@@ -306,7 +259,7 @@ export async function downloadGraphData(
       }
       return { url: where, bytes, digest: `sha256:${hash.digest('hex')}` };
     } finally {
-      await agent?.close().catch(() => undefined);
+      await agents.close();
     }
   }
   throw new AirgapError(

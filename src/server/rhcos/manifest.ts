@@ -1,0 +1,210 @@
+/**
+ * The boot images manifest, `<dir>/images/airgap-images.json`: what `airgap images fetch` put in
+ * the images directory, so that a server and the AgentServiceConfig osImages can be written from it
+ * without the stream metadata at hand.
+ *
+ * ```json
+ * { "kind": "AirgapBootImages", "version": 1,
+ *   "stream": "rhcos-4.21", "openshiftVersion": "4.21",
+ *   "source": "mirror.example.com:8443/ocp/openshift/release-images@sha256:…",
+ *   "images": [ { "architecture": "x86_64", "artifact": "iso", "release": "9.8.20260403-0",
+ *                 "file": "rhcos-9.8.20260403-0-live-iso.x86_64.iso", "sha256": "61528a93…",
+ *                 "size": 1234567890, "location": "https://rhcos.mirror.openshift.com/…",
+ *                 "stream": "rhcos-4.21", "openshiftVersion": "4.21" } ] }
+ * ```
+ *
+ * `stream`, `openshiftVersion` and `source` at the top are those of the latest fetch; each image
+ * also carries its own `stream` and `openshiftVersion`, since fetches of other architectures or
+ * streams into the same directory are merged: a new image replaces the entry with the same file
+ * name or the same (stream, architecture, artifact), every other entry stays.
+ *
+ * `openshiftVersion` (x.y) comes from the release payload's version when the stream was read from
+ * a release image, else from a stream named `rhcos-x.y`; otherwise (an FCOS stream, a stream named
+ * otherwise) it is absent, and whoever writes osImages must be told the version.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AirgapError, usageError } from '../../util/errors.js';
+import { writeFileAtomic } from '../../util/fs.js';
+import type { BootArtifactKind } from './stream.js';
+
+export const IMAGES_SUBDIR = 'images';
+export const BOOT_IMAGES_MANIFEST = 'airgap-images.json';
+export const BOOT_IMAGES_KIND = 'AirgapBootImages';
+
+/** One file in the images directory. */
+export interface BootImageEntry {
+  /** The stream's name: x86_64, aarch64, ppc64le, s390x. */
+  architecture: string;
+  artifact: BootArtifactKind;
+  /** The RHCOS build (`artifacts.metal.release`), the osImages `version`. */
+  release: string;
+  /** The file name in the images directory (the basename of `location`). */
+  file: string;
+  /** Lowercase hex, verified when the file was fetched. */
+  sha256: string;
+  size: number;
+  /** Where it was fetched from (the stream's location). */
+  location: string;
+  /** The stream it belongs to (`rhcos-4.21`). */
+  stream: string;
+  openshiftVersion?: string;
+}
+
+export interface BootImagesManifest {
+  kind: typeof BOOT_IMAGES_KIND;
+  version: 1;
+  /** The stream of the latest fetch. */
+  stream: string;
+  /** x.y of the latest fetch, when known. */
+  openshiftVersion?: string;
+  /** What the latest fetch read the stream from: a file, a URL, or a release image by digest. */
+  source?: string;
+  images: BootImageEntry[];
+}
+
+/** `<dir>/images`. */
+export function imagesDirOf(dir: string): string {
+  return join(dir, IMAGES_SUBDIR);
+}
+
+/** `<dir>/images/airgap-images.json`. */
+export function bootImagesManifestPath(dir: string): string {
+  return join(imagesDirOf(dir), BOOT_IMAGES_MANIFEST);
+}
+
+const ARTIFACT_ORDER: Record<string, number> = { iso: 0, rootfs: 1, kernel: 2, initramfs: 3 };
+
+function invalid(path: string, why: string): AirgapError {
+  return new AirgapError('IMAGES_MANIFEST_INVALID', `${path} is not a boot images manifest: ${why}`, {
+    hint: 'run `airgap images fetch` again into this directory; it rewrites the manifest',
+  });
+}
+
+/** Check a parsed manifest; throws IMAGES_MANIFEST_INVALID naming `path`. */
+export function parseBootImagesManifest(doc: unknown, path: string): BootImagesManifest {
+  const d = doc as Partial<BootImagesManifest> | null;
+  if (typeof d !== 'object' || d === null || d.kind !== BOOT_IMAGES_KIND)
+    throw invalid(path, `kind is not ${BOOT_IMAGES_KIND}`);
+  if (d.version !== 1) throw invalid(path, `version ${String(d.version)} is not 1`);
+  if (typeof d.stream !== 'string') throw invalid(path, 'it has no stream');
+  if (!Array.isArray(d.images)) throw invalid(path, 'it has no images list');
+  d.images.forEach((i, n) => {
+    const ok =
+      typeof i === 'object' &&
+      i !== null &&
+      ['architecture', 'artifact', 'release', 'file', 'sha256', 'location'].every(
+        (k) => typeof (i as unknown as Record<string, unknown>)[k] === 'string',
+      ) &&
+      typeof i.size === 'number' &&
+      i.artifact in ARTIFACT_ORDER &&
+      !i.file.includes('/') &&
+      !i.file.startsWith('.');
+    if (!ok)
+      throw invalid(
+        path,
+        `images[${n}] lacks architecture, artifact, release, file, sha256, size or location`,
+      );
+    // Manifests written before per-image streams: the top-level one.
+    if (typeof i.stream !== 'string') i.stream = d.stream!;
+  });
+  return d as BootImagesManifest;
+}
+
+/**
+ * Read `<dir>/images/airgap-images.json` (`dir` is what `airgap images fetch --dir` was given).
+ * IMAGES_MANIFEST_MISSING (exit 2, with the fetch command as the hint) when there is none,
+ * IMAGES_MANIFEST_INVALID when it cannot be read as one. With `checkFiles`, every listed file must
+ * be in the images directory with its recorded size (IMAGES_FILE_MISSING otherwise); contents are
+ * not hashed again.
+ */
+export async function readBootImagesManifest(
+  dir: string,
+  opts: { checkFiles?: boolean } = {},
+): Promise<BootImagesManifest> {
+  const path = bootImagesManifestPath(dir);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+      throw usageError(
+        'IMAGES_MANIFEST_MISSING',
+        `no boot images have been fetched into ${dir} (${path} does not exist)`,
+        {
+          hint: `fetch them first: airgap images fetch --release <release image> --dir ${dir}`,
+        },
+      );
+    throw usageError('IMAGES_MANIFEST_UNREADABLE', `cannot read ${path}: ${(e as Error).message}`, {
+      hint: 'check the path and its permissions',
+    });
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw invalid(path, `not JSON (${(e as Error).message})`);
+  }
+  const m = parseBootImagesManifest(doc, path);
+  if (opts.checkFiles) {
+    const problems: string[] = [];
+    for (const i of m.images) {
+      const s = await stat(join(imagesDirOf(dir), i.file)).catch(() => undefined);
+      if (!s?.isFile()) problems.push(`${i.file} is missing`);
+      else if (s.size !== i.size) problems.push(`${i.file} is ${s.size} bytes, the manifest says ${i.size}`);
+    }
+    if (problems.length > 0)
+      throw new AirgapError(
+        'IMAGES_FILE_MISSING',
+        `${imagesDirOf(dir)} does not hold what ${path} lists: ${problems.join('; ')}`,
+        {
+          hint: `run airgap images fetch again with the same source and --dir ${dir}; it fetches what is missing`,
+        },
+      );
+  }
+  return m;
+}
+
+/**
+ * Merge the images of one fetch into an existing manifest: each new image replaces the entry with
+ * the same file or the same (stream, architecture, artifact); the rest stay. Sorted by architecture,
+ * artifact (iso, rootfs, kernel, initramfs), stream.
+ */
+export function mergeBootImagesManifest(
+  existing: BootImagesManifest | undefined,
+  fetched: { stream: string; openshiftVersion?: string; source?: string; images: BootImageEntry[] },
+): BootImagesManifest {
+  // The version of this fetch; else the one already recorded for the same stream.
+  const openshiftVersion =
+    fetched.openshiftVersion ??
+    (existing?.stream === fetched.stream ? existing.openshiftVersion : undefined) ??
+    existing?.images.find((i) => i.stream === fetched.stream && i.openshiftVersion)?.openshiftVersion;
+  const fresh = fetched.images.map((i) =>
+    i.openshiftVersion || !openshiftVersion ? i : { ...i, openshiftVersion },
+  );
+  const key = (i: BootImageEntry) => `${i.stream}\0${i.architecture}\0${i.artifact}`;
+  const newFiles = new Set(fresh.map((i) => i.file));
+  const newKeys = new Set(fresh.map(key));
+  const kept = (existing?.images ?? []).filter((i) => !newFiles.has(i.file) && !newKeys.has(key(i)));
+  const images = [...kept, ...fresh].sort(
+    (a, b) =>
+      a.architecture.localeCompare(b.architecture) ||
+      ARTIFACT_ORDER[a.artifact]! - ARTIFACT_ORDER[b.artifact]! ||
+      a.stream.localeCompare(b.stream),
+  );
+  return {
+    kind: BOOT_IMAGES_KIND,
+    version: 1,
+    stream: fetched.stream,
+    ...(openshiftVersion ? { openshiftVersion } : {}),
+    ...(fetched.source ? { source: fetched.source } : {}),
+    images,
+  };
+}
+
+/** Write the manifest atomically (temp file, fsync, rename). */
+export async function writeBootImagesManifest(dir: string, m: BootImagesManifest): Promise<string> {
+  const path = bootImagesManifestPath(dir);
+  await writeFileAtomic(path, `${JSON.stringify(m, null, 2)}\n`);
+  return path;
+}
