@@ -6,7 +6,7 @@
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
-import { AirgapError, usageError } from '../util/errors.js';
+import { AirgapError, unreadableReason, usageError } from '../util/errors.js';
 
 /** Warn this many days before a certificate expires. */
 export const EXPIRY_WARNING_DAYS = 30;
@@ -33,15 +33,7 @@ export interface CertificateInfo {
 }
 
 function unreadable(path: string, flag: string, what: string, e: unknown): AirgapError {
-  const code = (e as NodeJS.ErrnoException).code;
-  const why =
-    code === 'ENOENT'
-      ? 'it does not exist'
-      : code === 'EACCES' || code === 'EPERM'
-        ? 'permission denied'
-        : code === 'EISDIR'
-          ? 'it is a directory'
-          : `${(e as Error).message}`;
+  const why = unreadableReason(e);
   return usageError('FILE_UNREADABLE', `cannot read the ${what} ${flag ? `${flag} ` : ''}${path}: ${why}`, {
     where: path,
     hint: flag ? `check the path given to ${flag}` : 'check the path and its permissions',

@@ -43,11 +43,12 @@ export function joinRepo(prefix: string, repo: string): string {
  * source path kept under the destination (`<dest>/<prefix>/<source path>:<tag>`), `targetRepo` and
  * `targetTag` overriding it, and images matching a `blockedImages` pattern left out.
  */
-export function planAdditionalImages(
-  specs: AdditionalImageSpec[],
-  blocked: { name: string }[],
-): { images: PlannedImage[]; blocked: BlockedImage[] } {
-  // Go (RE2) syntax, as the ImageSetConfiguration validator checked it: `(?i)`, `\z`, `\Q…\E` are not JS.
+/**
+ * `blockedImages` as one matcher: the first pattern any of the given references matches, or
+ * undefined. Go (RE2) syntax, as the ImageSetConfiguration validator checked it: `(?i)`, `\z`,
+ * `\Q…\E` are not JS; an invalid pattern is ISC_INVALID.
+ */
+export function blockedMatcher(blocked: { name: string }[]): (...refs: string[]) => string | undefined {
   const patterns = blocked.map((b) => {
     const compiled = compileGoRegexp(b.name);
     if (!compiled.ok) {
@@ -58,6 +59,14 @@ export function planAdditionalImages(
     }
     return { pattern: b.name, re: compiled.regexp };
   });
+  return (...refs) => patterns.find((p) => refs.some((r) => p.re.test(r)))?.pattern;
+}
+
+export function planAdditionalImages(
+  specs: AdditionalImageSpec[],
+  blocked: { name: string }[],
+): { images: PlannedImage[]; blocked: BlockedImage[] } {
+  const blockedBy = blockedMatcher(blocked);
   const images: PlannedImage[] = [];
   const skipped: BlockedImage[] = [];
   const seen = new Map<string, string>();
@@ -65,9 +74,9 @@ export function planAdditionalImages(
     const name = spec.name.replace(/^docker:\/\//, '');
     const source = parseReference(name);
     const full = formatReference(source);
-    const hit = patterns.find((p) => p.re.test(name) || p.re.test(full));
-    if (hit) {
-      skipped.push({ origin: spec.name, pattern: hit.pattern });
+    const hit = blockedBy(name, full);
+    if (hit !== undefined) {
+      skipped.push({ origin: spec.name, pattern: hit });
       continue;
     }
     if (spec.targetTag !== undefined && !isValidTag(spec.targetTag)) {

@@ -12,7 +12,6 @@ import type { ProgressSink } from '../util/progress.js';
 import type { CopyPair, CopySummary } from './copy/engine.js';
 import { LayoutEndpoint, type Endpoint } from './copy/endpoints.js';
 import { positionOf } from './isc/index.js';
-import { compileGoRegexp } from './isc/regexp.js';
 import type { ImageSetConfig } from './isc/types.js';
 import { OciLayout } from './layout/store.js';
 import { pinnedEntry, planCatalogs } from './openshift/catalog-plan.js';
@@ -27,6 +26,7 @@ import { graphEndpoint } from './openshift/graph.js';
 import { planReleases } from './openshift/release-plan.js';
 import {
   BUILD_SOURCE,
+  blockedMatcher,
   PLAN_API_VERSION,
   planAdditionalImages,
   type BlockedImage,
@@ -197,15 +197,7 @@ export function applyBlocked(
   entries: PlanEntry[],
   patterns: { name: string }[],
 ): { kept: PlanEntry[]; blocked: BlockedImage[] } {
-  const res = patterns.map((b) => {
-    const c = compileGoRegexp(b.name);
-    if (!c.ok)
-      throw usageError(
-        'ISC_INVALID',
-        `blocked image "${b.name}" is not a valid regular expression: ${c.error}`,
-      );
-    return { pattern: b.name, re: c.regexp };
-  });
+  const blockedBy = blockedMatcher(patterns);
   const kept: PlanEntry[] = [];
   const blocked: BlockedImage[] = [];
   for (const e of entries) {
@@ -213,8 +205,8 @@ export function applyBlocked(
       kept.push(e);
       continue;
     }
-    const hit = res.find((p) => p.re.test(e.origin) || p.re.test(e.source));
-    if (hit) blocked.push({ origin: e.origin, pattern: hit.pattern });
+    const hit = blockedBy(e.origin, e.source);
+    if (hit !== undefined) blocked.push({ origin: e.origin, pattern: hit });
     else kept.push(e);
   }
   return { kept, blocked };

@@ -73,3 +73,12 @@ export function messageOf(e: unknown): string {
   }
   return String(e);
 }
+
+/** Why a file could not be read, in words a person acts on (`it does not exist`, `permission denied`, …). */
+export function unreadableReason(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'it does not exist';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'it is a directory';
+  return messageOf(e);
+}

@@ -9,7 +9,7 @@
  */
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { AirgapError, isAirgapError, messageOf, usageError } from '../../util/errors.js';
+import { AirgapError, isAirgapError, messageOf, unreadableReason, usageError } from '../../util/errors.js';
 import { lockDirectory } from '../../util/lock.js';
 import { noProgress, type ProgressSink } from '../../util/progress.js';
 import { readReleasePayload } from '../../mirror/openshift/payload.js';
@@ -131,18 +131,13 @@ export async function loadStream(
     try {
       text = await readFile(source.file, 'utf8');
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      const why =
-        code === 'ENOENT'
-          ? 'it does not exist'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : code === 'EISDIR'
-              ? 'it is a directory'
-              : (e as Error).message;
-      throw usageError('STREAM_UNREADABLE', `cannot read the stream file ${source.file}: ${why}`, {
-        hint: 'give the JSON of `openshift-install coreos print-stream-json` (or the coreos-bootimages ConfigMap) with --stream-file',
-      });
+      throw usageError(
+        'STREAM_UNREADABLE',
+        `cannot read the stream file ${source.file}: ${unreadableReason(e)}`,
+        {
+          hint: 'give the JSON of `openshift-install coreos print-stream-json` (or the coreos-bootimages ConfigMap) with --stream-file',
+        },
+      );
     }
     return { doc: parseStreamDocument(text, source.file, 2) };
   }
