@@ -21,6 +21,13 @@ const MiB = 1024 * 1024;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const bin = join(root, 'bin', 'run.js');
 
+/** Paths of this run, for people: relative to the repository, and the CA files as ca.crt. */
+const caFiles = new Set<string>();
+function shown(arg: string): string {
+  if (caFiles.has(arg)) return 'ca.crt';
+  return arg.replaceAll(`${root}/`, '');
+}
+
 function say(text: string): void {
   process.stdout.write(`\n\x1b[1m== ${text}\x1b[0m\n`);
 }
@@ -29,8 +36,8 @@ function say(text: string): void {
  * Run the real CLI, echoing the command line a person would type. Asynchronously: the registries
  * are children of this process and their log pipes must keep draining while the CLI runs.
  */
-async function cli(args: string[], shown: string[]): Promise<number> {
-  process.stdout.write(`$ airgap ${shown.join(' ')}\n`);
+async function cli(args: string[]): Promise<number> {
+  process.stdout.write(`$ airgap ${args.map(shown).join(' ')}\n`);
   const child = spawn(process.execPath, [bin, ...args], { stdio: 'inherit' });
   const [code] = (await once(child, 'exit')) as [number | null];
   return code ?? 1;
@@ -43,6 +50,7 @@ async function main(): Promise<void> {
   say('Starting two registries: the "internet" source and the bastion mirror (TLS + htpasswd)');
   const [src, dst] = await Promise.all([startRegistry(), startRegistry()]);
   const stop: (() => Promise<void>)[] = [() => src.stop(), () => dst.stop()];
+  caFiles.add(src.caFile).add(dst.caFile);
   let failed = 0;
   try {
     process.stdout.write(`source ${src.host}, mirror ${dst.host}\n`);
@@ -76,32 +84,18 @@ async function main(): Promise<void> {
 
     const isc = join(work, 'imageset-config.yaml');
     say('Write the ImageSetConfiguration: what a disconnected agent-based hosted cluster needs');
-    failed += await cli(
-      [
-        'mirror',
-        'init',
-        '--preset',
-        'hosted-agent',
-        '--version',
-        '4.18',
-        '--catalog',
-        up.catalogRef,
-        '-o',
-        isc,
-      ],
-      [
-        'mirror',
-        'init',
-        '--preset',
-        'hosted-agent',
-        '--version',
-        '4.18',
-        '--catalog',
-        up.catalogRef,
-        '-o',
-        '.work/demo/imageset-config.yaml',
-      ],
-    );
+    failed += await cli([
+      'mirror',
+      'init',
+      '--preset',
+      'hosted-agent',
+      '--version',
+      '4.18',
+      '--catalog',
+      up.catalogRef,
+      '-o',
+      isc,
+    ]);
     const common = [
       '-c',
       isc,
@@ -114,96 +108,42 @@ async function main(): Promise<void> {
       '--graph-base-image',
       up.ubiRef,
     ];
-    const shownCommon = [
-      '-c',
-      '.work/demo/imageset-config.yaml',
-      '--authfile',
-      '.work/demo/auth.json',
-      '--ca-file',
-      'ca.crt',
-      '--graph-url',
-      up.graph.url,
-      '--graph-base-image',
-      up.ubiRef,
-    ];
     const ws = ['--workspace', `file://${work}/ws`];
-    const shownWs = ['--workspace', 'file://.work/demo/ws'];
 
     say('Plan: which releases and bundles, every tag pinned to a digest, how much will move');
-    failed += await cli(
-      ['mirror', 'plan', ...common, ...ws, `docker://${dst.host}/ocp4`],
-      ['mirror', 'plan', ...shownCommon, ...shownWs, `docker://${dst.host}/ocp4`],
-    );
+    failed += await cli(['mirror', 'plan', ...common, ...ws, `docker://${dst.host}/ocp4`]);
 
     say('Mirror to mirror');
-    failed += await cli(
-      ['mirror', ...common, ...ws, `docker://${dst.host}/ocp4`],
-      ['mirror', ...shownCommon, ...shownWs, `docker://${dst.host}/ocp4`],
-    );
+    failed += await cli(['mirror', ...common, ...ws, `docker://${dst.host}/ocp4`]);
     const resources = await readdir(join(work, 'ws', 'cluster-resources'));
     process.stdout.write(`cluster resources in .work/demo/ws/cluster-resources: ${resources.join(', ')}\n`);
 
     say('The same again: everything is already there');
-    failed += await cli(
-      ['mirror', ...common, ...ws, `docker://${dst.host}/ocp4`],
-      ['mirror', ...shownCommon, ...shownWs, `docker://${dst.host}/ocp4`],
-    );
+    failed += await cli(['mirror', ...common, ...ws, `docker://${dst.host}/ocp4`]);
 
     say('Mirror to disk, in archive parts of at most 40 MiB (the plan travels inside)');
-    failed += await cli(
-      ['mirror', ...common, '--archive-size', '40M', `file://${work}/archive`],
-      ['mirror', ...shownCommon, '--archive-size', '40M', 'file://.work/demo/archive'],
-    );
+    failed += await cli(['mirror', ...common, '--archive-size', '40M', `file://${work}/archive`]);
 
     say('Verify the archive before carrying it across the air gap');
-    failed += await cli(
-      ['mirror', 'verify', `file://${work}/archive`],
-      ['mirror', 'verify', 'file://.work/demo/archive'],
-    );
+    failed += await cli(['mirror', 'verify', `file://${work}/archive`]);
 
     say('Disk to mirror, on the disconnected side: no source registry, no update service, no -c');
     const d2m = ['--authfile', auth, '--ca-file', dst.caFile, '--from', `file://${work}/archive`];
-    failed += await cli(
-      ['mirror', ...d2m, `docker://${dst.host}/from-archive`],
-      [
-        'mirror',
-        '--authfile',
-        '.work/demo/auth.json',
-        '--ca-file',
-        'ca.crt',
-        '--from',
-        'file://.work/demo/archive',
-        `docker://${dst.host}/from-archive`,
-      ],
-    );
+    failed += await cli(['mirror', ...d2m, `docker://${dst.host}/from-archive`]);
 
     say('Trust and mirror ConfigMaps for the hub, the hosted cluster and assisted-service');
-    failed += await cli(
-      [
-        'certs',
-        'configmaps',
-        '--ca',
-        dst.caFile,
-        '--registry',
-        dst.host,
-        '--cluster-resources',
-        join(work, 'ws', 'cluster-resources'),
-        '-o',
-        join(work, 'trust'),
-      ],
-      [
-        'certs',
-        'configmaps',
-        '--ca',
-        'ca.crt',
-        '--registry',
-        dst.host,
-        '--cluster-resources',
-        '.work/demo/ws/cluster-resources',
-        '-o',
-        '.work/demo/trust',
-      ],
-    );
+    failed += await cli([
+      'certs',
+      'configmaps',
+      '--ca',
+      dst.caFile,
+      '--registry',
+      dst.host,
+      '--cluster-resources',
+      join(work, 'ws', 'cluster-resources'),
+      '-o',
+      join(work, 'trust'),
+    ]);
   } finally {
     await Promise.all(stop.map((f) => f()));
   }
