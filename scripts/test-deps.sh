@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Install the real programs the integration tests and benchmarks run: the CNCF distribution
-# registry, skopeo (the independent checker), htpasswd, nginx, wrk, curl, openssl and GNU time.
+# registry, skopeo (the independent checker), htpasswd, nginx, wrk, curl, openssl, GNU time, and
+# kubectl (the independent Kubernetes client checked against the hub simulator).
 # Idempotent and quiet when nothing is missing. Debian/Ubuntu only; run as root (CI containers are root; no sudo is used).
 set -euo pipefail
 
 # nginx lives in /usr/sbin, which a non-root PATH may lack.
 export PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
 
-commands=(docker-registry skopeo htpasswd nginx wrk curl openssl)
-packages=(docker-registry skopeo apache2-utils nginx-light wrk curl openssl time)
+commands=(docker-registry skopeo htpasswd nginx wrk curl openssl kubectl)
+packages=(docker-registry skopeo apache2-utils nginx-light wrk curl openssl time kubernetes-client)
 
 missing=()
 for cmd in "${commands[@]}"; do
