@@ -2,13 +2,9 @@
  * Validate objects against the real CustomResourceDefinitions in ../shared/realdata/crds with ajv,
  * the way the API server would check them (as far as a JSON Schema validator can).
  *
- * Kubernetes structural-schema rules translated for ajv:
- * - `x-kubernetes-int-or-string: true` → `anyOf: [integer, string]`;
- * - an object with `properties` and without `x-kubernetes-preserve-unknown-fields` or
- *   `additionalProperties` gets `additionalProperties: false` (the server would prune an unknown field
- *   silently, or reject it with strict field validation; either way a typo must fail here);
- * - `x-kubernetes-list-type: set` → `uniqueItems: true`;
- * - other `x-kubernetes-*` keywords (CEL validations, list map keys) are ignored; formats are not checked.
+ * The structural-schema translation for ajv is the hub simulator's (src/lab/hub/schema.ts, see there):
+ * int-or-string, `additionalProperties: false` where the server would prune (a typo must fail here),
+ * list-type set → uniqueItems; CEL validations and formats are not checked.
  * `apiVersion` and `kind` are checked against the CRD's group, storage version and kind.
  */
 import { readFileSync } from 'node:fs';
@@ -16,12 +12,13 @@ import { resolve } from 'node:path';
 
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { load } from 'js-yaml';
+import { isObject, toJsonSchema, type Schema } from '../../src/lab/hub/schema.js';
 import { realdata } from './realdata.js';
+
+export { toJsonSchema };
 
 /** Where the real CRDs live (outside the repository, never copied into it). */
 export const CRD_DIR = realdata('crds');
-
-type Schema = Record<string, unknown>;
 
 /** One validation failure: a JSON path into the object (`$.spec.imageDigestMirrors[0].source`) and why. */
 export interface CrdError {
@@ -37,36 +34,6 @@ export interface Crd {
   apiVersion: string;
   schema: Schema;
   validate(obj: unknown): CrdError[];
-}
-
-function isObject(v: unknown): v is Schema {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-/** Translate a Kubernetes structural schema into plain JSON Schema for ajv (see the file comment). */
-export function toJsonSchema(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(toJsonSchema);
-  if (!isObject(node)) return node;
-  const out: Schema = {};
-  for (const [k, v] of Object.entries(node)) {
-    if (k === 'properties' && isObject(v)) {
-      out.properties = Object.fromEntries(Object.entries(v).map(([p, s]) => [p, toJsonSchema(s)]));
-    } else if (k === 'description' || k.startsWith('x-kubernetes-')) {
-      continue;
-    } else {
-      out[k] = toJsonSchema(v);
-    }
-  }
-  if (node['x-kubernetes-int-or-string'] === true) {
-    delete out.type;
-    out.anyOf = [{ type: 'integer' }, { type: 'string' }];
-  }
-  if (node['x-kubernetes-list-type'] === 'set') out.uniqueItems = true;
-  const preserve = node['x-kubernetes-preserve-unknown-fields'] === true;
-  if (isObject(node.properties) && !preserve && node.additionalProperties === undefined) {
-    out.additionalProperties = false;
-  }
-  return out;
 }
 
 /** JSON Pointer (`/spec/x/0/y`) → JSON path (`$.spec.x[0].y`). */

@@ -1,0 +1,159 @@
+/**
+ * The built-in resource types the hub simulator serves beside the CRDs: the core and apps types the
+ * install touches, RBAC, StorageClass and OpenShift's ClusterVersion. They have no schema (any field
+ * is kept); Secrets get the API server's `stringData` folding and base64 check, and Namespaces get
+ * `status.phase: Active`.
+ */
+import { HubApiError, type KubeObject, type ResourceType } from './types.js';
+
+type Columns = NonNullable<ResourceType['printerColumns']>;
+const AGE = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+
+function t(
+  apiVersion: string,
+  kind: string,
+  plural: string,
+  opts: { namespaced?: boolean; status?: boolean; shortNames?: string[]; columns?: Columns } = {},
+): ResourceType {
+  const slash = apiVersion.indexOf('/');
+  return {
+    group: slash < 0 ? '' : apiVersion.slice(0, slash),
+    version: slash < 0 ? apiVersion : apiVersion.slice(slash + 1),
+    apiVersion,
+    kind,
+    listKind: `${kind}List`,
+    plural,
+    singular: kind.toLowerCase(),
+    shortNames: opts.shortNames ?? [],
+    namespaced: opts.namespaced ?? true,
+    hasStatus: opts.status ?? false,
+    printerColumns: [...(opts.columns ?? []), AGE],
+    source: 'builtin',
+  };
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const DATA_KEY = /^[-._a-zA-Z0-9]+$/;
+
+/** The API server's Secret handling: stringData into data (base64), data values must be base64. */
+function normalizeSecret(obj: KubeObject): { unknownFields: string[] } {
+  const name = obj.metadata?.name ?? '';
+  const data: Record<string, unknown> = { ...((obj.data as Record<string, unknown> | undefined) ?? {}) };
+  for (const [k, v] of Object.entries(data)) {
+    if (typeof v !== 'string' || !BASE64.test(v)) {
+      const at = typeof v === 'string' ? ` at input byte ${firstBadByte(v)}` : '';
+      throw new HubApiError(
+        400,
+        'BadRequest',
+        `Secret in version "v1" cannot be handled as a Secret: illegal base64 data${at} (data[${k}] of ${name})`,
+      );
+    }
+  }
+  const stringData = obj.stringData;
+  if (stringData !== undefined && stringData !== null) {
+    for (const [k, v] of Object.entries(stringData as Record<string, unknown>)) {
+      data[k] = Buffer.from(String(v), 'utf8').toString('base64');
+    }
+  }
+  delete obj.stringData;
+  const bad = Object.keys(data).filter((k) => !DATA_KEY.test(k));
+  if (bad.length > 0) {
+    throw new HubApiError(
+      422,
+      'Invalid',
+      `Secret "${name}" is invalid: data[${bad[0]}]: Invalid value: "${bad[0]}": a valid config key must consist of alphanumeric characters, '-', '_' or '.'`,
+      {
+        name,
+        kind: 'Secret',
+        causes: bad.map((k) => ({
+          field: `data[${k}]`,
+          reason: 'FieldValueInvalid',
+          message: `Invalid value: "${k}"`,
+        })),
+      },
+    );
+  }
+  if (Object.keys(data).length > 0 || obj.data !== undefined) obj.data = data;
+  if (obj.type === undefined) obj.type = 'Opaque';
+  return { unknownFields: [] };
+}
+
+function firstBadByte(s: string): number {
+  const i = s.search(/[^A-Za-z0-9+/=]/);
+  return i >= 0 ? i : s.length - (s.length % 4);
+}
+
+/** The built-in types: core v1, apps/v1, RBAC, StorageClass and config.openshift.io ClusterVersion. */
+export function builtinTypes(): ResourceType[] {
+  const secret = t('v1', 'Secret', 'secrets', {
+    columns: [{ name: 'Type', type: 'string', jsonPath: '.type' }],
+  });
+  secret.normalize = normalizeSecret;
+  const namespace = t('v1', 'Namespace', 'namespaces', {
+    namespaced: false,
+    status: true,
+    shortNames: ['ns'],
+    columns: [{ name: 'Status', type: 'string', jsonPath: '.status.phase' }],
+  });
+  namespace.normalize = (obj) => {
+    const status = (obj.status ??= {});
+    if (status.phase === undefined) status.phase = 'Active';
+    return { unknownFields: [] };
+  };
+  return [
+    namespace,
+    secret,
+    t('v1', 'ConfigMap', 'configmaps', { shortNames: ['cm'] }),
+    t('v1', 'Node', 'nodes', { namespaced: false, status: true, shortNames: ['no'] }),
+    t('v1', 'Pod', 'pods', {
+      status: true,
+      shortNames: ['po'],
+      columns: [{ name: 'Status', type: 'string', jsonPath: '.status.phase' }],
+    }),
+    t('v1', 'Service', 'services', {
+      status: true,
+      shortNames: ['svc'],
+      columns: [
+        { name: 'Type', type: 'string', jsonPath: '.spec.type' },
+        { name: 'Cluster-IP', type: 'string', jsonPath: '.spec.clusterIP' },
+      ],
+    }),
+    t('v1', 'ServiceAccount', 'serviceaccounts', { shortNames: ['sa'] }),
+    t('v1', 'Event', 'events', { shortNames: ['ev'] }),
+    t('apps/v1', 'Deployment', 'deployments', {
+      status: true,
+      shortNames: ['deploy'],
+      columns: [
+        { name: 'Ready', type: 'string', jsonPath: '.status.readyReplicas' },
+        { name: 'Available', type: 'string', jsonPath: '.status.availableReplicas' },
+      ],
+    }),
+    t('apps/v1', 'StatefulSet', 'statefulsets', {
+      status: true,
+      shortNames: ['sts'],
+      columns: [{ name: 'Ready', type: 'string', jsonPath: '.status.readyReplicas' }],
+    }),
+    t('rbac.authorization.k8s.io/v1', 'Role', 'roles'),
+    t('rbac.authorization.k8s.io/v1', 'RoleBinding', 'rolebindings'),
+    t('rbac.authorization.k8s.io/v1', 'ClusterRole', 'clusterroles', { namespaced: false }),
+    t('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'clusterrolebindings', { namespaced: false }),
+    t('storage.k8s.io/v1', 'StorageClass', 'storageclasses', {
+      namespaced: false,
+      shortNames: ['sc'],
+      columns: [{ name: 'Provisioner', type: 'string', jsonPath: '.provisioner' }],
+    }),
+    t('config.openshift.io/v1', 'ClusterVersion', 'clusterversions', {
+      namespaced: false,
+      status: true,
+      columns: [
+        { name: 'Version', type: 'string', jsonPath: '.status.desired.version' },
+        { name: 'Available', type: 'string', jsonPath: '.status.conditions[?(@.type=="Available")].status' },
+        {
+          name: 'Progressing',
+          type: 'string',
+          jsonPath: '.status.conditions[?(@.type=="Progressing")].status',
+        },
+      ],
+    }),
+  ];
+}
