@@ -1,0 +1,34 @@
+/**
+ * The default guest (hosted cluster) API: a second HTTPS API server over its own store of built-in
+ * types (Nodes, Namespaces, ClusterVersion, ...), with a certificate from the lab's test CA for
+ * localhost, 127.0.0.1, ::1 and the listen address, and a random bearer token.
+ */
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import { testCertificates, testServerCertificate } from '../../pki.js';
+import { builtinTypes } from '../builtin.js';
+import { startApiServer } from '../server.js';
+import { createStore } from '../store.js';
+import type { GuestApi } from './context.js';
+
+/** Start a guest API server listening on `host` (default 127.0.0.1) on a free port. */
+export async function startGuestApi(host = '127.0.0.1'): Promise<GuestApi> {
+  const store = createStore(builtinTypes());
+  const token = `sha256~${randomBytes(32).toString('base64url')}`;
+  const extra = isIP(host) && host !== '0.0.0.0' && host !== '::' ? [host] : [];
+  const cert = testServerCertificate(extra);
+  const server = await startApiServer({
+    store,
+    host,
+    port: 0,
+    token,
+    tls: { cert: cert.certPem, key: cert.keyPem },
+  });
+  return {
+    url: server.url,
+    caPem: testCertificates().ca.certPem,
+    token,
+    store,
+    close: () => server.close(),
+  };
+}

@@ -1,0 +1,143 @@
+/**
+ * Deployments, StatefulSets and their Pods as the simulated operators "run" them: created Available
+ * with Running pods, so `oc get pods -n <ns>` and `oc rollout status` see what they would on a hub.
+ */
+import type { HubStore, KubeObject } from '../types.js';
+import { L, T, create, get, list, remove, shortHash } from './util.js';
+
+export interface Workload {
+  kind: 'Deployment' | 'StatefulSet';
+  name: string;
+  namespace: string;
+  replicas?: number;
+  labels?: Record<string, string>;
+  image?: string;
+  /** Who runs it (label `airgap.lab/simulated-by`), so cleanup removes only its own. */
+  owner: string;
+}
+
+function podNames(w: Workload): string[] {
+  const n = w.replicas ?? 1;
+  if (w.kind === 'StatefulSet') return Array.from({ length: n }, (_, i) => `${w.name}-${i}`);
+  const rs = shortHash(`${w.namespace}/${w.name}`, 10);
+  return Array.from({ length: n }, (_, i) => `${w.name}-${rs}-${shortHash(`${w.name}${i}`, 5)}`);
+}
+
+/** Create the workload Available with Running pods, if it does not exist yet. */
+export function ensureWorkload(store: HubStore, w: Workload, now: string): KubeObject {
+  const ref = w.kind === 'Deployment' ? T.deployment : T.statefulSet;
+  const existing = get(store, ref, w.name, w.namespace);
+  if (existing) return existing;
+  const replicas = w.replicas ?? 1;
+  const labels = { app: w.name, ...(w.labels ?? {}) };
+  const image =
+    w.image ?? `registry.redhat.io/multicluster-engine/${w.name}-rhel9@sha256:${shortHash(w.name, 64)}`;
+  const template = {
+    metadata: { labels },
+    spec: { containers: [{ name: w.name, image }] },
+  };
+  const spec: Record<string, unknown> =
+    w.kind === 'Deployment'
+      ? { replicas, selector: { matchLabels: labels }, template }
+      : { replicas, selector: { matchLabels: labels }, serviceName: w.name, template };
+  const status: Record<string, unknown> =
+    w.kind === 'Deployment'
+      ? {
+          observedGeneration: 1,
+          replicas,
+          readyReplicas: replicas,
+          availableReplicas: replicas,
+          updatedReplicas: replicas,
+          conditions: [
+            {
+              type: 'Available',
+              status: 'True',
+              reason: 'MinimumReplicasAvailable',
+              message: 'Deployment has minimum availability.',
+              lastUpdateTime: now,
+              lastTransitionTime: now,
+            },
+            {
+              type: 'Progressing',
+              status: 'True',
+              reason: 'NewReplicaSetAvailable',
+              message: `ReplicaSet "${w.name}-${shortHash(`${w.namespace}/${w.name}`, 10)}" has successfully progressed.`,
+              lastUpdateTime: now,
+              lastTransitionTime: now,
+            },
+          ],
+        }
+      : {
+          observedGeneration: 1,
+          replicas,
+          readyReplicas: replicas,
+          availableReplicas: replicas,
+          currentReplicas: replicas,
+          updatedReplicas: replicas,
+        };
+  const created = create(store, {
+    apiVersion: ref.apiVersion,
+    kind: ref.kind,
+    metadata: { name: w.name, namespace: w.namespace, labels: { ...labels, [L.createdBy]: w.owner } },
+    spec,
+    status,
+  });
+  const nodes = list(store, T.node);
+  podNames(w).forEach((pod, i) => {
+    if (get(store, T.pod, pod, w.namespace)) return;
+    create(store, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: pod, namespace: w.namespace, labels: { ...labels, [L.createdBy]: w.owner } },
+      spec: {
+        containers: [{ name: w.name, image }],
+        ...(nodes.length > 0 ? { nodeName: nodes[i % nodes.length].metadata.name } : {}),
+      },
+      status: {
+        phase: 'Running',
+        startTime: now,
+        conditions: [
+          { type: 'Initialized', status: 'True', lastTransitionTime: now },
+          { type: 'Ready', status: 'True', lastTransitionTime: now },
+          { type: 'ContainersReady', status: 'True', lastTransitionTime: now },
+          { type: 'PodScheduled', status: 'True', lastTransitionTime: now },
+        ],
+        containerStatuses: [
+          {
+            name: w.name,
+            image,
+            imageID: image,
+            ready: true,
+            started: true,
+            restartCount: 0,
+            state: { running: { startedAt: now } },
+          },
+        ],
+      },
+    });
+  });
+  return created;
+}
+
+/** Remove a workload and its pods (only the ones this simulator created). */
+export function removeWorkload(store: HubStore, w: Pick<Workload, 'kind' | 'name' | 'namespace'>): void {
+  const ref = w.kind === 'Deployment' ? T.deployment : T.statefulSet;
+  remove(store, ref, w.name, w.namespace);
+  for (const pod of list(store, T.pod, { namespace: w.namespace, labelSelector: `app=${w.name}` })) {
+    if (pod.metadata.labels?.[L.createdBy]) remove(store, T.pod, pod.metadata.name, w.namespace);
+  }
+}
+
+/** Is the workload there with all replicas available? */
+export function workloadAvailable(
+  store: HubStore,
+  kind: 'Deployment' | 'StatefulSet',
+  name: string,
+  ns: string,
+): boolean {
+  const w = get(store, kind === 'Deployment' ? T.deployment : T.statefulSet, name, ns);
+  if (!w) return false;
+  const want = typeof w.spec?.replicas === 'number' ? w.spec.replicas : 1;
+  const have = w.status?.availableReplicas ?? w.status?.readyReplicas;
+  return typeof have === 'number' && have >= want && want > 0;
+}
