@@ -66,6 +66,8 @@ const NAMES = [
   'cli',
   'hyperkube',
   'etcd',
+  // The HyperShift operator image: airgap install cluster pins the control-plane-operator to it.
+  'hypershift',
   'haproxy-router',
   'cluster-authentication-operator',
   'oauth-server',

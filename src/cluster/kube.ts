@@ -1,0 +1,430 @@
+/**
+ * The one Kubernetes API client of airgap, on @kubernetes/client-node 1.x (which stays in this file).
+ * Every call names the object it is about in its errors, retries what a busy API server answers
+ * (429, 5xx, dropped connections, optimistic-lock 409s on patches), and never logs bodies (Secrets).
+ *
+ * - `apply` is server-side apply with one field manager (`airgap`) and `force`, like `hcp`'s apply;
+ *   `status` and server-owned metadata are stripped first.
+ * - Patches set their Content-Type explicitly (client-node would default a custom object patch to a
+ *   JSON patch and the server would answer 415 to a merge body).
+ * - `watch` streams list changes from a resourceVersion; waits (wait.ts) re-list and re-watch on
+ *   every drop, so nothing here has to survive one.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  ApiException,
+  KubeConfig,
+  KubernetesObjectApi,
+  PatchStrategy,
+  Watch,
+  type KubernetesObject,
+  type V1APIResource,
+} from '@kubernetes/client-node';
+import { AirgapError, messageOf, usageError } from '../util/errors.js';
+
+/** The field manager of every server-side apply airgap makes. */
+export const FIELD_MANAGER = 'airgap';
+
+/** Any object, as the API returns it. */
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    creationTimestamp?: string;
+    deletionTimestamp?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    finalizers?: string[];
+    [key: string]: unknown;
+  };
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+  data?: Record<string, string>;
+  [key: string]: unknown;
+}
+
+/** Which object: type, namespace (for namespaced types) and name. */
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+}
+
+export interface ListQuery {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+export interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: KubeObject;
+}
+
+export interface KubeConnectOptions {
+  /** A kubeconfig file; else KUBECONFIG, else ~/.kube/config. */
+  kubeconfig?: string;
+  /** A kubeconfig's text (the hosted cluster's admin kubeconfig). */
+  kubeconfigText?: string;
+  context?: string;
+  /** Attempts for a call that fails in a way worth retrying (default 6). */
+  attempts?: number;
+  /** First backoff in ms (default 200), doubling. */
+  baseDelayMs?: number;
+}
+
+/** `HostedCluster clusters/example` — how errors and progress name an object. */
+export function describeRef(ref: Pick<ObjectRef, 'kind' | 'namespace' | 'name'>): string {
+  return `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`;
+}
+
+export function refOf(obj: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>): ObjectRef {
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    name: obj.metadata.name,
+    ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}),
+  };
+}
+
+/** What the API server said: the Status message of an ApiException body (a string or an object). */
+function statusOf(e: ApiException<unknown>): { message: string; reason?: string } {
+  let body: unknown = e.body;
+  if (typeof body === 'string') {
+    try {
+      body = JSON.parse(body);
+    } catch {
+      return { message: (body as string).slice(0, 300) || `HTTP ${e.code}` };
+    }
+  }
+  const s = body as { message?: string; reason?: string } | undefined;
+  return { message: s?.message ?? `HTTP ${e.code}`, ...(s?.reason ? { reason: s.reason } : {}) };
+}
+
+const RETRY_CODES = new Set([429, 500, 502, 503, 504]);
+
+/** True for failures a later attempt can get past: busy server, dropped connection, reset. */
+function retryable(e: unknown, conflictRetries: boolean): boolean {
+  if (e instanceof ApiException) return RETRY_CODES.has(e.code) || (conflictRetries && e.code === 409);
+  return ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'ECONNABORTED'].includes(
+    netCode(e) ?? '',
+  );
+}
+
+/** The system error code of a failed connection (ECONNREFUSED, ENOTFOUND, …), if it is one. */
+function netCode(e: unknown): string | undefined {
+  const code = (e as { code?: unknown }).code ?? (e as { cause?: { code?: unknown } }).cause?.code;
+  return typeof code === 'string' && /^E[A-Z]+$|^UND_ERR/.test(code) ? code : undefined;
+}
+
+function isTlsFailure(e: unknown): boolean {
+  const text = `${(e as { code?: string }).code ?? ''} ${messageOf(e)}`;
+  return /CERT|certificate|self[- ]signed|UNABLE_TO_VERIFY|ERR_TLS/i.test(text);
+}
+
+/** A client for one cluster (the hub, or a hosted cluster through its kubeconfig). */
+export class Kube {
+  readonly server: string;
+  private readonly objects: ObjectApi;
+  private readonly kc: KubeConfig;
+  private readonly attempts: number;
+  private readonly baseDelayMs: number;
+
+  private constructor(kc: KubeConfig, opts: KubeConnectOptions) {
+    this.kc = kc;
+    const cluster = kc.getCurrentCluster();
+    if (!cluster)
+      throw usageError('KUBECONFIG_NO_CLUSTER', 'the kubeconfig has no current cluster', {
+        ...(opts.kubeconfig ? { where: opts.kubeconfig } : {}),
+        hint: 'check current-context in the kubeconfig, or pass --context',
+      });
+    this.server = cluster.server;
+    this.objects = ObjectApi.make(kc);
+    this.attempts = opts.attempts ?? 6;
+    this.baseDelayMs = opts.baseDelayMs ?? 200;
+  }
+
+  /** Load a kubeconfig (file, text, or the default chain) and make a client. Exit 2 when unusable. */
+  static connect(opts: KubeConnectOptions = {}): Kube {
+    const kc = new KubeConfig();
+    const where = opts.kubeconfig ?? process.env.KUBECONFIG ?? '~/.kube/config';
+    try {
+      if (opts.kubeconfigText !== undefined) kc.loadFromString(opts.kubeconfigText);
+      else if (opts.kubeconfig) kc.loadFromFile(opts.kubeconfig);
+      else kc.loadFromDefault();
+      if (opts.context) kc.setCurrentContext(opts.context);
+    } catch (e) {
+      throw usageError('KUBECONFIG_UNREADABLE', `cannot load the kubeconfig: ${messageOf(e)}`, {
+        where,
+        hint: 'pass --kubeconfig with the management cluster kubeconfig (oc login writes one to ~/.kube/config)',
+      });
+    }
+    return new Kube(kc, opts);
+  }
+
+  /** Run one API call with retries; turn what is left into an AirgapError naming `what`. */
+  private async call<T>(
+    what: string,
+    fn: () => Promise<T>,
+    opts: { conflictRetries?: boolean } = {},
+  ): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn();
+      } catch (e) {
+        if (attempt < this.attempts && retryable(e, opts.conflictRetries ?? false)) {
+          await sleep(Math.min(this.baseDelayMs * 2 ** (attempt - 1), 5_000));
+          continue;
+        }
+        throw this.translate(e, what);
+      }
+    }
+  }
+
+  private translate(e: unknown, what: string): AirgapError {
+    if (e instanceof AirgapError) return e;
+    if (e instanceof ApiException) {
+      const { message, reason } = statusOf(e);
+      const code =
+        e.code === 401 || e.code === 403
+          ? 'KUBE_FORBIDDEN'
+          : e.code === 404
+            ? 'KUBE_NOT_FOUND'
+            : e.code === 409
+              ? 'KUBE_CONFLICT'
+              : e.code === 422
+                ? 'KUBE_INVALID'
+                : 'KUBE_API';
+      const hint =
+        e.code === 401
+          ? 'the kubeconfig credentials were refused: log in again (oc login) or pass another --kubeconfig'
+          : e.code === 403
+            ? 'the kubeconfig user lacks this permission: use a cluster-admin kubeconfig'
+            : e.code === 404 && /the server could not find the requested resource/.test(message)
+              ? 'this API is not installed on the cluster: run airgap install hub first (MCE with hypershift and assisted-service)'
+              : e.code === 422
+                ? 'the object was refused by the API server schema; this is a bug in airgap or an unsupported hub version'
+                : undefined;
+      return new AirgapError(code, `${what}: ${message}`, {
+        where: this.server,
+        ...(hint ? { hint } : {}),
+        details: { status: e.code, ...(reason ? { reason } : {}) },
+      });
+    }
+    if (isTlsFailure(e))
+      return new AirgapError(
+        'KUBE_TLS',
+        `${what}: TLS verification of ${this.server} failed: ${messageOf(e)}`,
+        {
+          where: this.server,
+          hint: 'the kubeconfig certificate-authority-data must hold the API server CA',
+        },
+      );
+    if (netCode(e))
+      return new AirgapError('KUBE_UNREACHABLE', `${what}: ${messageOf(e)}`, {
+        where: this.server,
+        hint: 'check that the API server address in the kubeconfig is reachable from this machine',
+      });
+    return new AirgapError('KUBE_REQUEST', `${what}: ${messageOf(e)}`, { where: this.server, cause: e });
+  }
+
+  /** The object, or undefined when it does not exist. */
+  async get(ref: ObjectRef): Promise<KubeObject | undefined> {
+    try {
+      return await this.call(`read ${describeRef(ref)}`, async () =>
+        clean(await this.objects.read(header(ref))),
+      );
+    } catch (e) {
+      if (
+        e instanceof AirgapError &&
+        e.code === 'KUBE_NOT_FOUND' &&
+        !/could not find the requested resource/.test(e.message)
+      )
+        return undefined;
+      throw e;
+    }
+  }
+
+  /** Objects of a type, optionally in one namespace and filtered by selectors. */
+  async list(
+    apiVersion: string,
+    kind: string,
+    q: ListQuery = {},
+  ): Promise<{ items: KubeObject[]; resourceVersion: string }> {
+    const what = `list ${kind}${q.namespace ? ` in ${q.namespace}` : ''}`;
+    const res = await this.call(what, () =>
+      this.objects.list(
+        apiVersion,
+        kind,
+        q.namespace,
+        undefined,
+        undefined,
+        undefined,
+        q.fieldSelector,
+        q.labelSelector,
+      ),
+    );
+    return {
+      items: res.items.map((o) => clean({ ...o, apiVersion, kind })),
+      resourceVersion: res.metadata?.resourceVersion ?? '',
+    };
+  }
+
+  /** Server-side apply of `obj` (status and server-owned metadata stripped), field manager airgap, forced. */
+  async apply(obj: KubeObject): Promise<KubeObject> {
+    const body = forApply(obj);
+    return this.call(
+      `apply ${describeRef(refOf(obj))}`,
+      async () =>
+        clean(
+          await this.objects.patch(
+            body,
+            undefined,
+            undefined,
+            FIELD_MANAGER,
+            true,
+            PatchStrategy.ServerSideApply,
+          ),
+        ),
+      { conflictRetries: true },
+    );
+  }
+
+  /** JSON merge patch (RFC 7386) of an object's main resource. */
+  async mergePatch(ref: ObjectRef, patch: Record<string, unknown>): Promise<KubeObject> {
+    const { metadata, ...rest } = patch as { metadata?: Record<string, unknown> };
+    // The object's name and namespace say which object: the patch's own metadata goes beside them.
+    const body = {
+      apiVersion: ref.apiVersion,
+      kind: ref.kind,
+      ...rest,
+      metadata: { ...metadata, ...metaOf(ref) },
+    } as KubernetesObject;
+    return this.call(
+      `patch ${describeRef(ref)}`,
+      async () =>
+        clean(
+          await this.objects.patch(
+            body,
+            undefined,
+            undefined,
+            FIELD_MANAGER,
+            undefined,
+            PatchStrategy.MergePatch,
+          ),
+        ),
+      { conflictRetries: true },
+    );
+  }
+
+  /** Delete (background propagation). False when it was already gone. */
+  async delete(ref: ObjectRef): Promise<boolean> {
+    try {
+      await this.call(`delete ${describeRef(ref)}`, () =>
+        this.objects.delete(header(ref), undefined, undefined, undefined, undefined, 'Background'),
+      );
+      return true;
+    } catch (e) {
+      if (e instanceof AirgapError && e.code === 'KUBE_NOT_FOUND') return false;
+      throw e;
+    }
+  }
+
+  /** The resource of a type as discovery reports it; undefined when the API is not served. */
+  async resource(apiVersion: string, kind: string): Promise<V1APIResource | undefined> {
+    try {
+      return await this.call(`discover ${kind} (${apiVersion})`, () =>
+        this.objects.resourceOf(apiVersion, kind),
+      );
+    } catch (e) {
+      if (e instanceof AirgapError && e.code === 'KUBE_NOT_FOUND') return undefined;
+      throw e;
+    }
+  }
+
+  /**
+   * Watch a list from `resourceVersion`. `onEvent` sees every event; the promise `done` settles when
+   * the stream ends for any reason (server timeout, dropped connection, 410): the caller re-lists.
+   */
+  async watch(
+    apiVersion: string,
+    kind: string,
+    q: ListQuery & { resourceVersion?: string; timeoutSeconds?: number },
+    onEvent: (e: WatchEvent) => void,
+  ): Promise<{ stop(): void; done: Promise<unknown> }> {
+    const res = await this.resource(apiVersion, kind);
+    if (!res)
+      throw new AirgapError('KUBE_NOT_FOUND', `${kind} (${apiVersion}) is not served by ${this.server}`, {
+        hint: 'run airgap install hub first (MCE with hypershift and assisted-service)',
+      });
+    const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+    const path = `${base}${res.namespaced && q.namespace ? `/namespaces/${q.namespace}` : ''}/${res.name}`;
+    const query: Record<string, string | number | boolean> = { allowWatchBookmarks: true };
+    if (q.resourceVersion) query.resourceVersion = q.resourceVersion;
+    if (q.labelSelector) query.labelSelector = q.labelSelector;
+    if (q.fieldSelector) query.fieldSelector = q.fieldSelector;
+    query.timeoutSeconds = q.timeoutSeconds ?? 300;
+    let settle!: (v: unknown) => void;
+    const done = new Promise((resolve) => (settle = resolve));
+    const controller = await new Watch(this.kc).watch(
+      path,
+      query,
+      (type, obj) =>
+        onEvent({
+          type: type as WatchEvent['type'],
+          object: clean({ apiVersion, kind, ...(obj as object) } as KubeObject),
+        }),
+      (err) => settle(err),
+    );
+    return { stop: () => controller.abort(), done };
+  }
+}
+
+/** KubernetesObjectApi with its discovery lookup made public (watch paths need the plural). */
+class ObjectApi extends KubernetesObjectApi {
+  static make(kc: KubeConfig): ObjectApi {
+    const api = kc.makeApiClient(ObjectApi);
+    api.setDefaultNamespace(kc);
+    return api;
+  }
+  resourceOf(apiVersion: string, kind: string): Promise<V1APIResource | undefined> {
+    return this.resource(apiVersion, kind);
+  }
+}
+
+function metaOf(ref: ObjectRef): { name: string; namespace?: string } {
+  return { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) };
+}
+
+function header(ref: ObjectRef): KubernetesObject & { metadata: { name: string } } {
+  return { apiVersion: ref.apiVersion, kind: ref.kind, metadata: metaOf(ref) };
+}
+
+/** What server-side apply should send: no status, no server-owned metadata. */
+export function forApply(obj: KubeObject): KubernetesObject {
+  const { status: _status, ...rest } = obj;
+  const {
+    uid: _uid,
+    resourceVersion: _rv,
+    generation: _gen,
+    creationTimestamp: _ct,
+    deletionTimestamp: _dt,
+    managedFields: _mf,
+    ...metadata
+  } = obj.metadata;
+  return { ...rest, metadata } as KubernetesObject;
+}
+
+/**
+ * A plain JSON object: client-node deserializes known types into classes with Date fields; the rest
+ * of airgap reads plain objects with string timestamps.
+ */
+function clean(obj: unknown): KubeObject {
+  return JSON.parse(JSON.stringify(obj)) as KubeObject;
+}

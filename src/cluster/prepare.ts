@@ -1,0 +1,136 @@
+/**
+ * The preflight of `airgap install hub` and `airgap install cluster`, before anything is applied:
+ * the site file loaded and checked (file:line field errors), the files it names read, and — for a
+ * cluster — the release resolved to its digest through the mirror with the site's CA and pull
+ * secret, the control-plane-operator image found in the payload and in the mirror, the mirrored
+ * default catalogs pinned by digest, and an existing cluster's etcd encryption key kept (a new key
+ * would make its etcd data unreadable).
+ */
+import { loadSite, applySiteOverrides } from './site/load.js';
+import { readSiteInputs, resolveSite } from './site/inputs.js';
+import type { CatalogOverrides, ResolvedSite, Site, SiteInputs, SiteOverrides } from './site/types.js';
+import { parseReference } from '../mirror/reference.js';
+import { RegistryClient } from '../mirror/registry/client.js';
+import { API } from './describe.js';
+import type { Kube } from './kube.js';
+import { resolveRelease, type ReleaseResolution } from './release.js';
+
+export interface PrepareOptions {
+  siteFile: string;
+  overrides?: SiteOverrides;
+  /** The hub, to keep an existing cluster's etcd key; absent for a pure render. */
+  kube?: Kube;
+  insecureSkipTlsVerify?: boolean;
+}
+
+export interface PreparedSite {
+  site: Site;
+  inputs: SiteInputs;
+}
+
+export interface PreparedCluster extends PreparedSite {
+  resolved: ResolvedSite;
+  release: ReleaseResolution;
+  /** True when the etcd key came from the hub (the cluster exists). */
+  keptEtcdKey: boolean;
+}
+
+/** Load the site and read its files (no network). */
+export async function prepareSite(opts: PrepareOptions): Promise<PreparedSite> {
+  const loaded = await loadSite(opts.siteFile);
+  const site = opts.overrides ? applySiteOverrides(loaded, opts.overrides) : loaded;
+  const inputs = await readSiteInputs(site);
+  return { site, inputs };
+}
+
+/**
+ * Everything `install hub` renders from. The hub objects do not depend on the release, so the
+ * release fields stay empty (renderHub does not read them).
+ */
+export async function prepareHub(opts: PrepareOptions): Promise<PreparedSite & { resolved: ResolvedSite }> {
+  const prepared = await prepareSite(opts);
+  return {
+    ...prepared,
+    resolved: resolveSite(prepared.site, prepared.inputs, {
+      releaseImage: '',
+      releaseVersion: '',
+      controlPlaneOperatorImage: '',
+    }),
+  };
+}
+
+/** Everything `install cluster` renders from; see the file comment. */
+export async function prepareCluster(opts: PrepareOptions): Promise<PreparedCluster> {
+  const { site, inputs } = await prepareSite(opts);
+  const tls = {
+    caFiles: site.mirror.caFiles,
+    ...(opts.insecureSkipTlsVerify ? { insecureSkipTlsVerify: true } : {}),
+  };
+  const release = await resolveRelease({
+    release: site.cluster.release.image,
+    imageContentSources: inputs.imageContentSources,
+    pullSecretFile: site.cluster.pullSecretFile,
+    arch: site.cluster.nodePool.arch,
+    ...tls,
+  });
+  const catalogOverrides = await pinCatalogImages(inputs.catalogOverrides, site.cluster.pullSecretFile, tls);
+  let etcdEncryptionKey: string | undefined;
+  if (opts.kube) {
+    const secret = await opts.kube.get({
+      ...API.secret,
+      namespace: site.cluster.namespace,
+      name: `${site.cluster.name}-etcd-encryption-key`,
+    });
+    etcdEncryptionKey = secret?.data?.key ?? undefined;
+  }
+  const resolved = resolveSite(site, inputs, {
+    releaseImage: release.image,
+    releaseVersion: release.version,
+    controlPlaneOperatorImage: release.controlPlaneOperatorImage,
+    catalogOverrides,
+    ...(etcdEncryptionKey ? { etcdEncryptionKey } : {}),
+  });
+  return { site, inputs, resolved, release, keptEtcdKey: !!etcdEncryptionKey };
+}
+
+/**
+ * HyperShift takes the default catalog images only by digest: a tag from the mirrored
+ * CatalogSources is resolved in the mirror. A catalog that cannot be resolved is dropped from the
+ * image overrides (the registry overrides still apply).
+ */
+async function pinCatalogImages(
+  overrides: CatalogOverrides,
+  pullSecretFile: string,
+  tls: { caFiles: string[]; insecureSkipTlsVerify?: boolean },
+): Promise<CatalogOverrides> {
+  if (!overrides.images) return overrides;
+  const images: NonNullable<CatalogOverrides['images']> = {};
+  const clients = new Map<string, RegistryClient>();
+  try {
+    for (const [name, image] of Object.entries(overrides.images)) {
+      if (!image) continue;
+      const ref = parseReference(image);
+      if (ref.digest) {
+        images[name as keyof typeof images] = image;
+        continue;
+      }
+      let client = clients.get(ref.registry);
+      if (!client) {
+        client = new RegistryClient(ref.registry, {
+          caFiles: tls.caFiles,
+          certDirs: [],
+          ...(tls.insecureSkipTlsVerify ? { insecureSkipVerify: true } : {}),
+          credentials: { authFile: pullSecretFile, env: {}, home: '/nonexistent' },
+          retry: { attempts: 3, baseDelayMs: 200 },
+        });
+        clients.set(ref.registry, client);
+      }
+      const found = await client.headManifest(ref.repository, ref.tag ?? 'latest').catch(() => undefined);
+      if (found) images[name as keyof typeof images] = `${ref.registry}/${ref.repository}@${found.digest}`;
+    }
+  } finally {
+    await Promise.all([...clients.values()].map((c) => c.close()));
+  }
+  const { images: _given, ...rest } = overrides;
+  return Object.keys(images).length ? { ...rest, images } : rest;
+}

@@ -1,0 +1,166 @@
+/**
+ * The mirror side of the cluster preflight, over the registry client: the release is resolved to
+ * its digest in the mirror (a tag is looked up; a source reference is mapped through the image
+ * content sources first), its payload read for the version and the `hypershift` component (the
+ * control-plane-operator image HyperShift needs pinned in a disconnected site), and that component
+ * checked present in the mirror. The TLS check trusts only the site's CA files (and the system
+ * roots), so a CA that does not verify the mirror is found here, before anything is applied.
+ */
+import { componentsOf, readReleasePayload } from '../mirror/openshift/payload.js';
+import { parseReference, type ImageReference } from '../mirror/reference.js';
+import { RegistryClient } from '../mirror/registry/client.js';
+import { AirgapError, usageError } from '../util/errors.js';
+
+import type { ImageContentSource } from './site/types.js';
+
+export interface ReleaseResolution {
+  /** `mirror/openshift/release-images@sha256:…`: what the HostedCluster and NodePool name. */
+  image: string;
+  digest: string;
+  /** The release version from the payload metadata (`4.17.3`). */
+  version: string;
+  /** The payload's `hypershift` component, in the mirror, by digest. */
+  controlPlaneOperatorImage: string;
+  /** The reference as given, when it was a tag that had to be resolved. */
+  resolvedFrom?: string;
+}
+
+export interface ResolveReleaseOptions {
+  /** The release as the site names it: a tag or digest in the mirror, or an upstream reference. */
+  release: string;
+  imageContentSources: ImageContentSource[];
+  /** CA files that must verify the mirror. */
+  caFiles: string[];
+  /** The pull secret (its `auths` are used to log in to the mirror). */
+  pullSecretFile: string;
+  insecureSkipTlsVerify?: boolean;
+  /** Payload architecture (OCI name, default amd64). */
+  arch?: string;
+  /** Registry attempts per request (default 3: preflight should fail fast). */
+  attempts?: number;
+}
+
+/** `repo/path` of an image without tag or digest. */
+function repoOf(r: ImageReference): string {
+  return `${r.registry}/${r.repository}`;
+}
+
+/**
+ * The mirror location of `image` through the content sources: the longest source that is a prefix
+ * of the image's repository (on a path boundary) maps it to that source's first mirror. An image
+ * already in a mirror, or not covered, is returned unchanged with `mapped: false`.
+ */
+export function mapToMirror(
+  image: string,
+  sources: ImageContentSource[],
+): { image: string; mapped: boolean } {
+  const ref = parseReference(image);
+  const repo = repoOf(ref);
+  const match = sources
+    .filter((s) => s.mirrors.length > 0 && (repo === s.source || repo.startsWith(`${s.source}/`)))
+    .sort((a, b) => b.source.length - a.source.length)[0];
+  if (!match) return { image, mapped: false };
+  const rest = repo.slice(match.source.length);
+  const suffix = ref.digest ? `@${ref.digest}` : `:${ref.tag ?? 'latest'}`;
+  return { image: `${match.mirrors[0]}${rest}${suffix}`, mapped: true };
+}
+
+/** Resolve the release through the mirror; see the file comment. Exit 2 for what the site must fix. */
+export async function resolveRelease(opts: ResolveReleaseOptions): Promise<ReleaseResolution> {
+  const { image: inMirror } = mapToMirror(opts.release, opts.imageContentSources);
+  const ref = parseReference(inMirror);
+  const client = new RegistryClient(ref.registry, {
+    caFiles: opts.caFiles,
+    certDirs: [],
+    ...(opts.insecureSkipTlsVerify ? { insecureSkipVerify: true } : {}),
+    credentials: { authFile: opts.pullSecretFile, env: {}, home: '/nonexistent' },
+    retry: { attempts: opts.attempts ?? 3, baseDelayMs: 200 },
+  });
+  const shown = ref.digest ? `${repoOf(ref)}@${ref.digest}` : `${repoOf(ref)}:${ref.tag ?? 'latest'}`;
+  try {
+    let payload;
+    try {
+      payload = await readReleasePayload(client, ref.repository, ref.digest ?? ref.tag ?? 'latest', {
+        arch: opts.arch ?? 'amd64',
+      });
+    } catch (e) {
+      throw explainMirrorFailure(e, shown, ref.registry, opts.caFiles);
+    }
+    if (ref.digest && payload.digest !== ref.digest)
+      throw new AirgapError('RELEASE_DIGEST_MISMATCH', `${shown} resolved to ${payload.digest}`, {
+        hint: 'the mirror serves different content for this digest; mirror the release again',
+      });
+    const hypershift = componentsOf(payload.imageReferences).find((c) => c.name === 'hypershift');
+    if (!hypershift)
+      throw usageError(
+        'RELEASE_NO_HYPERSHIFT',
+        `release ${payload.metadata.version} (${shown}) has no hypershift component`,
+        {
+          hint: 'hosted control planes need a release that ships the hypershift image (OpenShift 4.14 or later)',
+        },
+      );
+    const cpo = mapToMirror(hypershift.image, opts.imageContentSources);
+    const cpoRef = parseReference(cpo.image);
+    if (cpoRef.registry !== ref.registry && !cpo.mapped)
+      throw usageError(
+        'MIRROR_SOURCES_INCOMPLETE',
+        `no image content source covers ${repoOf(parseReference(hypershift.image))}, where release ${payload.metadata.version} keeps its components`,
+        {
+          hint: 'give the cluster-resources directory airgap mirror wrote (its IDMS maps the component repository), or add that source to imageContentSources',
+        },
+      );
+    const cpoClient = cpoRef.registry === ref.registry ? client : undefined;
+    if (cpoClient && cpoRef.digest) {
+      const present = await cpoClient.headManifest(cpoRef.repository, cpoRef.digest).catch((e: unknown) => {
+        throw explainMirrorFailure(e, cpo.image, ref.registry, opts.caFiles);
+      });
+      if (!present)
+        throw usageError(
+          'RELEASE_INCOMPLETE_IN_MIRROR',
+          `the release's hypershift image ${cpo.image} is not in the mirror`,
+          {
+            hint: 'mirror the whole release again (airgap mirror); the hosted control plane cannot start without it',
+          },
+        );
+    }
+    return {
+      image: `${repoOf(ref)}@${payload.digest}`,
+      digest: payload.digest,
+      version: payload.metadata.version,
+      controlPlaneOperatorImage: cpo.image,
+      ...(ref.digest ? {} : { resolvedFrom: shown }),
+    };
+  } finally {
+    await client.close();
+  }
+}
+
+/** A registry failure during preflight, said in terms of the site file. */
+function explainMirrorFailure(e: unknown, image: string, registry: string, caFiles: string[]): AirgapError {
+  if (!(e instanceof AirgapError)) return new AirgapError('MIRROR_UNREACHABLE', `${image}: ${String(e)}`);
+  if (e.code === 'REGISTRY_NOT_FOUND')
+    return usageError('RELEASE_NOT_IN_MIRROR', `the release ${image} is not in the mirror`, {
+      hint: 'check release.image in the site file against what airgap mirror pushed (the tag is <version>-<arch> under openshift/release-images)',
+      cause: e,
+    });
+  if (e.code === 'REGISTRY_TLS' || /certificate|self[- ]signed|UNABLE_TO_VERIFY/i.test(e.message))
+    return usageError(
+      'MIRROR_CA_MISMATCH',
+      `the CA file(s) do not verify the mirror ${registry}: ${e.message}`,
+      {
+        where: caFiles.join(', ') || 'mirror.caFiles',
+        hint: 'give the CA that signed the mirror registry certificate (airgap certs show <cert> tells the issuer)',
+        cause: e,
+      },
+    );
+  if (['REGISTRY_UNAUTHORIZED', 'REGISTRY_DENIED', 'REGISTRY_AUTH_FAILED'].includes(e.code))
+    return usageError(
+      'PULL_SECRET_REFUSED',
+      `the mirror ${registry} refused the pull secret's credentials for ${image}`,
+      {
+        hint: 'check the mirror entry of the pull secret (airgap certs pull-secret writes one)',
+        cause: e,
+      },
+    );
+  return e;
+}

@@ -1,0 +1,63 @@
+import { Flags } from '@oclif/core';
+import { AirgapCommand } from '../../util/command.js';
+import {
+  clusterFrom,
+  clusterIdFlags,
+  hubFlags,
+  hubFrom,
+  siteFlag,
+  stderrReporter,
+  timeoutFlag,
+  timeoutMs,
+} from '../../util/cluster-flags.js';
+import { destroyCluster } from '../../cluster/destroy.js';
+
+export default class ClusterDestroy extends AirgapCommand {
+  static override summary = 'Take a hosted cluster apart and release its hosts, in the right order.';
+
+  static override description = `1. scales its NodePools to 0 and waits until no Agent is bound to it;
+2. deletes the NodePools and the HostedCluster, and waits until they are
+   gone (HyperShift removes the control plane);
+3. deletes, in the agent namespace, the BareMetalHosts, Agents,
+   NMStateConfigs, InfraEnv, BMC secrets, the InfraEnv pull secret and the
+   CAPI provider Role, then the namespace;
+4. deletes the cluster's pull secret, SSH key, etcd key and user-ca-bundle
+   from the HostedCluster namespace (the namespace stays).
+--dry-run lists what would go and changes nothing. Released hosts must boot
+the discovery image again before another cluster can use them.`;
+
+  static override examples = [
+    {
+      description: 'See what would be deleted:',
+      command: '<%= config.bin %> cluster destroy --name lab --dry-run',
+    },
+    {
+      description: 'Destroy the cluster of a site file:',
+      command: '<%= config.bin %> cluster destroy --site site.yaml',
+    },
+  ];
+
+  static override flags = {
+    site: siteFlag,
+    ...clusterIdFlags,
+    ...hubFlags,
+    'dry-run': Flags.boolean({ description: 'List what would be deleted; delete nothing.' }),
+    timeout: timeoutFlag('30m'),
+    json: Flags.boolean({ description: 'Print what was (or would be) deleted as JSON.' }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(ClusterDestroy);
+    const cluster = await clusterFrom(flags);
+    const result = await destroyCluster({
+      kube: hubFrom(flags),
+      cluster,
+      dryRun: flags['dry-run'],
+      report: flags['dry-run'] && !flags.json ? (e) => this.log(`${e.object}`) : stderrReporter,
+      phaseTimeoutMs: timeoutMs(flags.timeout),
+    });
+    if (flags.json) this.printJson(result);
+    else if (!result.dryRun)
+      this.log(`destroyed ${cluster.namespace}/${cluster.name}: ${result.objects.length} objects deleted`);
+  }
+}

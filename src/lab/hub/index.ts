@@ -1,0 +1,102 @@
+/**
+ * The hub simulator, whole: the real CRDs loaded from a directory (never copied into the repo), the
+ * built-in types, an object store seeded with what an OpenShift hub with the multicluster engine
+ * already has, the HTTPS API server (bearer token, a certificate from the lab CA), the simulated
+ * controllers (HyperShift, metal3, assisted-service, MCE, time-compressed), and a kubeconfig for it.
+ * Tests and the demo start one with `startHub`, point airgap (or kubectl) at `kubeconfigFile`, and
+ * inject faults through `server.faults` or `controllers` options.
+ */
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { testCertificates, testServerCertificate } from '../pki.js';
+import { writeFileAtomic } from '../../util/fs.js';
+import { builtinTypes } from './builtin.js';
+import { startControllers, type ControllerOptions, type Controllers } from './controllers/index.js';
+import { startGuestApi } from './controllers/guest.js';
+import { seedHub } from './controllers/seed.js';
+import { loadCrdTypes } from './crds.js';
+import { kubeconfigYaml } from './kubeconfig.js';
+import { startApiServer, type ApiServer } from './server.js';
+import { createStore } from './store.js';
+import type { HubStore } from './types.js';
+
+/** The repository root: the nearest directory above this file with a package.json (src/ or dist/src/). */
+function repoRoot(): string {
+  let dir = import.meta.dirname;
+  while (!existsSync(join(dir, 'package.json'))) {
+    const up = dirname(dir);
+    if (up === dir) return process.cwd();
+    dir = up;
+  }
+  return dir;
+}
+
+/** Where the real CRDs are: AIRGAP_CRD_DIR, else ../shared/realdata/crds beside the repository. */
+export function defaultCrdDir(): string {
+  return process.env.AIRGAP_CRD_DIR ?? resolve(repoRoot(), '../shared/realdata/crds');
+}
+
+export interface StartHubOptions {
+  /** Directory for the kubeconfig (`hub.kubeconfig`, 0600). */
+  dir: string;
+  /** Listen address: 127.0.0.1 (default), ::1, or another local address. */
+  host?: string;
+  crdDir?: string;
+  /** Controller behaviour and faults (the guest API defaults to one on `host`). */
+  controllers?: Omit<ControllerOptions, 'guest'> & { guest?: ControllerOptions['guest'] };
+  /** Seed the hub as an OpenShift hub with MCE (default true). */
+  seed?: boolean;
+}
+
+export interface Hub {
+  url: string;
+  kubeconfigFile: string;
+  /** The lab CA that signed the API server certificate. */
+  caPem: string;
+  store: HubStore;
+  server: ApiServer;
+  controllers: Controllers;
+  stop(): Promise<void>;
+}
+
+export async function startHub(opts: StartHubOptions): Promise<Hub> {
+  const host = opts.host ?? '127.0.0.1';
+  const store = createStore([...builtinTypes(), ...loadCrdTypes(opts.crdDir ?? defaultCrdDir())]);
+  if (opts.seed !== false)
+    seedHub(store, {
+      ...(opts.controllers?.hubVersion ? { hubVersion: opts.controllers.hubVersion } : {}),
+      ...(opts.controllers?.faults ? { faults: opts.controllers.faults } : {}),
+    });
+  const token = `sha256~${randomBytes(32).toString('base64url')}`;
+  const cert = testServerCertificate(isIP(host) && host !== '::' && host !== '0.0.0.0' ? [host] : []);
+  const server = await startApiServer({
+    store,
+    host,
+    port: 0,
+    token,
+    tls: { cert: cert.certPem, key: cert.keyPem },
+  });
+  const controllers = startControllers(store, {
+    ...opts.controllers,
+    guest: opts.controllers?.guest ?? { startApi: () => startGuestApi(host === '::' ? '::1' : host) },
+  });
+  const caPem = testCertificates().ca.certPem;
+  const kubeconfigFile = join(opts.dir, 'hub.kubeconfig');
+  await writeFileAtomic(kubeconfigFile, kubeconfigYaml({ server: server.url, caPem, token, name: 'hub' }), {
+    mode: 0o600,
+  });
+  return {
+    url: server.url,
+    kubeconfigFile,
+    caPem,
+    store,
+    server,
+    controllers,
+    async stop() {
+      await controllers.stop();
+      await server.close();
+    },
+  };
+}

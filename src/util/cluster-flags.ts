@@ -1,0 +1,77 @@
+/**
+ * The flags the hub and hosted-cluster commands share (install hub, install cluster, cluster
+ * status, kubeconfig, destroy), and turning them into a Kube client and wait limits.
+ */
+import { Flags } from '@oclif/core';
+import type { ClusterIdentity } from '../cluster/install-cluster.js';
+import { Kube } from '../cluster/kube.js';
+import { loadSite } from '../cluster/site/load.js';
+import { formatEvent, parseDuration, type InstallReporter } from '../cluster/progress.js';
+import { usageError } from './errors.js';
+
+export const hubFlags = {
+  kubeconfig: Flags.string({
+    description: 'Kubeconfig of the management cluster (hub). Default: KUBECONFIG, else ~/.kube/config.',
+  }),
+  context: Flags.string({ description: 'Context of the kubeconfig to use. Default: its current context.' }),
+};
+
+export const timeoutFlag = (dflt: string) =>
+  Flags.string({
+    description: `Limit of each wait, e.g. 45m, 90s, 2h. A run that times out can be started again: it continues where it stopped.`,
+    default: dflt,
+  });
+
+export const siteFlag = Flags.string({
+  char: 'f',
+  description: 'Site file: the cluster name and namespace come from it (unless --name/--namespace).',
+});
+
+export const clusterIdFlags = {
+  name: Flags.string({ description: 'HostedCluster name. Default: cluster.name of --site.' }),
+  namespace: Flags.string({
+    description: 'HostedCluster namespace. Default: cluster.namespace of --site, else clusters.',
+  }),
+};
+
+/** The hosted cluster the flags name: --name/--namespace, else the site file's, else exit 2. */
+export async function clusterFrom(flags: {
+  name?: string;
+  namespace?: string;
+  site?: string;
+}): Promise<ClusterIdentity> {
+  let name = flags.name;
+  let namespace = flags.namespace;
+  if (flags.site) {
+    const site = await loadSite(flags.site, { checkFiles: false });
+    name ??= site.cluster.name;
+    namespace ??= site.cluster.namespace;
+  }
+  if (!name)
+    throw usageError('FLAG_MISSING', 'which hosted cluster? give --name (and --namespace) or --site', {
+      hint: 'oc get hostedcluster -A lists them',
+    });
+  return { name, namespace: namespace ?? 'clusters' };
+}
+
+/** Connect to the hub named by the flags. */
+export function hubFrom(flags: { kubeconfig?: string; context?: string }): Kube {
+  return Kube.connect({
+    ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
+    ...(flags.context ? { context: flags.context } : {}),
+  });
+}
+
+export function timeoutMs(text: string, flag = '--timeout'): number {
+  const ms = parseDuration(text);
+  if (ms === undefined || ms <= 0)
+    throw usageError('FLAG_INVALID', `${flag}: "${text}" is not a duration`, {
+      hint: 'write it like 45m, 90s or 1h30m',
+    });
+  return ms;
+}
+
+/** Progress on stderr, one line per change (stdout stays for --json). */
+export const stderrReporter: InstallReporter = (e) => {
+  process.stderr.write(`${formatEvent(e)}\n`);
+};
