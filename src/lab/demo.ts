@@ -6,7 +6,9 @@
  * redhat-operator-index with the operators a hosted cluster needs, ubi9). Then the real CLI writes
  * an ImageSetConfiguration with the hosted-agent preset, plans it, mirrors it registry → registry
  * (twice: the second run finds everything there), to an archive on disk, verifies the archive and
- * pushes it into the mirror with no access to the source side — printing what it ran.
+ * pushes it into the mirror with no access to the source side, writes the trust ConfigMaps, and
+ * installs a hosted cluster from the mirror on a simulated hub (install hub, install cluster,
+ * cluster status) — printing what it ran.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -14,7 +16,9 @@ import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatBytes } from '../util/progress.js';
+import { startHub } from './hub/index.js';
 import { startRegistry, type TestRegistry } from './registry.js';
+import { writeLabSiteFiles } from './site.js';
 import { buildUpstream } from './upstream.js';
 
 const MiB = 1024 * 1024;
@@ -144,6 +148,36 @@ async function main(): Promise<void> {
       '-o',
       join(work, 'trust'),
     ]);
+
+    say(
+      'The hub: a simulated OpenShift management cluster with the multicluster engine (HTTPS API, real CRDs)',
+    );
+    const hub = await startHub({ dir: join(work, 'hub') });
+    stop.unshift(() => hub.stop());
+    const site = await writeLabSiteFiles({
+      dir: join(work, 'site'),
+      stack: 'ipv4',
+      name: 'demo',
+      hosts: 2,
+      mirror: { host: dst.host, caFile: dst.caFile, auths: { [dst.host]: { auth: b64(dst) } } },
+      releaseTag: `${dst.host}/ocp4/openshift/release-images:4.18.3-x86_64`,
+      releaseVersion: '4.18.3',
+      clusterResources: join(work, 'ws', 'cluster-resources'),
+    });
+    process.stdout.write(
+      `hub API ${hub.url} (kubeconfig .work/demo/hub/hub.kubeconfig); site file .work/demo/site/site.yaml: ` +
+        `hosted cluster "demo", 2 bare-metal hosts with Redfish BMCs\n`,
+    );
+    const onHub = ['-f', site.siteFile, '--kubeconfig', hub.kubeconfigFile];
+
+    say('Prepare the hub: registry trust, mirror sets, catalogs, MCE components, assisted-service');
+    failed += await cli(['install', 'hub', ...onHub]);
+
+    say('Install the hosted cluster from the mirror, to Ready nodes and a kubeconfig');
+    failed += await cli(['install', 'cluster', ...onHub, '--kubeconfig-out', join(work, 'demo.kubeconfig')]);
+
+    say('The hosted cluster on one screen');
+    failed += await cli(['cluster', 'status', ...onHub]);
   } finally {
     await Promise.all(stop.map((f) => f()));
   }

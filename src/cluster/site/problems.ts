@@ -3,9 +3,9 @@
  * collected, then thrown as one usage error (exit 2), the way image set configurations are checked
  * (src/mirror/isc/problems.ts, whose position lookup and "did you mean" this reuses).
  */
-import { lookupPosition, type FieldPart } from '../../mirror/isc/problems.js';
+import { lookupPosition, problemsError, type FieldPart } from '../../mirror/isc/problems.js';
 import type { PositionMap } from '../../mirror/isc/positions.js';
-import { usageError, type AirgapError } from '../../util/errors.js';
+import type { AirgapError } from '../../util/errors.js';
 
 export { didYouMean } from '../../mirror/isc/problems.js';
 
@@ -43,7 +43,6 @@ export interface SiteProblem {
   column?: number;
 }
 
-const MAX_LISTED = 50;
 
 /** Collects problems while a site file is decoded and checked. */
 export class SiteProblems {
@@ -90,20 +89,5 @@ export class SiteProblems {
  * (`file:line:column: message — hint`).
  */
 export function siteProblemsError(file: string, problems: SiteProblem[]): AirgapError {
-  const sorted = [...problems].sort(
-    (a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0),
-  );
-  const first = sorted[0]!;
-  const details = { file, problems: sorted };
-  if (sorted.length === 1) {
-    return usageError(first.code, first.message, { where: first.where, hint: first.hint, details });
-  }
-  const lines = sorted
-    .slice(0, MAX_LISTED)
-    .map((p) => `  ${p.where}: ${p.message}${p.hint ? ` — ${p.hint}` : ''}`);
-  if (sorted.length > MAX_LISTED) lines.push(`  … and ${sorted.length - MAX_LISTED} more`);
-  return usageError(first.code, `${sorted.length} problems in ${file}:\n${lines.join('\n')}`, {
-    where: file,
-    details,
-  });
+  return problemsError(file, problems);
 }

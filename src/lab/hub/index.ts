@@ -6,19 +6,16 @@
  * Tests and the demo start one with `startHub`, point airgap (or kubectl) at `kubeconfigFile`, and
  * inject faults through `server.faults` or `controllers` options.
  */
-import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { testCertificates, testServerCertificate } from '../pki.js';
 import { writeFileAtomic } from '../../util/fs.js';
 import { builtinTypes } from './builtin.js';
 import { startControllers, type ControllerOptions, type Controllers } from './controllers/index.js';
-import { startGuestApi } from './controllers/guest.js';
+import { startGuestApi, startLabApi } from './controllers/guest.js';
 import { seedHub } from './controllers/seed.js';
 import { loadCrdTypes } from './crds.js';
 import { kubeconfigYaml } from './kubeconfig.js';
-import { startApiServer, type ApiServer } from './server.js';
+import type { ApiServer } from './server.js';
 import { createStore } from './store.js';
 import type { HubStore } from './types.js';
 
@@ -69,20 +66,11 @@ export async function startHub(opts: StartHubOptions): Promise<Hub> {
       ...(opts.controllers?.hubVersion ? { hubVersion: opts.controllers.hubVersion } : {}),
       ...(opts.controllers?.faults ? { faults: opts.controllers.faults } : {}),
     });
-  const token = `sha256~${randomBytes(32).toString('base64url')}`;
-  const cert = testServerCertificate(isIP(host) && host !== '::' && host !== '0.0.0.0' ? [host] : []);
-  const server = await startApiServer({
-    store,
-    host,
-    port: 0,
-    token,
-    tls: { cert: cert.certPem, key: cert.keyPem },
-  });
+  const { server, token, caPem } = await startLabApi(store, host);
   const controllers = startControllers(store, {
     ...opts.controllers,
     guest: opts.controllers?.guest ?? { startApi: () => startGuestApi(host === '::' ? '::1' : host) },
   });
-  const caPem = testCertificates().ca.certPem;
   const kubeconfigFile = join(opts.dir, 'hub.kubeconfig');
   await writeFileAtomic(kubeconfigFile, kubeconfigYaml({ server: server.url, caPem, token, name: 'hub' }), {
     mode: 0o600,

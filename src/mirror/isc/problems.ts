@@ -105,7 +105,10 @@ export class Problems {
  * One AirgapError for a list of problems, sorted by position, with the code of the first. A single
  * problem keeps its own `where` and hint; several are listed one per line (`file:line:col: message — hint`).
  */
-export function problemsError(file: string, problems: IscProblem[]): AirgapError {
+export function problemsError(
+  file: string,
+  problems: readonly (Omit<IscProblem, 'code'> & { code: string })[],
+): AirgapError {
   const sorted = [...problems].sort(
     (a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0),
   );

@@ -7,13 +7,20 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { testCertificates, testServerCertificate } from '../../pki.js';
 import { builtinTypes } from '../builtin.js';
-import { startApiServer } from '../server.js';
+import { startApiServer, type ApiServer } from '../server.js';
 import { createStore } from '../store.js';
+import type { HubStore } from '../types.js';
 import type { GuestApi } from './context.js';
 
-/** Start a guest API server listening on `host` (default 127.0.0.1) on a free port. */
-export async function startGuestApi(host = '127.0.0.1'): Promise<GuestApi> {
-  const store = createStore(builtinTypes());
+/**
+ * An API server over `store` on `host` (a free port), with a certificate from the lab CA naming
+ * localhost, 127.0.0.1, ::1 and the listen address, and a fresh random bearer token. The hub and
+ * every guest API start this way.
+ */
+export async function startLabApi(
+  store: HubStore,
+  host: string,
+): Promise<{ server: ApiServer; token: string; caPem: string }> {
   const token = `sha256~${randomBytes(32).toString('base64url')}`;
   const extra = isIP(host) && host !== '0.0.0.0' && host !== '::' ? [host] : [];
   const cert = testServerCertificate(extra);
@@ -24,11 +31,12 @@ export async function startGuestApi(host = '127.0.0.1'): Promise<GuestApi> {
     token,
     tls: { cert: cert.certPem, key: cert.keyPem },
   });
-  return {
-    url: server.url,
-    caPem: testCertificates().ca.certPem,
-    token,
-    store,
-    close: () => server.close(),
-  };
+  return { server, token, caPem: testCertificates().ca.certPem };
+}
+
+/** Start a guest API server listening on `host` (default 127.0.0.1) on a free port. */
+export async function startGuestApi(host = '127.0.0.1'): Promise<GuestApi> {
+  const store = createStore(builtinTypes());
+  const { server, token, caPem } = await startLabApi(store, host);
+  return { url: server.url, caPem, token, store, close: () => server.close() };
 }
