@@ -310,7 +310,9 @@ export async function installCluster(opts: InstallClusterOptions): Promise<Insta
       what: `an approved, validated Agent for each provisioned host in ${agentNs}`,
       timeoutMs,
       ...resync,
-      onState: (s) => report({ phase: 'agents', message: s }),
+      onState: (s) => {
+        if (!s.startsWith('waiting for')) report({ phase: 'agents', message: s });
+      },
     },
   );
   for (const [host, why] of agentErrors) failures.push(`host ${host}: ${why}`);
@@ -360,12 +362,8 @@ export async function installCluster(opts: InstallClusterOptions): Promise<Insta
         state: `${installed}/${agentNames.size} Agents installed${lines.length ? `; ${lines.join('; ')}` : ''}`,
       };
     },
-    {
-      what: `the Agents of ${cluster.name} to be installed`,
-      timeoutMs,
-      ...resync,
-      onState: (s) => report({ phase: 'install', message: s }),
-    },
+    // Each Agent reports its own line above; the summary goes into a timeout's message.
+    { what: `the Agents of ${cluster.name} to be installed`, timeoutMs, ...resync },
   );
   const np = await waitFor(
     kube,

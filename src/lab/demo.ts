@@ -152,7 +152,7 @@ async function main(): Promise<void> {
     say(
       'The hub: a simulated OpenShift management cluster with the multicluster engine (HTTPS API, real CRDs)',
     );
-    const hub = await startHub({ dir: join(work, 'hub') });
+    const hub = await startHub({ dir: join(work, 'hub'), controllers: { hubVersion: '4.18.3' } });
     stop.unshift(() => hub.stop());
     const site = await writeLabSiteFiles({
       dir: join(work, 'site'),

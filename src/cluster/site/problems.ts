@@ -43,7 +43,6 @@ export interface SiteProblem {
   column?: number;
 }
 
-
 /** Collects problems while a site file is decoded and checked. */
 export class SiteProblems {
   readonly list: SiteProblem[] = [];
