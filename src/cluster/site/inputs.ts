@@ -14,7 +14,7 @@ import { normalizeAuthKey } from '../../mirror/auth/credentials.js';
 import { parseReference } from '../../mirror/reference.js';
 import { isAirgapError, unreadableReason } from '../../util/errors.js';
 import { SiteErrorCode, SiteProblems } from './problems.js';
-import { osImage } from './schema.js';
+import { osImage, SITE_DECODE_CODES } from './schema.js';
 import type {
   BmcCredentials,
   CatalogOverrides,
@@ -259,7 +259,10 @@ function readOsImagesFile(problems: SiteProblems, path: string, text: string): S
   const fileProblems = new SiteProblems(path, loaded.positions);
   const out: SiteOsImage[] = [];
   list.forEach((item, i) => {
-    const d = osImage(item, at ? `${at}[${i}]` : `[${i}]`, { problems: fileProblems });
+    const d = osImage(item, at ? `${at}[${i}]` : `[${i}]`, {
+      problems: fileProblems,
+      codes: SITE_DECODE_CODES,
+    });
     if (d) out.push(d);
   });
   problems.list.push(...fileProblems.list);

@@ -14,7 +14,7 @@ import { unreadableReason, usageError } from '../../util/errors.js';
 import { bmcUrlProblem } from '../render/bmc.js';
 import { addressProblem, isMacAddress, parseCidr, unbracket } from './net.js';
 import { SiteErrorCode, SiteProblems } from './problems.js';
-import { siteDocument, type SiteDocument } from './schema.js';
+import { SITE_DECODE_CODES, siteDocument, type SiteDocument } from './schema.js';
 import {
   SITE_API_VERSION,
   SITE_KIND,
@@ -497,7 +497,7 @@ export function parseSite(text: string, file: string, dir = dirname(resolve(file
     });
   }
   const problems = new SiteProblems(file, loaded.positions);
-  const doc = siteDocument(loaded.value, '', { problems });
+  const doc = siteDocument(loaded.value, '', { problems, text, codes: SITE_DECODE_CODES });
   // A document that is not even a mapping, or lacks its sections, cannot be checked further.
   if (doc === undefined || !doc.cluster || !doc.network || !doc.mirror) {
     problems.throwIfAny();

@@ -4,7 +4,21 @@
  * Decoding records every problem with its path and goes on, so one run reports them all; checks
  * that need several fields (stacks and CIDRs, duplicates, files) are in load.ts.
  */
-import { childPath, itemPath } from '../../mirror/isc/positions.js';
+import {
+  bool,
+  int,
+  invalid,
+  list,
+  obj,
+  oneOf,
+  optional,
+  required,
+  str,
+  withDefault,
+  type DecodeCodes,
+  type Decoder,
+} from '../../mirror/isc/decode.js';
+import { childPath } from '../../mirror/isc/positions.js';
 import {
   AVAILABILITY,
   BMC_VENDORS,
@@ -28,56 +42,13 @@ import {
   type RootDeviceHints,
   type SiteOsImage,
 } from './types.js';
-import { didYouMean, SiteErrorCode, type SiteProblems } from './problems.js';
+import { SiteErrorCode } from './problems.js';
 
-export interface DecodeContext {
-  problems: SiteProblems;
-}
-
-export type Decoder<T> = (raw: unknown, path: string, ctx: DecodeContext) => T | undefined;
-
-interface Field<T> {
-  decode: Decoder<NonNullable<T>>;
-  required: boolean;
-  fallback?: () => T;
-}
-
-type FieldsOf<T> = { [K in keyof T]-?: Field<T[K]> };
-
-function required<T>(decode: Decoder<T>): Field<T> {
-  return { decode: decode as Decoder<NonNullable<T>>, required: true };
-}
-
-function optional<T>(decode: Decoder<T>): Field<T | undefined> {
-  return { decode: decode as Decoder<NonNullable<T>>, required: false };
-}
-
-function withDefault<T>(decode: Decoder<T>, fallback: () => T): Field<T> {
-  return { decode: decode as Decoder<NonNullable<T>>, required: false, fallback };
-}
-
-/** A word for the type of a loaded YAML value, for messages. */
-function describeType(raw: unknown): string {
-  if (raw === null || raw === undefined) return 'nothing';
-  if (Array.isArray(raw)) return 'a list';
-  if (typeof raw === 'object') return 'a mapping';
-  if (typeof raw === 'number') return `the number ${String(raw)}`;
-  if (typeof raw === 'boolean') return `the boolean ${String(raw)}`;
-  return `the string ${JSON.stringify(raw)}`;
-}
-
-function invalid(ctx: DecodeContext, path: string, expected: string, raw: unknown, hint?: string): undefined {
-  ctx.problems.add(SiteErrorCode.Invalid, path, `${path} must be ${expected}, not ${describeType(raw)}`, {
-    ...(hint ? { hint } : {}),
-  });
-  return undefined;
-}
-
-export const str: Decoder<string> = (raw, path, ctx) => {
-  if (typeof raw === 'string') return raw;
-  if (typeof raw === 'number' || typeof raw === 'boolean')
-    return invalid(ctx, path, 'a string', raw, `quote it: "${String(raw)}"`);
-  return invalid(ctx, path, 'a string', raw);
+/** Site problems carry the site's codes. */
+export const SITE_DECODE_CODES: DecodeCodes = {
+  invalid: SiteErrorCode.Invalid,
+  required: SiteErrorCode.Required,
+  unknownField: SiteErrorCode.UnknownField,
 };
 
 /** A string that stands for a quantity (`8Gi`, `100Gi`): a number is accepted as bytes, written back as a string. */
@@ -85,7 +56,7 @@ const quantity: Decoder<string> = (raw, path, ctx) => {
   const s = typeof raw === 'number' ? String(raw) : str(raw, path, ctx);
   if (s === undefined) return undefined;
   if (!/^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/.test(s)) {
-    ctx.problems.add(SiteErrorCode.Invalid, path, `${path} "${s}" is not a storage size`, {
+    ctx.problems.add(SITE_DECODE_CODES.invalid, path, `${path} "${s}" is not a storage size`, {
       hint: 'write it like 8Gi or 100Gi',
     });
     return undefined;
@@ -93,53 +64,15 @@ const quantity: Decoder<string> = (raw, path, ctx) => {
   return s;
 };
 
-const bool: Decoder<boolean> = (raw, path, ctx) =>
-  typeof raw === 'boolean' ? raw : invalid(ctx, path, 'true or false', raw);
-
-const int: Decoder<number> = (raw, path, ctx) =>
-  typeof raw === 'number' && Number.isSafeInteger(raw) ? raw : invalid(ctx, path, 'a whole number', raw);
-
 const port: Decoder<number> = (raw, path, ctx) => {
   const n = int(raw, path, ctx);
   if (n === undefined) return undefined;
   if (n < 1 || n > 65535) {
-    ctx.problems.add(SiteErrorCode.Invalid, path, `${path} ${n} is not a port (1 to 65535)`);
+    ctx.problems.add(SITE_DECODE_CODES.invalid, path, `${path} ${n} is not a port (1 to 65535)`);
     return undefined;
   }
   return n;
 };
-
-function oneOf<const V extends string>(values: readonly V[]): Decoder<V> {
-  return (raw, path, ctx) => {
-    const s = str(raw, path, ctx);
-    if (s === undefined) return undefined;
-    if ((values as readonly string[]).includes(s)) return s as V;
-    ctx.problems.add(
-      SiteErrorCode.Invalid,
-      path,
-      `${path} is ${JSON.stringify(s)}; expected one of ${values.join(', ')}`,
-      { ...(didYouMean(s, values) ? { hint: didYouMean(s, values)! } : {}) },
-    );
-    return undefined;
-  };
-}
-
-function list<T>(item: Decoder<T>): Decoder<T[]> {
-  return (raw, path, ctx) => {
-    if (!Array.isArray(raw)) return invalid(ctx, path, 'a list', raw, 'write one "- " item per line');
-    const out: T[] = [];
-    raw.forEach((value, i) => {
-      const p = itemPath(path, i);
-      if (value === null || value === undefined) {
-        ctx.problems.add(SiteErrorCode.Invalid, p, `${p} is empty`, { hint: 'remove the empty "- " item' });
-        return;
-      }
-      const decoded = item(value, p, ctx);
-      if (decoded !== undefined) out.push(decoded);
-    });
-    return out;
-  };
-}
 
 function isMapping(raw: unknown): raw is Record<string, unknown> {
   return raw !== null && typeof raw === 'object' && !Array.isArray(raw);
@@ -159,48 +92,6 @@ const stringMap: Decoder<Record<string, string>> = (raw, path, ctx) => {
 /** Any mapping, passed through as written (raw nmstate configuration). */
 const anyMapping: Decoder<Record<string, unknown>> = (raw, path, ctx) =>
   isMapping(raw) ? raw : invalid(ctx, path, 'a mapping', raw);
-
-/** A mapping with exactly the given fields; any other key is an unknown-field problem. */
-function obj<T>(fields: FieldsOf<T>): Decoder<T> {
-  const specs = fields as Record<string, Field<unknown>>;
-  const allowed = Object.keys(specs);
-  return (raw, path, ctx) => {
-    if (!isMapping(raw)) {
-      return invalid(
-        ctx,
-        path || 'the document',
-        'a mapping of fields',
-        raw,
-        `fields: ${allowed.join(', ')}`,
-      );
-    }
-    for (const key of Object.keys(raw)) {
-      if (Object.hasOwn(specs, key)) continue;
-      const p = childPath(path, key);
-      ctx.problems.add(SiteErrorCode.UnknownField, p, `unknown field ${p}`, {
-        hint: didYouMean(key, allowed) ?? `allowed here: ${allowed.join(', ')}`,
-        part: 'key',
-      });
-    }
-    const out: Record<string, unknown> = {};
-    for (const [key, spec] of Object.entries(specs)) {
-      const p = childPath(path, key);
-      const value = Object.hasOwn(raw, key) ? raw[key] : undefined;
-      if (value === undefined || value === null || (spec.required && value === '')) {
-        if (spec.required) {
-          ctx.problems.add(SiteErrorCode.Required, value === undefined ? path : p, `${p} is required`, {
-            part: 'key',
-          });
-        } else if (spec.fallback) out[key] = spec.fallback();
-        continue;
-      }
-      const decoded = spec.decode(value, p, ctx);
-      if (decoded !== undefined) out[key] = decoded;
-      else if (spec.fallback) out[key] = spec.fallback();
-    }
-    return out as T;
-  };
-}
 
 // ---- The document -------------------------------------------------------------------------
 

@@ -2,14 +2,42 @@
  * Small typed decoders from loaded YAML to the config types, strict like oc-mirror's
  * DisallowUnknownFields JSON decode. Every problem is recorded with its path; decoding goes on so
  * that one run reports them all. A decoder returns undefined for a value it rejected.
+ * The ImageSetConfiguration and the site file (src/cluster/site) both decode with these; each
+ * context says which error codes its problems carry.
  */
-import { childPath, itemPath } from './positions.js';
-import { IscErrorCode, Problems, didYouMean } from './problems.js';
+import { childPath, itemPath, type PositionMap } from './positions.js';
+import { IscErrorCode, didYouMean, type FieldPart } from './problems.js';
 
-/** What a decoder needs: the problem sink (which knows positions) and the source text. */
+/** Where problems go: the ISC's `Problems`, the site's `SiteProblems`. */
+export interface ProblemSink {
+  readonly positions: PositionMap;
+  add(code: string, path: string, message: string, options?: { hint?: string; part?: FieldPart }): void;
+}
+
+/** The codes of the three problems decoding finds. */
+export interface DecodeCodes {
+  invalid: string;
+  required: string;
+  unknownField: string;
+}
+
+const ISC_CODES: DecodeCodes = {
+  invalid: IscErrorCode.Invalid,
+  required: IscErrorCode.Required,
+  unknownField: IscErrorCode.UnknownField,
+};
+
+/** What a decoder needs: the problem sink (which knows positions), the source text, the codes. */
 export interface DecodeContext {
-  problems: Problems;
-  text: string;
+  problems: ProblemSink;
+  /** The source text, for hints that quote a value as written. */
+  text?: string;
+  /** Default: the ImageSetConfiguration's codes. */
+  codes?: DecodeCodes;
+}
+
+function codes(ctx: DecodeContext): DecodeCodes {
+  return ctx.codes ?? ISC_CODES;
 }
 
 export type Decoder<T> = (raw: unknown, path: string, ctx: DecodeContext) => T | undefined;
@@ -52,7 +80,7 @@ export function describeType(raw: unknown): string {
 /** The source text of a scalar value (for hints such as "quote it"), without comments. */
 function rawScalar(path: string, ctx: DecodeContext): string | undefined {
   const pos = ctx.problems.positions.get(path)?.value;
-  if (!pos) return undefined;
+  if (!pos || ctx.text === undefined) return undefined;
   const eol = ctx.text.indexOf('\n', pos.offset);
   let token = ctx.text.slice(pos.offset, eol < 0 ? undefined : eol).split(/\s#/)[0];
   if (!/^["']/.test(token)) token = token.split(/[,\]}]/)[0];
@@ -60,9 +88,16 @@ function rawScalar(path: string, ctx: DecodeContext): string | undefined {
   return token.length > 0 ? token : undefined;
 }
 
-function invalid(ctx: DecodeContext, path: string, expected: string, raw: unknown, hint?: string): undefined {
-  ctx.problems.add(IscErrorCode.Invalid, path, `${path} must be ${expected}, not ${describeType(raw)}`, {
-    hint,
+/** Record that the value at `path` is not `expected`; returns undefined for the decoder to return. */
+export function invalid(
+  ctx: DecodeContext,
+  path: string,
+  expected: string,
+  raw: unknown,
+  hint?: string,
+): undefined {
+  ctx.problems.add(codes(ctx).invalid, path, `${path} must be ${expected}, not ${describeType(raw)}`, {
+    ...(hint ? { hint } : {}),
   });
   return undefined;
 }
@@ -107,7 +142,7 @@ export function oneOf<const V extends string>(values: readonly V[]): Decoder<V> 
     if ((values as readonly string[]).includes(s)) return s as V;
     const hint = didYouMean(s, values) ?? `use one of: ${values.join(', ')}`;
     ctx.problems.add(
-      IscErrorCode.Invalid,
+      codes(ctx).invalid,
       path,
       `${path} is ${JSON.stringify(s)}; expected one of ${values.join(', ')}`,
       {
@@ -132,7 +167,7 @@ export function list<T>(item: Decoder<T>): Decoder<T[]> {
     raw.forEach((value, i) => {
       const p = itemPath(path, i);
       if (value === null || value === undefined) {
-        ctx.problems.add(IscErrorCode.Invalid, p, `${p} is empty`, { hint: 'remove the empty "- " item' });
+        ctx.problems.add(codes(ctx).invalid, p, `${p} is empty`, { hint: 'remove the empty "- " item' });
         return;
       }
       const decoded = item(value, p, ctx);
@@ -153,7 +188,13 @@ export function obj<T>(fields: FieldsOf<T>, options: ObjectOptions = {}): Decode
   const allowed = Object.keys(specs);
   return (raw, path, ctx) => {
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-      return invalid(ctx, path, 'a mapping of fields', raw, `expected fields: ${allowed.join(', ')}`);
+      return invalid(
+        ctx,
+        path || 'the document',
+        'a mapping of fields',
+        raw,
+        `expected fields: ${allowed.join(', ')}`,
+      );
     }
     const input = raw as Record<string, unknown>;
     for (const key of Object.keys(input)) {
@@ -167,7 +208,7 @@ export function obj<T>(fields: FieldsOf<T>, options: ObjectOptions = {}): Decode
       if (value === undefined || value === null || (spec.required && value === '')) {
         if (spec.required) {
           const at = value === undefined ? path : p;
-          ctx.problems.add(IscErrorCode.Required, at, `${p} is required`, { part: 'key' });
+          ctx.problems.add(codes(ctx).required, at, `${p} is required`, { part: 'key' });
         } else if (spec.fallback) out[key] = spec.fallback();
         continue;
       }
@@ -190,5 +231,5 @@ function unknownField(
     removed ??
     didYouMean(key, allowed) ??
     (allowed.length > 0 ? `allowed here: ${allowed.join(', ')}` : 'no fields are allowed here');
-  ctx.problems.add(IscErrorCode.UnknownField, path, `unknown field ${path}`, { hint, part: 'key' });
+  ctx.problems.add(codes(ctx).unknownField, path, `unknown field ${path}`, { hint, part: 'key' });
 }
