@@ -71,6 +71,37 @@ const STACK_ADDR: Record<LabStack, { bmc: string; api: string; machine: string[]
   dual: { bmc: '192.168.125.1', api: '192.168.125.10', machine: ['192.168.125.0/24', 'fd00:1101::/64'] },
 };
 
+/** A dual-stack static nmstate configuration for one NIC. */
+function staticNetwork(mac: string): Record<string, unknown> {
+  return {
+    interfaces: [{ name: 'eno1', macAddress: mac }],
+    config: {
+      interfaces: [
+        {
+          name: 'eno1',
+          type: 'ethernet',
+          state: 'up',
+          'mac-address': mac,
+          ipv4: { enabled: true, dhcp: false, address: [{ ip: '192.168.125.31', 'prefix-length': 24 }] },
+          ipv6: {
+            enabled: true,
+            dhcp: false,
+            autoconf: false,
+            address: [{ ip: 'fd00:1101::31', 'prefix-length': 64 }],
+          },
+        },
+      ],
+      'dns-resolver': { config: { server: ['192.168.125.1', 'fd00:1101::1'] } },
+      routes: {
+        config: [
+          { destination: '0.0.0.0/0', 'next-hop-address': '192.168.125.1', 'next-hop-interface': 'eno1' },
+          { destination: '::/0', 'next-hop-address': 'fd00:1101::1', 'next-hop-interface': 'eno1' },
+        ],
+      },
+    },
+  };
+}
+
 export interface LabSiteFilesOptions {
   dir: string;
   stack: LabStack;
@@ -142,6 +173,8 @@ export async function writeLabSiteFiles(
         disableCertificateVerification: true,
       },
       rootDeviceHints: { deviceName: '/dev/sda' },
+      // The dual-stack site gives its first host static addresses (an NMStateConfig).
+      ...(o.stack === 'dual' && i === 0 ? { network: staticNetwork('52:54:00:aa:01:01') } : {}),
     })),
   };
   const siteFile = join(o.dir, 'site.yaml');

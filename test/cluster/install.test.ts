@@ -169,6 +169,20 @@ describe.each(STACKS)(
       );
       const bmh = list(hub, 'metal3.io/v1alpha1', 'BareMetalHost', 'clusters-lab')[0]!;
       const address = (bmh.spec as { bmc: { address: string } }).bmc.address;
+      if (stack === 'dual') {
+        // The host with static addresses got its NMStateConfig, and the InfraEnv selects it.
+        const nm = list(hub, 'agent-install.openshift.io/v1beta1', 'NMStateConfig', 'clusters-lab');
+        expect(nm.map((o) => o.metadata.name)).toEqual(['lab-worker-0']);
+        const ie = hub.store.get({
+          apiVersion: 'agent-install.openshift.io/v1beta1',
+          kind: 'InfraEnv',
+          namespace: 'clusters-lab',
+          name: 'lab',
+        })!;
+        const selector = (ie.spec as { nmStateConfigLabelSelector: { matchLabels: Record<string, string> } })
+          .nmStateConfigLabelSelector.matchLabels;
+        expect(Object.entries(selector).every(([k, v]) => nm[0]!.metadata.labels?.[k] === v)).toBe(true);
+      }
       if (stack === 'ipv6') expect(address).toMatch(/^redfish-virtualmedia:\/\/\[fd00:1101::1\]:8000\//);
       else expect(address).toMatch(/^redfish-virtualmedia:\/\/192\.168\.125\.1:8000\//);
     }, 180_000);
