@@ -19,6 +19,7 @@
  * continues where the first stopped and creates nothing twice.
  */
 import { writeFileAtomic } from '../util/fs.js';
+import { Limiter } from '../util/limit.js';
 import { AirgapError } from '../util/errors.js';
 import { conditionIs, describeCondition, field, findCondition } from './conditions.js';
 import {
@@ -103,9 +104,14 @@ function nodePoolOf(objects: KubeObject[]): KubeObject {
   return np;
 }
 
+/** Objects of one kind applied at once (the hub has no ordering among them). */
+const APPLY_CONCURRENCY = 8;
+
 /**
- * Apply every object with server-side apply, in order. The NodePool keeps the replicas it has on
- * the hub (a re-run must not scale a running pool down to the rendered 0).
+ * Apply every object with server-side apply. Kinds go in the order they first appear (so a BMC
+ * Secret is there before any BareMetalHost, a Namespace before what lives in it); the objects of one
+ * kind go concurrently. The NodePool keeps the replicas it has on the hub (a re-run must not scale a
+ * running pool down to the rendered 0). Results and reports keep the given order.
  */
 export async function applyObjects(
   kube: Kube,
@@ -113,19 +119,42 @@ export async function applyObjects(
   report: InstallReporter,
   phase = 'apply',
 ): Promise<{ object: string; created: boolean }[]> {
-  const out: { object: string; created: boolean }[] = [];
-  for (const obj of objects) {
-    const ref = refOf(obj);
-    const live = await kube.get(ref);
-    let body = obj;
-    if (obj.kind === 'NodePool' && live) {
-      body = { ...obj, spec: { ...obj.spec, replicas: field(live, 'spec.replicas') ?? 0 } };
-    }
-    await kube.apply(body);
-    out.push({ object: describeRef(ref), created: !live });
-    report({ phase, object: describeRef(ref), message: live ? 'configured' : 'created' });
+  const kinds = [...new Set(objects.map((o) => `${o.apiVersion}/${o.kind}`))];
+  const results = new Map<KubeObject, { object: string; created: boolean }>();
+  const limit = new Limiter(APPLY_CONCURRENCY);
+  for (const kind of kinds) {
+    const group = objects.filter((o) => `${o.apiVersion}/${o.kind}` === kind);
+    // What exists already: one list per namespace of the group, not one read per object.
+    const live = new Map<string, KubeObject>();
+    const namespaces = [...new Set(group.map((o) => o.metadata.namespace))];
+    await Promise.all(
+      namespaces.map(async (namespace) => {
+        const { items } = await kube
+          .list(group[0]!.apiVersion, group[0]!.kind, namespace ? { namespace } : {})
+          .catch(() => ({ items: [] as KubeObject[] }));
+        for (const o of items) live.set(`${o.metadata.namespace ?? ''}/${o.metadata.name}`, o);
+      }),
+    );
+    await Promise.all(
+      group.map((obj) =>
+        limit.run(async () => {
+          const ref = refOf(obj);
+          const existing = live.get(`${ref.namespace ?? ''}/${ref.name}`);
+          let body = obj;
+          if (obj.kind === 'NodePool' && existing) {
+            body = { ...obj, spec: { ...obj.spec, replicas: field(existing, 'spec.replicas') ?? 0 } };
+          }
+          await kube.apply(body);
+          results.set(obj, { object: describeRef(ref), created: !existing });
+        }),
+      ),
+    );
   }
-  return out;
+  return objects.map((o) => {
+    const r = results.get(o)!;
+    report({ phase, object: r.object, message: r.created ? 'created' : 'configured' });
+    return r;
+  });
 }
 
 /** Run the whole install; see the file comment. */

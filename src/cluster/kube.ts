@@ -165,6 +165,7 @@ export class Kube {
         hint: 'pass --kubeconfig with the management cluster kubeconfig (oc login writes one to ~/.kube/config)',
       });
     }
+    keepConnections(kc);
     return new Kube(kc, opts);
   }
 
@@ -384,6 +385,19 @@ export class Kube {
     );
     return { stop: () => controller.abort(), done };
   }
+}
+
+/**
+ * client-node 1.x makes a new https.Agent for every request, so every call pays a TCP and TLS
+ * handshake. One keep-alive agent per kubeconfig (same CA, client certificate and TLS options for
+ * every request of a client) reuses connections: applies and reads then cost one round trip.
+ */
+function keepConnections(kc: KubeConfig): void {
+  type AgentFactory = (cluster: unknown, options: Record<string, unknown>) => unknown;
+  const target = kc as unknown as { createAgent: AgentFactory };
+  const create = target.createAgent.bind(kc);
+  let agent: unknown;
+  target.createAgent = (cluster, options) => (agent ??= create(cluster, { ...options, keepAlive: true }));
 }
 
 /** KubernetesObjectApi with its discovery lookup made public (watch paths need the plural). */
