@@ -5,7 +5,7 @@
  * independently (the hosted cluster's nodes through the kubeconfig airgap wrote; the pinned control
  * plane operator image in the mirror).
  */
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -240,6 +240,14 @@ describe.each(STACKS)(
       };
       expect(s.exists).toBe(true);
       expect(s.nodePools[0]).toMatchObject({ current: 2, desired: 2 });
+
+      // The admin kubeconfig again, on its own: the same file install wrote, 0600, never printed.
+      const again = join(dir, 'again.kubeconfig');
+      const k = await airgap(['cluster', 'kubeconfig', '--name', 'lab', ...hubArgs(), '-o', again]);
+      expect(k.exitCode, k.stderr).toBe(0);
+      expect(k.stdout).not.toContain('token');
+      expect(await readFile(again, 'utf8')).toBe(await readFile(kc, 'utf8'));
+      expect((await stat(again)).mode & 0o777).toBe(0o600);
     }, 60_000);
 
     it('cluster destroy --dry-run lists, destroy takes it apart in order and releases the hosts', async () => {

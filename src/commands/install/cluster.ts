@@ -28,8 +28,8 @@ the namespaces <ns> and <ns>-<name>; the pull secret, SSH key and a new etcd
 encryption key; user-ca-bundle; the InfraEnv's pull secret and the CAPI
 provider Role in <ns>-<name>; the HostedCluster (release by digest, mirror
 image content sources, the registry CA); the NodePool (0 replicas); the
-InfraEnv; and, once its discovery ISO exists, the NMStateConfigs, BMC
-secrets and BareMetalHosts.
+NMStateConfigs of hosts with static addresses and the InfraEnv; and, once
+its discovery ISO exists, the BMC secrets and BareMetalHosts.
 
 It then waits, showing each change: the control plane Available; each host
 registering → provisioning → provisioned; an Agent per host, approved
