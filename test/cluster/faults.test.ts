@@ -154,6 +154,50 @@ describe('install cluster when things go wrong', () => {
     expect(agents.map((a) => (a.spec as { approved?: boolean }).approved)).toEqual([true, true]);
   }, 120_000);
 
+  it('a hub without an osImage for the release, or with the name taken, is refused before any apply', async () => {
+    const site = await siteWith((s) => {
+      for (const o of s.hub.osImages ?? []) o.openshiftVersion = '4.16';
+    });
+    hub = await startHub({ dir: join(dir, `hub-${n++}`) });
+    const prepared = await airgap(['install', 'hub', '-f', site, '--kubeconfig', hub.kubeconfigFile]);
+    expect(prepared.exitCode, prepared.stderr).toBe(0);
+    const r = await install(hub, [], site);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('HUB_NO_OS_IMAGE');
+    expect(r.stderr).toContain('no osImage for OpenShift 4.17 x86_64 (it has: 4.16 x86_64)');
+    expect(hub.store.get({ apiVersion: 'v1', kind: 'Namespace', name: 'clusters-lab' })).toBeUndefined();
+
+    // The same name in another namespace: hosted cluster names are unique across the hub.
+    const h = await readyHub();
+    h.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-b' } });
+    h.store.create({
+      apiVersion: 'hypershift.openshift.io/v1beta1',
+      kind: 'HostedCluster',
+      metadata: { name: 'lab', namespace: 'team-b' },
+      spec: {
+        release: { image: `${lab.mirrorName}/openshift/release-images@sha256:${'a'.repeat(64)}` },
+        platform: { type: 'Agent', agent: { agentNamespace: 'team-b-lab' } },
+        networking: {
+          networkType: 'OVNKubernetes',
+          clusterNetwork: [{ cidr: '10.132.0.0/14' }],
+          serviceNetwork: [{ cidr: '172.31.0.0/16' }],
+        },
+        etcd: {
+          managementType: 'Managed',
+          managed: { storage: { type: 'PersistentVolume', persistentVolume: { size: '8Gi' } } },
+        },
+        services: [],
+        pullSecret: { name: 'lab-pull-secret' },
+        dns: { baseDomain: 'example.com' },
+      },
+    });
+    const taken = await install(h);
+    expect(taken.exitCode).toBe(2);
+    expect(taken.stderr).toContain('CLUSTER_NAME_TAKEN');
+    expect(taken.stderr).toContain('already exists in namespace team-b');
+    expect(h.store.get({ apiVersion: 'v1', kind: 'Namespace', name: 'clusters-lab' })).toBeUndefined();
+  }, 120_000);
+
   describe('bad input is caught in preflight and nothing is applied', () => {
     let h: Hub;
     beforeAll(async () => {
@@ -168,6 +212,14 @@ describe('install cluster when things go wrong', () => {
     };
     const run = (site: string, extra: string[] = []) =>
       airgap(['install', 'cluster', '-f', site, '--kubeconfig', h.kubeconfigFile, ...extra]);
+
+    it('a hub that install hub has not prepared', async () => {
+      const r = await run(lab.siteFile);
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toContain('HUB_NOT_READY');
+      expect(r.stderr).toContain('run airgap install hub first');
+      nothingApplied();
+    });
 
     it('a release tag the mirror does not have', async () => {
       const r = await run(lab.siteFile, [

@@ -8,7 +8,8 @@ import {
   timeoutFlag,
   timeoutMs,
 } from '../../util/cluster-flags.js';
-import { installCluster } from '../../cluster/install-cluster.js';
+import { clusterPreflight, installCluster } from '../../cluster/install-cluster.js';
+import { CPU_ARCHITECTURE } from '../../cluster/site/inputs.js';
 import { prepareCluster } from '../../cluster/prepare.js';
 import { renderCluster } from '../../cluster/render/index.js';
 import { writeRendered } from '../../cluster/render-out.js';
@@ -119,11 +120,18 @@ instead of applying them (secrets only with --render-sensitive).`;
       return;
     }
 
+    const cluster = { name: site.cluster.name, namespace: site.cluster.namespace };
+    await clusterPreflight({
+      kube: kube!,
+      cluster,
+      releaseVersion: release.version,
+      cpuArchitecture: CPU_ARCHITECTURE[site.cluster.nodePool.arch] ?? 'x86_64',
+    });
     const hostObjects = items.filter((i) => i.step === 'hosts').map((i) => i.object as KubeObject);
     const objects = items.filter((i) => i.step !== 'hosts').map((i) => i.object as KubeObject);
     const result = await installCluster({
       kube: kube!,
-      cluster: { name: site.cluster.name, namespace: site.cluster.namespace },
+      cluster,
       objects,
       hostObjects,
       hosts: site.hosts.map((h) => h.name),
