@@ -25,36 +25,8 @@ import { AirgapError, messageOf, usageError } from '../util/errors.js';
 /** The field manager of every server-side apply airgap makes. */
 export const FIELD_MANAGER = 'airgap';
 
-/** Any object, as the API returns it. */
-export interface KubeObject {
-  apiVersion: string;
-  kind: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    resourceVersion?: string;
-    generation?: number;
-    creationTimestamp?: string;
-    deletionTimestamp?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    finalizers?: string[];
-    [key: string]: unknown;
-  };
-  spec?: Record<string, unknown>;
-  status?: Record<string, unknown>;
-  data?: Record<string, string>;
-  [key: string]: unknown;
-}
-
-/** Which object: type, namespace (for namespaced types) and name. */
-export interface ObjectRef {
-  apiVersion: string;
-  kind: string;
-  namespace?: string;
-  name: string;
-}
+export { describeRef, refOf, type KubeObject, type ObjectRef } from './objects.js';
+import { describeRef, refOf, type KubeObject, type ObjectRef } from './objects.js';
 
 export interface ListQuery {
   namespace?: string;
@@ -77,20 +49,6 @@ export interface KubeConnectOptions {
   attempts?: number;
   /** First backoff in ms (default 200), doubling. */
   baseDelayMs?: number;
-}
-
-/** `HostedCluster clusters/example` — how errors and progress name an object. */
-export function describeRef(ref: Pick<ObjectRef, 'kind' | 'namespace' | 'name'>): string {
-  return `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`;
-}
-
-export function refOf(obj: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>): ObjectRef {
-  return {
-    apiVersion: obj.apiVersion,
-    kind: obj.kind,
-    name: obj.metadata.name,
-    ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}),
-  };
 }
 
 /** What the API server said: the Status message of an ApiException body (a string or an object). */

@@ -3,7 +3,7 @@
  * install uses: the HostedCluster's conditions, the NodePool, the InfraEnv, each BareMetalHost and
  * its Agent (and, for an Agent the NodePool does not pick, why).
  */
-import { describeCondition } from './conditions.js';
+import { conditionsOf, describeCondition } from './conditions.js';
 import {
   API,
   BMH_LABEL,
@@ -18,7 +18,6 @@ import {
 } from './describe.js';
 import { controlPlaneNamespace, type ClusterIdentity } from './install-cluster.js';
 import type { Kube, KubeObject } from './kube.js';
-import { conditionsOf } from './conditions.js';
 
 export interface ClusterStatus {
   cluster: ClusterIdentity;

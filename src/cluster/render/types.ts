@@ -5,21 +5,8 @@
  */
 import { toYamlDocuments } from '../../util/yaml.js';
 
-export interface ObjectMeta {
-  name: string;
-  namespace?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  [k: string]: unknown;
-}
-
-/** A Kubernetes object as rendered: never with `status`. */
-export interface KubeObject {
-  apiVersion: string;
-  kind: string;
-  metadata: ObjectMeta;
-  [k: string]: unknown;
-}
+export type { KubeObject } from '../objects.js';
+import { describeRef, refOf, type KubeObject } from '../objects.js';
 
 /**
  * The install steps, in order.
@@ -51,14 +38,13 @@ export interface RenderedObject {
 }
 
 /** A typed object (a ConfigMap of certs/configmaps.ts, …) as a KubeObject. */
-export function kube(o: { apiVersion: string; kind: string; metadata: ObjectMeta }): KubeObject {
+export function kube(o: { apiVersion: string; kind: string; metadata: KubeObject['metadata'] }): KubeObject {
   return o as unknown as KubeObject;
 }
 
-/** `apiVersion kind namespace/name`, for messages and tests. */
+/** `Kind namespace/name`, for messages and tests. */
 export function describeObject(o: KubeObject): string {
-  const ns = o.metadata.namespace ? `${o.metadata.namespace}/` : '';
-  return `${o.kind} ${ns}${o.metadata.name}`;
+  return describeRef(refOf(o));
 }
 
 /**

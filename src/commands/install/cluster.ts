@@ -13,7 +13,6 @@ import { CPU_ARCHITECTURE } from '../../cluster/site/inputs.js';
 import { prepareCluster } from '../../cluster/prepare.js';
 import { renderCluster } from '../../cluster/render/index.js';
 import { writeRendered } from '../../cluster/render-out.js';
-import type { KubeObject } from '../../cluster/kube.js';
 
 export default class InstallCluster extends AirgapCommand {
   static override summary =
@@ -127,8 +126,8 @@ instead of applying them (secrets only with --render-sensitive).`;
       releaseVersion: release.version,
       cpuArchitecture: CPU_ARCHITECTURE[site.cluster.nodePool.arch] ?? 'x86_64',
     });
-    const hostObjects = items.filter((i) => i.step === 'hosts').map((i) => i.object as KubeObject);
-    const objects = items.filter((i) => i.step !== 'hosts').map((i) => i.object as KubeObject);
+    const hostObjects = items.filter((i) => i.step === 'hosts').map((i) => i.object);
+    const objects = items.filter((i) => i.step !== 'hosts').map((i) => i.object);
     const result = await installCluster({
       kube: kube!,
       cluster,

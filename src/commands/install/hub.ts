@@ -5,7 +5,6 @@ import { installHub } from '../../cluster/install-hub.js';
 import { prepareHub } from '../../cluster/prepare.js';
 import { renderHub } from '../../cluster/render/index.js';
 import { writeRendered } from '../../cluster/render-out.js';
-import type { KubeObject } from '../../cluster/kube.js';
 
 export default class InstallHub extends AirgapCommand {
   static override summary =
@@ -73,7 +72,7 @@ instead.`;
     }
     const result = await installHub({
       kube: hubFrom(flags),
-      objects: items.map((i) => ({ object: i.object as KubeObject, step: i.step })),
+      objects: items.map((i) => ({ object: i.object, step: i.step })),
       ...(prepared.site.hub.storageClass ? { storageClass: prepared.site.hub.storageClass } : {}),
       report: stderrReporter,
       phaseTimeoutMs: limit,
