@@ -415,9 +415,8 @@ export async function installCluster(opts: InstallClusterOptions): Promise<Insta
       what: `an approved, validated Agent for each provisioned host in ${agentNs}`,
       timeoutMs,
       ...resync,
-      onState: (s) => {
-        if (!s.startsWith('waiting for')) report({ phase: 'agents', message: s });
-      },
+      onState: (s) =>
+        report({ phase: 'agents', message: s, ...(s.startsWith('waiting for') ? { transient: true } : {}) }),
     },
   );
   for (const [host, why] of agentErrors) failures.push(`host ${host}: ${why}`);
@@ -467,8 +466,13 @@ export async function installCluster(opts: InstallClusterOptions): Promise<Insta
         state: `${installed}/${agentNames.size} Agents installed${lines.length ? `; ${lines.join('; ')}` : ''}`,
       };
     },
-    // Each Agent reports its own line above; the summary goes into a timeout's message.
-    { what: `the Agents of ${cluster.name} to be installed`, timeoutMs, ...resync },
+    {
+      what: `the Agents of ${cluster.name} to be installed`,
+      timeoutMs,
+      ...resync,
+      // Each Agent reports its own line; the summary is a redrawn line on a terminal.
+      onState: (s) => report({ phase: 'install', message: s, transient: true }),
+    },
   );
   const np = await waitFor(
     kube,

@@ -13,6 +13,11 @@ export interface InstallEvent {
   /** `HostedCluster clusters/example`, `BareMetalHost clusters-example/worker-0`. */
   object?: string;
   level?: InstallLevel;
+  /**
+   * A summary that replaces the previous one (`1/2 Agents installed; worker-1 Rebooting`): a
+   * terminal shows it on one redrawn line; plain output leaves it out (the lines around it say it).
+   */
+  transient?: boolean;
 }
 
 export type InstallReporter = (e: InstallEvent) => void;
@@ -27,6 +32,27 @@ export function dedupe(report: InstallReporter): InstallReporter {
     if (last.get(key) === e.message) return;
     last.set(key, e.message);
     report(e);
+  };
+}
+
+/**
+ * A reporter that writes lines to `out`. On a terminal, transient summaries share one line that is
+ * redrawn (and cleared before each permanent line); elsewhere they are dropped.
+ */
+export function lineReporter(out: NodeJS.WriteStream): InstallReporter {
+  let shown = '';
+  return (e) => {
+    if (e.transient) {
+      if (!out.isTTY) return;
+      const width = Math.max(20, (out.columns ?? 100) - 1);
+      const text = formatEvent(e);
+      shown = text.length > width ? `${text.slice(0, width - 1)}…` : text;
+      out.write(`\r\x1b[K${shown}`);
+      return;
+    }
+    if (shown) out.write('\r\x1b[K');
+    out.write(`${formatEvent(e)}\n`);
+    if (shown) out.write(shown);
   };
 }
 

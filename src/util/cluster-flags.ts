@@ -6,7 +6,7 @@ import { Flags } from '@oclif/core';
 import type { ClusterIdentity } from '../cluster/install-cluster.js';
 import { Kube } from '../cluster/kube.js';
 import { loadSite } from '../cluster/site/load.js';
-import { formatEvent, parseDuration, type InstallReporter } from '../cluster/progress.js';
+import { lineReporter, parseDuration, type InstallReporter } from '../cluster/progress.js';
 import { usageError } from './errors.js';
 
 export const hubFlags = {
@@ -71,7 +71,5 @@ export function timeoutMs(text: string, flag = '--timeout'): number {
   return ms;
 }
 
-/** Progress on stderr, one line per change (stdout stays for --json). */
-export const stderrReporter: InstallReporter = (e) => {
-  process.stderr.write(`${formatEvent(e)}\n`);
-};
+/** Progress on stderr, one line per change, a redrawn summary on a terminal (stdout stays for --json). */
+export const stderrReporter: InstallReporter = lineReporter(process.stderr);
