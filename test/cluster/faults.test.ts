@@ -4,68 +4,20 @@
  * watches), an interrupted run, the legacy HyperShift RBAC, Agents nobody approves, and bad input
  * caught in preflight before anything is applied.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { dump, load } from 'js-yaml';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCA } from '../../src/certs/mint.js';
-import type { SiteDocument } from '../../src/cluster/site/schema.js';
 import { startHub, type Hub } from '../../src/lab/hub/index.js';
-import { buildLabSite, type LabSite } from '../../src/lab/site.js';
 import { airgap, spawnAirgap } from '../helpers/cli.js';
-import { tempDir } from '../helpers/fixtures.js';
+import { useLabSite } from '../helpers/lab-site.js';
 
 describe('install cluster when things go wrong', () => {
-  let lab: LabSite;
-  let dir: string;
-  let hub: Hub | undefined;
-  let n = 0;
-
-  beforeAll(async () => {
-    dir = await tempDir();
-    lab = await buildLabSite({ dir: join(dir, 'site'), stack: 'ipv4', noCatalog: true });
-  }, 120_000);
-  afterAll(async () => {
-    await lab?.stop();
-  });
-  afterEach(async () => {
-    await hub?.stop();
-    hub = undefined;
-  });
-
-  /** A hub with `install hub` done. */
-  async function readyHub(controllers: Parameters<typeof startHub>[0]['controllers'] = {}): Promise<Hub> {
-    hub = await startHub({ dir: join(dir, `hub-${n++}`), controllers });
-    const r = await airgap(['install', 'hub', '-f', lab.siteFile, '--kubeconfig', hub.kubeconfigFile]);
-    expect(r.exitCode, r.stderr).toBe(0);
-    return hub;
-  }
-
-  const install = (h: Hub, extra: string[] = [], site = lab.siteFile) =>
-    airgap([
-      'install',
-      'cluster',
-      '-f',
-      site,
-      '--kubeconfig',
-      h.kubeconfigFile,
-      '--kubeconfig-out',
-      join(dir, `kc-${n++}`),
-      ...extra,
-    ]);
-
-  /** A copy of the site file with `edit` applied. */
-  async function siteWith(edit: (s: SiteDocument) => void): Promise<string> {
-    const s = load(await readFile(lab.siteFile, 'utf8')) as SiteDocument;
-    edit(s);
-    const file = join(lab.dir, `site-${n++}.yaml`);
-    await writeFile(file, dump(s, { lineWidth: -1 }));
-    return file;
-  }
+  const t = useLabSite();
 
   it('a host that fails provisioning is reported; the other host still joins; exit code 1', async () => {
-    const h = await readyHub({ faults: { failProvisioning: ['lab-worker-1'] } });
-    const r = await install(h, ['--json']);
+    const h = await t.readyHub({ faults: { failProvisioning: ['lab-worker-1'] } });
+    const r = await t.install(h, ['--json']);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/lab-worker-1: .*provisioning error/);
     const out = JSON.parse(r.stdout) as { nodes: unknown[]; failures: string[] };
@@ -74,8 +26,8 @@ describe('install cluster when things go wrong', () => {
   }, 120_000);
 
   it('an ISO that cannot be built fails at once with the InfraEnv message, before any host is touched', async () => {
-    const h = await readyHub({ faults: { isoCreationFailure: true } });
-    const r = await install(h);
+    const h = await t.readyHub({ faults: { isoCreationFailure: true } });
+    const r = await t.install(h);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain('ISO_CREATION_FAILED');
     expect(r.stderr).toMatch(/InfraEnv clusters-lab\/lab: .*Failed to create image/);
@@ -83,43 +35,43 @@ describe('install cluster when things go wrong', () => {
   }, 120_000);
 
   it('survives API 500s, optimistic-lock 409s and dropped watches', async () => {
-    const h = await readyHub();
+    const h = await t.readyHub();
     h.server.faults.failNext({ status: 500, times: 4 });
     h.server.faults.failNext({ method: 'PATCH', status: 409, times: 3 });
     h.server.faults.dropWatchesEvery(300);
-    const r = await install(h);
+    const r = await t.install(h);
     expect(r.exitCode, r.stderr).toBe(0);
     const failed = h.server.requests().filter((q) => q.status === 500 || q.status === 409);
     expect(failed.length).toBeGreaterThanOrEqual(7);
   }, 120_000);
 
   it('an interrupted run continues where it stopped, creating nothing twice', async () => {
-    const h = await readyHub();
+    const h = await t.readyHub();
     const child = spawnAirgap([
       'install',
       'cluster',
       '-f',
-      lab.siteFile,
+      t.lab.siteFile,
       '--kubeconfig',
       h.kubeconfigFile,
       '--kubeconfig-out',
-      join(dir, 'kc-int'),
+      t.fresh('kc'),
     ]);
     const deadline = Date.now() + 60_000;
     while (h.store.list('metal3.io/v1alpha1', 'BareMetalHost', {}).length === 0 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 25));
     child.kill('SIGKILL');
     await child;
-    const r = await install(h);
+    const r = await t.install(h);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(h.store.list('agent-install.openshift.io/v1beta1', 'Agent', {})).toHaveLength(2);
     expect(h.store.list('hypershift.openshift.io/v1beta1', 'HostedCluster', {})).toHaveLength(1);
   }, 120_000);
 
   it('a root device hint that matches no disk fails that host with the Agent message; the other joins', async () => {
-    const h = await readyHub();
-    const site = await siteWith((s) => (s.hosts[1].rootDeviceHints = { deviceName: '/dev/nvme9n1' }));
-    const r = await install(h, ['--json'], site);
+    const h = await t.readyHub();
+    const site = await t.siteWith((s) => (s.hosts[1].rootDeviceHints = { deviceName: '/dev/nvme9n1' }));
+    const r = await t.install(h, ['--json'], site);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/lab-worker-1: .*installation disk/);
     const out = JSON.parse(r.stdout) as { nodes: unknown[]; failures: string[] };
@@ -128,8 +80,8 @@ describe('install cluster when things go wrong', () => {
   }, 120_000);
 
   it('works with a HyperShift operator that still needs the legacy capi-provider-role', async () => {
-    const h = await readyHub({ hypershift: 'legacy' });
-    const r = await install(h);
+    const h = await t.readyHub({ hypershift: 'legacy' });
+    const r = await t.install(h);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(
       h.store.get({
@@ -142,40 +94,40 @@ describe('install cluster when things go wrong', () => {
   }, 120_000);
 
   it('an Agent nobody approves stalls with an explanation; approveAgents: true approves it', async () => {
-    const h = await readyHub({ bmacAutoApprove: false });
-    const stalled = await install(h, ['--timeout', '8s']);
+    const h = await t.readyHub({ bmacAutoApprove: false });
+    const stalled = await t.install(h, ['--timeout', '8s']);
     expect(stalled.exitCode).toBe(1);
     expect(stalled.stderr).toContain('WAIT_TIMEOUT');
     expect(stalled.stderr).toMatch(/not approved \(set cluster\.approveAgents: true/);
-    const approving = await siteWith((s) => (s.cluster.approveAgents = true));
-    const r = await install(h, [], approving);
+    const approving = await t.siteWith((s) => (s.cluster.approveAgents = true));
+    const r = await t.install(h, [], approving);
     expect(r.exitCode, r.stderr).toBe(0);
     const agents = h.store.list('agent-install.openshift.io/v1beta1', 'Agent', { namespace: 'clusters-lab' });
     expect(agents.map((a) => (a.spec as { approved?: boolean }).approved)).toEqual([true, true]);
   }, 120_000);
 
   it('a hub without an osImage for the release, or with the name taken, is refused before any apply', async () => {
-    const site = await siteWith((s) => {
+    const site = await t.siteWith((s) => {
       for (const o of s.hub.osImages ?? []) o.openshiftVersion = '4.16';
     });
-    hub = await startHub({ dir: join(dir, `hub-${n++}`) });
+    const hub = await t.startHub();
     const prepared = await airgap(['install', 'hub', '-f', site, '--kubeconfig', hub.kubeconfigFile]);
     expect(prepared.exitCode, prepared.stderr).toBe(0);
-    const r = await install(hub, [], site);
+    const r = await t.install(hub, [], site);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('HUB_NO_OS_IMAGE');
     expect(r.stderr).toContain('no osImage for OpenShift 4.17 x86_64 (it has: 4.16 x86_64)');
     expect(hub.store.get({ apiVersion: 'v1', kind: 'Namespace', name: 'clusters-lab' })).toBeUndefined();
 
     // The same name in another namespace: hosted cluster names are unique across the hub.
-    const h = await readyHub();
+    const h = await t.readyHub();
     h.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-b' } });
     h.store.create({
       apiVersion: 'hypershift.openshift.io/v1beta1',
       kind: 'HostedCluster',
       metadata: { name: 'lab', namespace: 'team-b' },
       spec: {
-        release: { image: `${lab.mirrorName}/openshift/release-images@sha256:${'a'.repeat(64)}` },
+        release: { image: `${t.lab.mirrorName}/openshift/release-images@sha256:${'a'.repeat(64)}` },
         platform: { type: 'Agent', agent: { agentNamespace: 'team-b-lab' } },
         networking: {
           networkType: 'OVNKubernetes',
@@ -191,7 +143,7 @@ describe('install cluster when things go wrong', () => {
         dns: { baseDomain: 'example.com' },
       },
     });
-    const taken = await install(h);
+    const taken = await t.install(h);
     expect(taken.exitCode).toBe(2);
     expect(taken.stderr).toContain('CLUSTER_NAME_TAKEN');
     expect(taken.stderr).toContain('already exists in namespace team-b');
@@ -201,7 +153,7 @@ describe('install cluster when things go wrong', () => {
   describe('bad input is caught in preflight and nothing is applied', () => {
     let h: Hub;
     beforeAll(async () => {
-      h = await startHub({ dir: join(dir, 'hub-preflight') });
+      h = await startHub({ dir: t.fresh('hub-preflight') });
     });
     afterAll(async () => {
       await h?.stop();
@@ -214,7 +166,7 @@ describe('install cluster when things go wrong', () => {
       airgap(['install', 'cluster', '-f', site, '--kubeconfig', h.kubeconfigFile, ...extra]);
 
     it('a hub that install hub has not prepared', async () => {
-      const r = await run(lab.siteFile);
+      const r = await run(t.lab.siteFile);
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain('HUB_NOT_READY');
       expect(r.stderr).toContain('run airgap install hub first');
@@ -222,9 +174,9 @@ describe('install cluster when things go wrong', () => {
     });
 
     it('a release tag the mirror does not have', async () => {
-      const r = await run(lab.siteFile, [
+      const r = await run(t.lab.siteFile, [
         '--release',
-        `${lab.mirror.host}/openshift/release-images:4.99.0-x86_64`,
+        `${t.lab.mirror.host}/openshift/release-images:4.99.0-x86_64`,
       ]);
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain('RELEASE_NOT_IN_MIRROR');
@@ -234,9 +186,9 @@ describe('install cluster when things go wrong', () => {
 
     it('a CA that does not verify the mirror', async () => {
       const other = createCA({ commonName: 'some other CA', days: 30, keyType: 'ecdsa-p256' });
-      const caFile = join(lab.dir, 'other-ca.crt');
+      const caFile = join(t.lab.dir, 'other-ca.crt');
       await writeFile(caFile, other.certPem);
-      const site = await siteWith((s) => (s.mirror.caFiles = [caFile]));
+      const site = await t.siteWith((s) => (s.mirror.caFiles = [caFile]));
       const r = await run(site);
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain('MIRROR_CA_MISMATCH');
@@ -244,13 +196,13 @@ describe('install cluster when things go wrong', () => {
     });
 
     it('a pull secret without the mirror credentials', async () => {
-      const ps = join(lab.dir, 'quay-only.json');
+      const ps = join(t.lab.dir, 'quay-only.json');
       await writeFile(
         ps,
         JSON.stringify({ auths: { 'quay.io': { auth: Buffer.from('a:b').toString('base64') } } }),
         { mode: 0o600 },
       );
-      const site = await siteWith((s) => (s.cluster.pullSecretFile = ps));
+      const site = await t.siteWith((s) => (s.cluster.pullSecretFile = ps));
       const r = await run(site);
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(/no credentials for the mirror|has no entry for the mirror/);
@@ -260,7 +212,7 @@ describe('install cluster when things go wrong', () => {
 
     it('a cluster named clusters, or not an RFC 1123 label', async () => {
       for (const name of ['clusters', 'Lab_1']) {
-        const r = await run(lab.siteFile, ['--name', name]);
+        const r = await run(t.lab.siteFile, ['--name', name]);
         expect(r.exitCode, name).toBe(2);
         expect(r.stderr).toContain('--name');
       }
@@ -268,7 +220,7 @@ describe('install cluster when things go wrong', () => {
     });
 
     it('duplicate MACs and host names, and an unbracketed IPv6 BMC address, with file and line', async () => {
-      const site = await siteWith((s) => {
+      const site = await t.siteWith((s) => {
         s.hosts[1].bootMACAddress = s.hosts[0].bootMACAddress.toUpperCase();
         s.hosts.push({ ...s.hosts[0], bootMACAddress: '52:54:00:aa:01:09' });
         s.hosts[0].bmc = {

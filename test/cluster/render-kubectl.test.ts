@@ -4,45 +4,30 @@
  * `airgap install cluster` then takes over from there. And the hub preflight: what the hub must
  * have before `airgap install hub` changes anything.
  */
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { dump, load } from 'js-yaml';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SiteDocument } from '../../src/cluster/site/schema.js';
-import { startHub, type Hub } from '../../src/lab/hub/index.js';
-import { buildLabSite, type LabSite } from '../../src/lab/site.js';
+import { describe, expect, it } from 'vitest';
 import { airgap } from '../helpers/cli.js';
-import { tempDir } from '../helpers/fixtures.js';
+import { useLabSite } from '../helpers/lab-site.js';
 
 describe('rendered manifests, kubectl, and the hub preflight', () => {
-  let lab: LabSite;
-  let dir: string;
-  let hub: Hub | undefined;
-  let n = 0;
-
-  beforeAll(async () => {
-    dir = await tempDir();
-    lab = await buildLabSite({ dir: join(dir, 'site'), stack: 'ipv4', noCatalog: true });
-  }, 120_000);
-  afterAll(async () => {
-    await lab?.stop();
-  });
-  afterEach(async () => {
-    await hub?.stop();
-    hub = undefined;
-  });
+  const t = useLabSite();
 
   const kubectl = (args: string[]) =>
-    execa('kubectl', ['--kubeconfig', hub!.kubeconfigFile, '--cache-dir', join(dir, 'kube-cache'), ...args], {
-      reject: false,
-      env: { HOME: dir },
-      timeout: 90_000,
-    });
+    execa(
+      'kubectl',
+      ['--kubeconfig', t.hub.kubeconfigFile, '--cache-dir', join(t.dir, 'kube-cache'), ...args],
+      {
+        reject: false,
+        env: { HOME: t.dir },
+        timeout: 90_000,
+      },
+    );
 
   it('--render writes one file per object in apply order; Secrets only with --render-sensitive, 0600', async () => {
-    const plain = join(dir, 'render-plain');
-    const r = await airgap(['install', 'cluster', '-f', lab.siteFile, '--render', plain]);
+    const plain = join(t.dir, 'render-plain');
+    const r = await airgap(['install', 'cluster', '-f', t.lab.siteFile, '--render', plain]);
     expect(r.exitCode, r.stderr).toBe(0);
     const files = (await readdir(plain)).sort();
     expect(files[0]).toMatch(/^01-namespace-clusters\.yaml$/);
@@ -51,12 +36,12 @@ describe('rendered manifests, kubectl, and the hub preflight', () => {
     const all = await Promise.all(files.map((f) => readFile(join(plain, f), 'utf8')));
     expect(all.join('\n')).not.toContain('status:');
 
-    const full = join(dir, 'render-full');
+    const full = join(t.dir, 'render-full');
     const s = await airgap([
       'install',
       'cluster',
       '-f',
-      lab.siteFile,
+      t.lab.siteFile,
       '--render',
       full,
       '--render-sensitive',
@@ -68,11 +53,19 @@ describe('rendered manifests, kubectl, and the hub preflight', () => {
   }, 120_000);
 
   it('kubectl applies the rendered manifests and waits for Available; install cluster then continues from there', async () => {
-    hub = await startHub({ dir: join(dir, `hub-${n++}`) });
-    const h = await airgap(['install', 'hub', '-f', lab.siteFile, '--kubeconfig', hub.kubeconfigFile]);
+    const hub = await t.startHub();
+    const h = await airgap(['install', 'hub', '-f', t.lab.siteFile, '--kubeconfig', hub.kubeconfigFile]);
     expect(h.exitCode, h.stderr).toBe(0);
-    const out = join(dir, 'render-apply');
-    const r = await airgap(['install', 'cluster', '-f', lab.siteFile, '--render', out, '--render-sensitive']);
+    const out = join(t.dir, 'render-apply');
+    const r = await airgap([
+      'install',
+      'cluster',
+      '-f',
+      t.lab.siteFile,
+      '--render',
+      out,
+      '--render-sensitive',
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
 
     const apply = await kubectl(['apply', '--server-side', '-f', out]);
@@ -92,11 +85,11 @@ describe('rendered manifests, kubectl, and the hub preflight', () => {
       'install',
       'cluster',
       '-f',
-      lab.siteFile,
+      t.lab.siteFile,
       '--kubeconfig',
       hub.kubeconfigFile,
       '--kubeconfig-out',
-      join(dir, 'kc-render'),
+      join(t.dir, 'kc-render'),
       '--json',
     ]);
     expect(i.exitCode, i.stderr).toBe(0);
@@ -105,16 +98,8 @@ describe('rendered manifests, kubectl, and the hub preflight', () => {
     expect(res.nodes.filter((x) => x.ready)).toHaveLength(2);
   }, 180_000);
 
-  async function siteWith(edit: (s: SiteDocument) => void): Promise<string> {
-    const s = load(await readFile(lab.siteFile, 'utf8')) as SiteDocument;
-    edit(s);
-    const file = join(lab.dir, `site-hub-${n++}.yaml`);
-    await writeFile(file, dump(s, { lineWidth: -1 }));
-    return file;
-  }
-
   const registryConfig = () =>
-    hub!.store.get({
+    t.hub.store.get({
       apiVersion: 'v1',
       kind: 'ConfigMap',
       namespace: 'openshift-config',
@@ -122,13 +107,13 @@ describe('rendered manifests, kubectl, and the hub preflight', () => {
     });
 
   it('install hub stops before changing anything on a hub without the multicluster engine', async () => {
-    hub = await startHub({ dir: join(dir, `hub-${n++}`) });
+    const hub = await t.startHub();
     hub.store.delete({
       apiVersion: 'multicluster.openshift.io/v1',
       kind: 'MultiClusterEngine',
       name: 'multiclusterengine',
     });
-    const r = await airgap(['install', 'hub', '-f', lab.siteFile, '--kubeconfig', hub.kubeconfigFile]);
+    const r = await airgap(['install', 'hub', '-f', t.lab.siteFile, '--kubeconfig', hub.kubeconfigFile]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('HUB_NO_MCE');
     expect(r.stderr).toContain('install the multicluster engine operator');
@@ -136,8 +121,8 @@ describe('rendered manifests, kubectl, and the hub preflight', () => {
   }, 60_000);
 
   it('install hub stops on a storage class the hub does not have, naming those it has', async () => {
-    hub = await startHub({ dir: join(dir, `hub-${n++}`) });
-    const site = await siteWith((s) => (s.hub.storageClass = 'fast-nvme'));
+    const hub = await t.startHub();
+    const site = await t.siteWith((s) => (s.hub.storageClass = 'fast-nvme'));
     const r = await airgap(['install', 'hub', '-f', site, '--kubeconfig', hub.kubeconfigFile]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('the hub has no StorageClass fast-nvme');
@@ -146,8 +131,8 @@ describe('rendered manifests, kubectl, and the hub preflight', () => {
   }, 60_000);
 
   it('install hub stops on a hub older than hosted control planes on bare metal support', async () => {
-    hub = await startHub({ dir: join(dir, `hub-${n++}`), controllers: { hubVersion: '4.12.40' } });
-    const r = await airgap(['install', 'hub', '-f', lab.siteFile, '--kubeconfig', hub.kubeconfigFile]);
+    const hub = await t.startHub({ hubVersion: '4.12.40' });
+    const r = await airgap(['install', 'hub', '-f', t.lab.siteFile, '--kubeconfig', hub.kubeconfigFile]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('HUB_TOO_OLD');
     expect(r.stderr).toContain('4.12.40');

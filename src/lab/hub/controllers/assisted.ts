@@ -28,6 +28,7 @@ import {
   patch,
   patchStatus,
   rec,
+  readyNode,
   remove,
   shortHash,
   str,
@@ -730,10 +731,9 @@ export class AgentController implements Reconciler {
     const version = releaseVersion(this.ctx, image);
     const kubelet = guestKubeletVersion(version);
     const np = agent.metadata.annotations?.[L.nodePoolAnnotation]?.split('/')[1];
-    create(guest, {
-      apiVersion: 'v1',
-      kind: 'Node',
-      metadata: {
+    create(
+      guest,
+      readyNode({
         name,
         labels: {
           'kubernetes.io/hostname': name,
@@ -749,35 +749,20 @@ export class AgentController implements Reconciler {
           ),
         },
         annotations: { 'cluster.x-k8s.io/owner-kind': 'MachineSet' },
-      },
-      spec: { providerID: `agent://${agent.metadata.name}` },
-      status: {
-        addresses: [...addresses, { type: 'Hostname', address: name }],
+        providerID: `agent://${agent.metadata.name}`,
+        addresses,
         capacity: { cpu: '8', memory: '32863628Ki', pods: '250' },
         allocatable: { cpu: '7500m', memory: '31712652Ki', pods: '250' },
-        conditions: [
-          {
-            type: 'Ready',
-            status: 'True',
-            reason: 'KubeletReady',
-            message: 'kubelet is posting ready status',
-            lastHeartbeatTime: now,
-            lastTransitionTime: now,
-          },
-        ],
-        nodeInfo: {
-          architecture: 'amd64',
-          operatingSystem: 'linux',
-          kubeletVersion: kubelet,
-          kubeProxyVersion: kubelet,
-          containerRuntimeVersion: 'cri-o://1.30.6-3.rhaos4.17',
-          osImage: `Red Hat Enterprise Linux CoreOS ${version}`,
+        kubelet,
+        osImage: `Red Hat Enterprise Linux CoreOS ${version}`,
+        ids: {
           machineID: shortHash(`m-${agent.metadata.name}`, 32),
           systemUUID: agent.metadata.name,
           bootID: shortHash(`b-${agent.metadata.name}-${now}`, 32),
         },
-      },
-    });
+        now,
+      }),
+    );
   }
 
   /** Remove the Node a released Agent had in its hosted cluster (recorded in deprovision_info). */

@@ -7,7 +7,7 @@
 import type { HubStore } from '../types.js';
 import type { ControllerFaults } from './context.js';
 import { MCE_NAMESPACE, MCE_VERSION } from './mce.js';
-import { T, b64, create, ensure, ensureNamespace, get, nowIso, shortHash } from './util.js';
+import { T, b64, create, ensure, ensureNamespace, get, nowIso, readyNode, shortHash } from './util.js';
 
 export interface SeedOptions {
   /** The hub's OpenShift version, default 4.17.3. */
@@ -87,10 +87,9 @@ export function seedHub(store: HubStore, options: SeedOptions = {}): void {
   for (let i = 0; i < count; i++) {
     const name = `master-${i}`;
     if (get(store, T.node, name)) continue;
-    create(store, {
-      apiVersion: 'v1',
-      kind: 'Node',
-      metadata: {
+    create(
+      store,
+      readyNode({
         name,
         labels: {
           'kubernetes.io/hostname': name,
@@ -103,16 +102,11 @@ export function seedHub(store: HubStore, options: SeedOptions = {}): void {
           'node.openshift.io/os_id': 'rhcos',
         },
         annotations: { 'machineconfiguration.openshift.io/state': 'Done' },
-      },
-      spec: { providerID: `baremetalhost:///openshift-machine-api/hub-${name}/${shortHash(name, 8)}` },
-      status: {
-        addresses: [
-          { type: 'InternalIP', address: `192.168.125.${20 + i}` },
-          { type: 'Hostname', address: name },
-        ],
+        providerID: `baremetalhost:///openshift-machine-api/hub-${name}/${shortHash(name, 8)}`,
+        addresses: [{ type: 'InternalIP', address: `192.168.125.${20 + i}` }],
         capacity: { cpu: '16', memory: '65843788Ki', pods: '250', 'ephemeral-storage': '250000000Ki' },
         allocatable: { cpu: '15500m', memory: '64692812Ki', pods: '250', 'ephemeral-storage': '229844000Ki' },
-        conditions: [
+        pressure: [
           {
             type: 'MemoryPressure',
             status: 'False',
@@ -137,29 +131,18 @@ export function seedHub(store: HubStore, options: SeedOptions = {}): void {
             lastHeartbeatTime: now,
             lastTransitionTime: now,
           },
-          {
-            type: 'Ready',
-            status: 'True',
-            reason: 'KubeletReady',
-            message: 'kubelet is posting ready status',
-            lastHeartbeatTime: now,
-            lastTransitionTime: now,
-          },
         ],
-        nodeInfo: {
-          architecture: 'amd64',
-          operatingSystem: 'linux',
-          kubeletVersion: kubelet,
-          kubeProxyVersion: kubelet,
-          containerRuntimeVersion: 'cri-o://1.30.6-3.rhaos4.17',
-          osImage: `Red Hat Enterprise Linux CoreOS ${version.replace(/^4\.(\d+).*/, '4$1')}.94.202410211619-0`,
-          kernelVersion: '5.14.0-427.40.1.el9_4.x86_64',
+        kubelet,
+        osImage: `Red Hat Enterprise Linux CoreOS ${version.replace(/^4\.(\d+).*/, '4$1')}.94.202410211619-0`,
+        kernelVersion: '5.14.0-427.40.1.el9_4.x86_64',
+        ids: {
           machineID: shortHash(`machine-${name}`, 32),
           systemUUID: shortHash(`system-${name}`, 32),
           bootID: shortHash(`boot-${name}`, 32),
         },
-      },
-    });
+        now,
+      }),
+    );
   }
 
   ensure(store, {

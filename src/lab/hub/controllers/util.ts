@@ -370,3 +370,57 @@ export function ensureNamespace(
     status: { phase: 'Active' },
   });
 }
+
+/** What differs between the Nodes the simulator makes (hub nodes, hosted-cluster workers). */
+export interface NodeSpec {
+  name: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  providerID: string;
+  addresses: { type: string; address: string }[];
+  capacity: Record<string, string>;
+  allocatable: Record<string, string>;
+  /** Conditions before Ready (MemoryPressure, …), if the node reports them. */
+  pressure?: Record<string, unknown>[];
+  kubelet: string;
+  osImage: string;
+  kernelVersion?: string;
+  ids: { machineID: string; systemUUID: string; bootID: string };
+  now: string;
+}
+
+/** A Ready RHCOS Node (amd64, CRI-O), as a kubelet registers it. */
+export function readyNode(n: NodeSpec): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: n.name, labels: n.labels, annotations: n.annotations },
+    spec: { providerID: n.providerID },
+    status: {
+      addresses: [...n.addresses, { type: 'Hostname', address: n.name }],
+      capacity: n.capacity,
+      allocatable: n.allocatable,
+      conditions: [
+        ...(n.pressure ?? []),
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'KubeletReady',
+          message: 'kubelet is posting ready status',
+          lastHeartbeatTime: n.now,
+          lastTransitionTime: n.now,
+        },
+      ],
+      nodeInfo: {
+        architecture: 'amd64',
+        operatingSystem: 'linux',
+        kubeletVersion: n.kubelet,
+        kubeProxyVersion: n.kubelet,
+        containerRuntimeVersion: 'cri-o://1.30.6-3.rhaos4.17',
+        osImage: n.osImage,
+        ...(n.kernelVersion ? { kernelVersion: n.kernelVersion } : {}),
+        ...n.ids,
+      },
+    },
+  };
+}
