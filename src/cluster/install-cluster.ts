@@ -88,7 +88,7 @@ export interface HostOutcome {
 export interface InstallClusterResult {
   cluster: ClusterIdentity;
   releaseVersion?: string;
-  applied: { object: string; created: boolean }[];
+  applied: AppliedObject[];
   hosts: HostOutcome[];
   nodePool: { desired: number; ready: number };
   kubeconfig?: string;
@@ -102,6 +102,14 @@ function nodePoolOf(objects: KubeObject[]): KubeObject {
   const np = objects.find((o) => o.kind === 'NodePool');
   if (!np) throw new AirgapError('RENDER_NO_NODEPOOL', 'the rendered objects have no NodePool');
   return np;
+}
+
+/** What applying one object did (kubectl's words: created, configured, unchanged). */
+export interface AppliedObject {
+  object: string;
+  created: boolean;
+  /** Created, or changed by the apply (its resourceVersion moved). */
+  changed: boolean;
 }
 
 /** Objects of one kind applied at once (the hub has no ordering among them). */
@@ -118,9 +126,9 @@ export async function applyObjects(
   objects: KubeObject[],
   report: InstallReporter,
   phase = 'apply',
-): Promise<{ object: string; created: boolean }[]> {
+): Promise<AppliedObject[]> {
   const kinds = [...new Set(objects.map((o) => `${o.apiVersion}/${o.kind}`))];
-  const results = new Map<KubeObject, { object: string; created: boolean }>();
+  const results = new Map<KubeObject, AppliedObject>();
   const limit = new Limiter(APPLY_CONCURRENCY);
   for (const kind of kinds) {
     const group = objects.filter((o) => `${o.apiVersion}/${o.kind}` === kind);
@@ -144,15 +152,23 @@ export async function applyObjects(
           if (obj.kind === 'NodePool' && existing) {
             body = { ...obj, spec: { ...obj.spec, replicas: field(existing, 'spec.replicas') ?? 0 } };
           }
-          await kube.apply(body);
-          results.set(obj, { object: describeRef(ref), created: !existing });
+          const applied = await kube.apply(body);
+          results.set(obj, {
+            object: describeRef(ref),
+            created: !existing,
+            changed: !existing || applied.metadata.resourceVersion !== existing.metadata.resourceVersion,
+          });
         }),
       ),
     );
   }
   return objects.map((o) => {
     const r = results.get(o)!;
-    report({ phase, object: r.object, message: r.created ? 'created' : 'configured' });
+    report({
+      phase,
+      object: r.object,
+      message: r.created ? 'created' : r.changed ? 'configured' : 'unchanged',
+    });
     return r;
   });
 }

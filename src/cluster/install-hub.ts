@@ -16,7 +16,7 @@
 import { AirgapError, usageError } from '../util/errors.js';
 import { conditionIs, describeCondition, field, findCondition } from './conditions.js';
 import { API } from './describe.js';
-import { applyObjects } from './install-cluster.js';
+import { applyObjects, type AppliedObject } from './install-cluster.js';
 import { describeRef, type Kube, type KubeObject } from './kube.js';
 import { dedupe, type InstallReporter } from './progress.js';
 import { waitFor } from './wait.js';
@@ -44,7 +44,7 @@ export interface HubPreflight {
 
 export interface InstallHubResult {
   preflight: HubPreflight;
-  applied: { object: string; created: boolean }[];
+  applied: AppliedObject[];
 }
 
 function versionAtLeast(v: string, min: readonly [number, number]): boolean {
@@ -165,12 +165,16 @@ export async function installHub(opts: InstallHubOptions): Promise<InstallHubRes
       'RENDER_STEP_UNKNOWN',
       `hub objects with no install step: ${unknown.map((o) => o.object.kind).join(', ')}`,
     );
-  const applied: { object: string; created: boolean }[] = [];
+  const applied: AppliedObject[] = [];
   for (const step of ORDER) {
     const group = objects.filter((o) => o.step === step).map((o) => o.object);
     if (group.length === 0) continue;
-    applied.push(...(await applyObjects(kube, group, report, step)));
-    if (step === 'mirror') await waitNodesReady(kube, report, timeoutMs, resync);
+    const done = await applyObjects(kube, group, report, step);
+    applied.push(...done);
+    if (step === 'mirror') {
+      await waitNodesReady(kube, report, timeoutMs, resync);
+      if (done.some((a) => a.changed)) await restartHypershiftOperator(kube, report);
+    }
   }
 
   // ---- ready
@@ -225,6 +229,23 @@ export async function installHub(opts: InstallHubOptions): Promise<InstallHubRes
   await waitDeployment('hypershift', 'operator', 'the HyperShift operator');
   report({ phase: 'ready', message: 'the hub is ready for airgap install cluster' });
   return { preflight, applied };
+}
+
+/**
+ * The HyperShift operator reads the mirror sets only when it starts (OCPBUGS-29110): after they
+ * change, its pods are deleted so that it starts again with them. Nothing to do before it exists.
+ */
+async function restartHypershiftOperator(kube: Kube, report: InstallReporter): Promise<void> {
+  const pods = (await kube.list('v1', 'Pod', { namespace: 'hypershift', labelSelector: 'name=operator' }))
+    .items;
+  if (pods.length === 0) return;
+  for (const pod of pods)
+    await kube.delete({ apiVersion: 'v1', kind: 'Pod', namespace: 'hypershift', name: pod.metadata.name });
+  report({
+    phase: 'mirror',
+    object: 'Deployment hypershift/operator',
+    message: `restarted (${pods.length} pods): it reads mirror sets only when it starts`,
+  });
 }
 
 /** Every Node Ready (the kubelets restart after mirror sets change). */

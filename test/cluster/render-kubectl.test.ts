@@ -106,6 +106,41 @@ describe('rendered manifests, kubectl, and the hub preflight', () => {
       name: 'registry-config',
     });
 
+  it('install hub again changes nothing; when a mirror set changed, the HyperShift operator is restarted', async () => {
+    const hub = await t.readyHub();
+    const operatorPods = () =>
+      hub.store
+        .list('v1', 'Pod', { namespace: 'hypershift', labelSelector: 'name=operator' })
+        .map((p) => p.metadata.name)
+        .sort();
+    const before = operatorPods();
+    expect(before).toHaveLength(2);
+
+    const again = await airgap(['install', 'hub', '-f', t.lab.siteFile, '--kubeconfig', hub.kubeconfigFile]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/\[mirror\] ImageDigestMirrorSet \S+: unchanged/);
+    expect(again.stderr).not.toContain('restarted');
+    expect(operatorPods()).toEqual(before);
+
+    // Someone removed the mirror set: it comes back, and the operator must read it again.
+    for (const idms of hub.store.list('config.openshift.io/v1', 'ImageDigestMirrorSet', {}))
+      hub.store.delete({ apiVersion: idms.apiVersion, kind: idms.kind, name: idms.metadata.name });
+    const restored = await airgap([
+      'install',
+      'hub',
+      '-f',
+      t.lab.siteFile,
+      '--kubeconfig',
+      hub.kubeconfigFile,
+    ]);
+    expect(restored.exitCode, restored.stderr).toBe(0);
+    expect(restored.stderr).toMatch(/\[mirror\] ImageDigestMirrorSet \S+: created/);
+    expect(restored.stderr).toContain('[mirror] Deployment hypershift/operator: restarted (2 pods)');
+    const after = operatorPods();
+    expect(after).toHaveLength(2);
+    expect(after.filter((p) => before.includes(p))).toEqual([]);
+  }, 120_000);
+
   it('install hub stops before changing anything on a hub without the multicluster engine', async () => {
     const hub = await t.startHub();
     hub.store.delete({

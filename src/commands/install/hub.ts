@@ -18,7 +18,8 @@ uses, waiting where it waits:
             spec.additionalTrustedCA
   mirror    the ImageDigestMirrorSets / ImageTagMirrorSets of the site (the
             cluster-resources airgap mirror wrote), then every Node Ready
-            again
+            again; when they changed, the HyperShift operator is restarted
+            (it reads them only when it starts)
   catalogs  the mirrored CatalogSources
   mce       MultiClusterEngine components assisted-service, hypershift,
             hypershift-local-hosting and local-cluster

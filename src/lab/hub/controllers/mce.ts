@@ -198,9 +198,10 @@ export class MceController implements Reconciler {
       }
       return;
     }
-    if (get(ctx.store, T.deployment, 'operator', HYPERSHIFT_NAMESPACE)) return;
-    if (ctx.dwell.steps('mce/hypershift', 'deploying') < 1) return;
-    ensureNamespace(ctx.store, HYPERSHIFT_NAMESPACE);
+    // Deployed once (after a step); afterwards ensureWorkload only replaces deleted pods.
+    const deployed = !!get(ctx.store, T.deployment, 'operator', HYPERSHIFT_NAMESPACE);
+    if (!deployed && ctx.dwell.steps('mce/hypershift', 'deploying') < 1) return;
+    if (!deployed) ensureNamespace(ctx.store, HYPERSHIFT_NAMESPACE);
     ensureWorkload(
       ctx.store,
       {

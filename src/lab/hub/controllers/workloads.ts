@@ -16,22 +16,34 @@ export interface Workload {
   owner: string;
 }
 
-function podNames(w: Workload): string[] {
+/**
+ * The pod names of a workload: StatefulSet pods keep theirs; a Deployment's replacement pods get
+ * new ones (`generation` counts the replacements), as a ReplicaSet names them.
+ */
+function podNames(w: Workload, generation = 0): string[] {
   const n = w.replicas ?? 1;
   if (w.kind === 'StatefulSet') return Array.from({ length: n }, (_, i) => `${w.name}-${i}`);
   const rs = shortHash(`${w.namespace}/${w.name}`, 10);
-  return Array.from({ length: n }, (_, i) => `${w.name}-${rs}-${shortHash(`${w.name}${i}`, 5)}`);
+  return Array.from(
+    { length: n },
+    (_, i) => `${w.name}-${rs}-${shortHash(`${w.name}${i}/${generation}`, 5)}`,
+  );
 }
 
-/** Create the workload Available with Running pods, if it does not exist yet. */
+/**
+ * Create the workload Available with Running pods, if it does not exist yet; for one that exists,
+ * replace pods that were deleted (`oc delete pod` restarts an operator), as its controller would.
+ */
 export function ensureWorkload(store: HubStore, w: Workload, now: string): KubeObject {
   const ref = w.kind === 'Deployment' ? T.deployment : T.statefulSet;
   const existing = get(store, ref, w.name, w.namespace);
-  if (existing) return existing;
+  if (existing) {
+    if (existing.metadata.labels?.[L.createdBy] === w.owner) replacePods(store, w, now);
+    return existing;
+  }
   const replicas = w.replicas ?? 1;
   const labels = { app: w.name, ...(w.labels ?? {}) };
-  const image =
-    w.image ?? `registry.redhat.io/multicluster-engine/${w.name}-rhel9@sha256:${shortHash(w.name, 64)}`;
+  const image = imageOf(w);
   const template = {
     metadata: { labels },
     spec: { containers: [{ name: w.name, image }] },
@@ -82,8 +94,20 @@ export function ensureWorkload(store: HubStore, w: Workload, now: string): KubeO
     spec,
     status,
   });
+  createPods(store, w, podNames(w), now);
+  return created;
+}
+
+function imageOf(w: Workload): string {
+  return w.image ?? `registry.redhat.io/multicluster-engine/${w.name}-rhel9@sha256:${shortHash(w.name, 64)}`;
+}
+
+/** Running pods of `w` under the given names (those that exist are left alone). */
+function createPods(store: HubStore, w: Workload, names: string[], now: string): void {
+  const labels = { app: w.name, ...(w.labels ?? {}) };
+  const image = imageOf(w);
   const nodes = list(store, T.node);
-  podNames(w).forEach((pod, i) => {
+  names.forEach((pod, i) => {
     if (get(store, T.pod, pod, w.namespace)) return;
     create(store, {
       apiVersion: 'v1',
@@ -116,7 +140,19 @@ export function ensureWorkload(store: HubStore, w: Workload, now: string): KubeO
       },
     });
   });
-  return created;
+}
+
+/** Bring a workload's pods back to its replicas after some were deleted. */
+function replacePods(store: HubStore, w: Workload, now: string): void {
+  const pods = list(store, T.pod, { namespace: w.namespace, labelSelector: `app=${w.name}` });
+  const missing = (w.replicas ?? 1) - pods.length;
+  if (missing <= 0) return;
+  if (w.kind === 'StatefulSet') return createPods(store, w, podNames(w), now);
+  const taken = new Set(pods.map((p) => p.metadata.name));
+  const names: string[] = [];
+  for (let g = 1; names.length < missing; g++)
+    for (const name of podNames(w, g)) if (!taken.has(name) && names.length < missing) names.push(name);
+  createPods(store, w, names, now);
 }
 
 /** Remove a workload and its pods (only the ones this simulator created). */
