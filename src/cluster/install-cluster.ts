@@ -198,7 +198,7 @@ export interface ClusterPreflightOptions {
  * release (else the discovery ISO fails much later), and no HostedCluster of the same name in
  * another namespace (names are unique across the hub).
  */
-export async function clusterPreflight(o: ClusterPreflightOptions): Promise<void> {
+export async function clusterPreflight(o: ClusterPreflightOptions): Promise<{ warnings: string[] }> {
   const { kube, cluster } = o;
   const missing: string[] = [];
   for (const t of REQUIRED_APIS)
@@ -247,6 +247,17 @@ export async function clusterPreflight(o: ClusterPreflightOptions): Promise<void
         exitCode: 2,
       },
     );
+  // A HyperShift operator not installed by MCE lacks IMAGE_AGENT_CAPI_PROVIDER and deploys the CAPI
+  // agent provider from quay.io, which a disconnected hub cannot pull.
+  const warnings: string[] = [];
+  const ho = await kube.get({ ...API.deployment, namespace: 'hypershift', name: 'operator' });
+  const containers =
+    (field(ho, 'spec.template.spec.containers') as { env?: { name: string }[] }[] | undefined) ?? [];
+  if (ho && !containers.some((c) => c.env?.some((e) => e.name === 'IMAGE_AGENT_CAPI_PROVIDER')))
+    warnings.push(
+      'the HyperShift operator has no IMAGE_AGENT_CAPI_PROVIDER: it will deploy the CAPI agent provider from quay.io/edge-infrastructure/cluster-api-provider-agent:latest, which a disconnected hub cannot pull. Install the operator through MCE, or annotate the HostedCluster with hypershift.openshift.io/capi-provider-agent-image=<the mirrored image>',
+    );
+  return { warnings };
 }
 
 /** Run the whole install; see the file comment. */

@@ -79,10 +79,24 @@ describe('install cluster when things go wrong', () => {
     expect(out.failures.join('\n')).toContain('host lab-worker-1');
   }, 120_000);
 
-  it('works with a HyperShift operator that still needs the legacy capi-provider-role', async () => {
+  it('works with a HyperShift operator not installed by MCE: legacy capi-provider-role, and a warning about the CAPI provider image', async () => {
     const h = await t.readyHub({ hypershift: 'legacy' });
+    // Installed by hand (hypershift install), the operator has no IMAGE_AGENT_CAPI_PROVIDER.
+    const ho = h.store.get({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      namespace: 'hypershift',
+      name: 'operator',
+    })!;
+    const spec = ho.spec as { template: { spec: { containers: { env?: unknown[] }[] } } };
+    for (const c of spec.template.spec.containers) delete c.env;
+    h.store.update(ho);
     const r = await t.install(h);
     expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /\[preflight\] warning: the HyperShift operator has no IMAGE_AGENT_CAPI_PROVIDER/,
+    );
+    expect(r.stderr).toContain('hypershift.openshift.io/capi-provider-agent-image');
     expect(
       h.store.get({
         apiVersion: 'rbac.authorization.k8s.io/v1',

@@ -120,6 +120,7 @@ describe.each(STACKS)(
         expect(r.stderr, phase).toContain(`[${phase}]`);
       expect(r.stderr).toMatch(/\[hosts\] BareMetalHost clusters-lab\/lab-worker-0: provisioning/);
       expect(r.stderr).toContain('The hosted control plane is available');
+      expect(r.stderr).not.toContain('IMAGE_AGENT_CAPI_PROVIDER'); // MCE's operator names its CAPI provider image
 
       expect((await stat(kc)).mode & 0o777).toBe(0o600);
       // An independent client reads the hosted cluster through the kubeconfig airgap wrote.

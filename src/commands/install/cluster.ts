@@ -120,12 +120,13 @@ instead of applying them (secrets only with --render-sensitive).`;
     }
 
     const cluster = { name: site.cluster.name, namespace: site.cluster.namespace };
-    await clusterPreflight({
+    const hubCheck = await clusterPreflight({
       kube: kube!,
       cluster,
       releaseVersion: release.version,
       cpuArchitecture: CPU_ARCHITECTURE[site.cluster.nodePool.arch] ?? 'x86_64',
     });
+    for (const w of hubCheck.warnings) stderrReporter({ phase: 'preflight', level: 'warn', message: w });
     const hostObjects = items.filter((i) => i.step === 'hosts').map((i) => i.object);
     const objects = items.filter((i) => i.step !== 'hosts').map((i) => i.object);
     const result = await installCluster({

@@ -215,6 +215,13 @@ export class MceController implements Reconciler {
           'hypershift.openshift.io/operator-component': 'operator',
         },
         image: `registry.redhat.io/multicluster-engine/hypershift-rhel9-operator@sha256:${'4'.repeat(64)}`,
+        // Set by MCE: the CAPI agent provider image the operator deploys per hosted cluster.
+        env: [
+          {
+            name: 'IMAGE_AGENT_CAPI_PROVIDER',
+            value: `registry.redhat.io/multicluster-engine/cluster-api-provider-agent-rhel9@sha256:${'5'.repeat(64)}`,
+          },
+        ],
         owner: OWNER,
       },
       ctx.now(),

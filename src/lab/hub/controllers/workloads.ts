@@ -12,6 +12,8 @@ export interface Workload {
   replicas?: number;
   labels?: Record<string, string>;
   image?: string;
+  /** Environment of its container. */
+  env?: { name: string; value: string }[];
   /** Who runs it (label `airgap.lab/simulated-by`), so cleanup removes only its own. */
   owner: string;
 }
@@ -46,7 +48,7 @@ export function ensureWorkload(store: HubStore, w: Workload, now: string): KubeO
   const image = imageOf(w);
   const template = {
     metadata: { labels },
-    spec: { containers: [{ name: w.name, image }] },
+    spec: { containers: [{ name: w.name, image, ...(w.env ? { env: w.env } : {}) }] },
   };
   const spec: Record<string, unknown> =
     w.kind === 'Deployment'
