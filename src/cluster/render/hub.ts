@@ -15,6 +15,8 @@ export const AGENT_SERVICE_CONFIG_NAME = 'agent';
 export const INSTALL_FLAGS_CONFIGMAP = 'hypershift-operator-install-flags';
 export const LOCAL_CLUSTER_NAMESPACE = 'local-cluster';
 /** The MCE components the agent-based HyperShift flow needs. */
+/** ConfigMap (key tls.crt) with the CA of HTTPS osImages, for AgentServiceConfig OSImageCACertRef. */
+export const OS_IMAGE_CA_CONFIGMAP = 'airgap-os-images-ca';
 export const MCE_COMPONENTS = ['assisted-service', 'hypershift', 'hypershift-local-hosting', 'local-cluster'];
 
 /** The registry hosts that need the CA: the site's registry and every mirror's registry. */
@@ -104,6 +106,16 @@ export function renderHub(r: ResolvedSite): RenderedObject[] {
     data: { installFlagsToAdd: '', installFlagsToRemove: '--enable-uwm-telemetry-remote-write' },
   });
   add('mce-config', kube(trust.customRegistries));
+  // osImages served over HTTPS (airgap serve-images --tls-cert): assisted-image-service must trust
+  // their CA, from a ConfigMap with key tls.crt. The site's CA bundle signed the bastion's certificates.
+  const https = r.osImages.some((o) => o.url.startsWith('https:') || o.rootFSUrl?.startsWith('https:'));
+  if (https)
+    add('mce-config', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: OS_IMAGE_CA_CONFIGMAP, namespace: MCE_NAMESPACE },
+      data: { 'tls.crt': r.caBundlePem },
+    });
   add('agent', {
     apiVersion: 'agent-install.openshift.io/v1beta1',
     kind: 'AgentServiceConfig',
@@ -113,6 +125,7 @@ export function renderHub(r: ResolvedSite): RenderedObject[] {
       filesystemStorage: pvc(site.hub.filesystemStorage, site.hub.storageClass),
       imageStorage: pvc(site.hub.imageStorage, site.hub.storageClass),
       mirrorRegistryRef: { name: CUSTOM_REGISTRIES },
+      ...(https ? { OSImageCACertRef: { name: OS_IMAGE_CA_CONFIGMAP } } : {}),
       osImages: r.osImages.map((o) => ({
         ...(o.cpuArchitecture !== undefined ? { cpuArchitecture: o.cpuArchitecture } : {}),
         openshiftVersion: o.openshiftVersion,

@@ -463,6 +463,21 @@ describe('renderHub', () => {
     });
   });
 
+  it('osImages over HTTPS: a tls.crt ConfigMap with the site CA, named by OSImageCACertRef; none over HTTP', () => {
+    expect(renderHub(sites.ipv4).some((i) => i.object.metadata.name === 'airgap-os-images-ca')).toBe(false);
+    expect(spec(find(renderHub(sites.ipv4), 'AgentServiceConfig')).OSImageCACertRef).toBeUndefined();
+    const https: ResolvedSite = {
+      ...sites.ipv4,
+      osImages: sites.ipv4.osImages.map((o) => ({ ...o, url: o.url.replace(/^http:/, 'https:') })),
+    };
+    const items = renderHub(https);
+    const cm = find(items, 'ConfigMap', 'airgap-os-images-ca');
+    expect(cm.metadata.namespace).toBe('multicluster-engine');
+    expect(cm.data).toEqual({ 'tls.crt': sites.ipv4.caBundlePem });
+    expect(spec(find(items, 'AgentServiceConfig')).OSImageCACertRef).toEqual({ name: 'airgap-os-images-ca' });
+    expect(validateAgainstCrd(CRDS.AgentServiceConfig!, find(items, 'AgentServiceConfig'))).toEqual([]);
+  });
+
   it('inline imageContentSources become one IDMS; no catalogs', () => {
     const items = renderHub(sites.dual);
     const idms = items.filter((i) => i.object.kind === 'ImageDigestMirrorSet');
