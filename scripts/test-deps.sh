@@ -2,21 +2,37 @@
 # Install the real programs the integration tests and benchmarks run: the CNCF distribution
 # registry, skopeo (the independent checker), htpasswd, nginx, wrk, curl, openssl, GNU time, and
 # kubectl (the independent Kubernetes client checked against the hub simulator).
-# Idempotent and quiet when nothing is missing. Debian/Ubuntu only; run as root (CI containers are root; no sudo is used).
+# Only the packages whose programs are missing are installed (a kubectl from another package is
+# kept). Idempotent and quiet when nothing is missing. Debian/Ubuntu only; run as root (CI
+# containers are root; no sudo is used).
 set -euo pipefail
 
 # nginx lives in /usr/sbin, which a non-root PATH may lack.
 export PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
 
-commands=(docker-registry skopeo htpasswd nginx wrk curl openssl kubectl)
-packages=(docker-registry skopeo apache2-utils nginx-light wrk curl openssl time kubernetes-client)
+# program → the Debian package that provides it
+declare -A package_of=(
+  [docker-registry]=docker-registry
+  [skopeo]=skopeo
+  [htpasswd]=apache2-utils
+  [nginx]=nginx-light
+  [wrk]=wrk
+  [curl]=curl
+  [openssl]=openssl
+  [kubectl]=kubernetes-client
+  [/usr/bin/time]=time # GNU time (peak memory in the benchmarks); `time` alone is the shell keyword
+)
+
+have() { if [[ $1 == /* ]]; then [ -x "$1" ]; else command -v "$1" >/dev/null 2>&1; fi; }
 
 missing=()
-for cmd in "${commands[@]}"; do
-  command -v "$cmd" >/dev/null 2>&1 || missing+=("$cmd")
+packages=()
+for cmd in "${!package_of[@]}"; do
+  if ! have "$cmd"; then
+    missing+=("$cmd")
+    packages+=("${package_of[$cmd]}")
+  fi
 done
-# GNU time (peak memory in the benchmarks); `time` alone is the shell keyword.
-[ -x /usr/bin/time ] || missing+=(/usr/bin/time)
 [ "${#missing[@]}" -eq 0 ] && exit 0
 
 echo "test-deps: missing ${missing[*]}; installing ${packages[*]}" >&2
@@ -34,10 +50,9 @@ apt-get update -q
 apt-get install -y -q "${packages[@]}"
 
 still=()
-for cmd in "${commands[@]}"; do
-  command -v "$cmd" >/dev/null 2>&1 || still+=("$cmd")
+for cmd in "${missing[@]}"; do
+  have "$cmd" || still+=("$cmd")
 done
-[ -x /usr/bin/time ] || still+=(/usr/bin/time)
 if [ "${#still[@]}" -ne 0 ]; then
   echo "test-deps: still missing after install: ${still[*]}" >&2
   exit 1
