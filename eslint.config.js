@@ -1,35 +1,87 @@
+import { dirname, relative, resolve, sep } from 'node:path';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const oclif = { name: '@oclif/core', message: 'oclif belongs in src/commands only.' };
-const kubeClient = {
-  name: '@kubernetes/client-node',
-  message: '@kubernetes/client-node stays in src/cluster/kube.ts: use the Kube client.',
+/**
+ * The product's boundaries, enforced here rather than only written down (docs/architecture.md):
+ * - product code (src/) never imports the lab, the benchmarks or the tests;
+ * - a domain folder (mirror, certs, server, cluster) is entered from outside only through its
+ *   index.ts, never by a deep import;
+ * - the kits (util, net, config) sit below every domain and import none;
+ * - each heavy library has one home: oclif in src/commands and src/cli, undici in src/net and the
+ *   registry client, node-forge in src/certs, @kubernetes/client-node in src/cluster/kube.ts.
+ */
+const ROOT = import.meta.dirname;
+const DOMAINS = new Set(['mirror', 'certs', 'server', 'cluster']);
+const KITS = new Set(['util', 'net', 'config']);
+const HOMES = {
+  '@oclif/core': { dirs: ['src/commands/', 'src/cli/'], why: 'oclif belongs in src/commands and src/cli.' },
+  undici: {
+    dirs: ['src/net/', 'src/mirror/registry/'],
+    why: 'undici stays in src/net and the registry client: use src/net/http.ts.',
+  },
+  'node-forge': { dirs: ['src/certs/'], why: 'node-forge stays in src/certs.' },
+  '@kubernetes/client-node': {
+    dirs: ['src/cluster/kube.ts'],
+    why: '@kubernetes/client-node stays in src/cluster/kube.ts: use the Kube client.',
+  },
+};
+
+const posix = (p) => p.split(sep).join('/');
+
+const boundaries = {
+  meta: { type: 'problem', schema: [] },
+  create(context) {
+    const file = posix(relative(ROOT, context.filename));
+    if (!file.startsWith('src/')) return {};
+    const [, from] = file.split('/');
+    const check = (node) => {
+      const spec = node.source?.value;
+      if (typeof spec !== 'string') return;
+      if (!spec.startsWith('.')) {
+        const home = HOMES[spec];
+        if (home && !home.dirs.some((d) => file.startsWith(d)))
+          context.report({ node, message: `${spec} imported in ${file}: ${home.why}` });
+        return;
+      }
+      const target = posix(relative(ROOT, resolve(dirname(context.filename), spec)));
+      if (!target.startsWith('src/')) {
+        context.report({ node, message: `product code imports ${target}: the lab, bench/ and test/ never ship.` });
+        return;
+      }
+      const parts = target.split('/');
+      const to = parts[1];
+      if (to === from || !DOMAINS.has(to)) return;
+      if (KITS.has(from)) {
+        context.report({ node, message: `src/${from} is a kit below the domains and must not import src/${to}.` });
+        return;
+      }
+      if (parts.length !== 3 || parts[2] !== 'index.js')
+        context.report({
+          node,
+          message: `deep import of ${target} from ${file}: import src/${to}/index.js (add the export there).`,
+        });
+    };
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+  },
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.work/**'] },
+  { ignores: ['dist/**', 'build/**', 'node_modules/**', '.work/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    plugins: { airgap: { rules: { boundaries } } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-imports': ['error', { paths: [oclif, kubeClient] }],
+      'airgap/boundaries': 'error',
     },
   },
   {
-    files: [
-      'src/commands/**',
-      'src/util/command.ts',
-      'src/util/mirror-flags.ts',
-      'src/util/cluster-flags.ts',
-      'bin/**',
-    ],
-    rules: { 'no-restricted-imports': ['error', { paths: [kubeClient] }] },
-  },
-  {
-    // Tests may drive the cluster with the real client directly, as an independent check.
-    files: ['src/cluster/kube.ts', 'test/**'],
-    rules: { 'no-restricted-imports': ['error', { paths: [oclif] }] },
+    // The lab, the benchmarks and the tests are not product code: oclif stays out of them.
+    files: ['lab/**', 'bench/**', 'test/**'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: '@oclif/core', message: 'oclif belongs in src/commands.' }] }],
+    },
   },
 );

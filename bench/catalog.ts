@@ -21,7 +21,7 @@
  *      the images to mirror are collected. The filter runs twice to warm up, then `--repeat` times;
  *      the best run is what the linearity target judges (the median is reported beside it).
  *
- * Usage: node dist/bench/catalog.js [--json] [--sizes 1,2,4] [--packages 300] [--bundles 5000] [--repeat 9]
+ * Usage: node build/bench/catalog.js [--json] [--sizes 1,2,4] [--packages 300] [--bundles 5000] [--repeat 9]
  */
 import { rmSync } from 'node:fs';
 import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -30,7 +30,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { execa } from 'execa';
-import { buildSyntheticCatalog } from '../src/lab/catalog.js';
+import { buildSyntheticCatalog } from '../lab/catalog.js';
 import type { IncludePackage, Operator } from '../src/mirror/isc/types.js';
 import { filterCatalog, validateCatalog } from '../src/mirror/openshift/catalog-filter.js';
 import { loadFbcDir, type FbcModel } from '../src/mirror/openshift/fbc.js';

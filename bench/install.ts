@@ -16,7 +16,7 @@
  * both. Rounds alternate which tool goes first; medians are compared; the ratio is kubectl ÷ airgap
  * (above 1: airgap is faster).
  *
- * Usage: node dist/bench/install.js [--rounds 5] [--hosts 50]
+ * Usage: node build/bench/install.js [--rounds 5] [--hosts 50]
  */
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,8 +24,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { execa } from 'execa';
-import { startHub } from '../src/lab/hub/index.js';
-import { buildLabSite } from '../src/lab/site.js';
+import { startHub } from '../lab/hub/index.js';
+import { buildLabSite } from '../lab/site.js';
 import { log, writeResults } from './lib/common.js';
 import { table } from './lib/report.js';
 

@@ -23,7 +23,7 @@
  * included (node + oclif for airgap, every skopeo process of the loop). Registry CPU is reported
  * too: on a small machine the registries' TLS and hashing compete with the tool for the cores.
  *
- * Usage: node dist/bench/mirror.js [--scale 0.1] [--no-big | --big] [--big-mib 2048] [--cli path/to/bin/run.js]
+ * Usage: node build/bench/mirror.js [--scale 0.1] [--no-big | --big] [--big-mib 2048] [--cli path/to/bin/run.js]
  *   --scale   fraction of the image count (0.1 for a quick run; the 2 GiB scenario is then skipped)
  *   --big     run the big-layer scenario even at --scale < 1 (--big-mib sets its size)
  *   --cli     benchmark another airgap build (e.g. a branch checked out elsewhere) against skopeo
@@ -34,7 +34,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { releaseShapedSpecs, type BuiltImage } from '../src/lab/images.js';
+import { releaseShapedSpecs, type BuiltImage } from '../lab/images.js';
 import { OciLayout } from '../src/mirror/layout/store.js';
 import { digestTag } from '../src/mirror/plan.js';
 import { refOf, writeIsc } from '../test/helpers/fixtures.js';

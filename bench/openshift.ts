@@ -33,7 +33,7 @@
  * both destinations' storage (tag → digest), the two destinations must hold the same tags, and a
  * sample of every kind is read back with `skopeo inspect --raw` from both.
  *
- * Usage: node dist/bench/openshift.js [--scale 0.1] [--json] [--sample 24] [--cli path/to/bin/run.js]
+ * Usage: node build/bench/openshift.js [--scale 0.1] [--json] [--sample 24] [--cli path/to/bin/run.js]
  *   --scale   fraction of the components per release and of the catalog's packages (0.1 for a quick run)
  *   --json    print the result as JSON instead of the table
  *   --sample  images per destination read back with skopeo inspect (every kind is represented)
@@ -48,7 +48,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import yaml from 'js-yaml';
-import { buildUpstream, type Upstream } from '../src/lab/upstream.js';
+import { buildUpstream, type Upstream } from '../lab/upstream.js';
 import { BUILD_SOURCE, parsePlan, type MirrorPlan, type PlanEntry } from '../src/mirror/plan.js';
 import { formatReference, parseReference } from '../src/mirror/reference.js';
 import { airgapMirror } from './lib/airgap.js';

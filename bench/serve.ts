@@ -24,7 +24,7 @@
  * connections it must stay flat (peak under 200 MB, no growth from the start of the run to its
  * end). CPU seconds per GiB served are reported for both servers.
  *
- * Usage: node dist/bench/serve.js [--quick] [--rounds 3] [--seconds 10] [--size-mib 1024]
+ * Usage: node build/bench/serve.js [--quick] [--rounds 3] [--seconds 10] [--size-mib 1024]
  *                                 [--connections 1,8,64] [--cli path/to/bin/run.js]
  *   --quick   one round of 3 s per connection count, 256 MiB file
  */

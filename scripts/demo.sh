@@ -6,4 +6,5 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/test-deps.sh
 npx tsc -p tsconfig.build.json
-node dist/src/lab/demo.js "$@"
+npx tsc -p lab/tsconfig.json
+node build/lab/demo.js "$@"

@@ -1,7 +1,7 @@
 /**
  * airgap's apply, on its own, for the install benchmark: every YAML file of a directory (in name
  * order, as `kubectl apply -f <dir>` takes them) applied with the Kube client the install uses
- * (server-side apply, field manager airgap). Usage: node dist/bench/lib/apply-dir.js <kubeconfig> <dir>
+ * (server-side apply, field manager airgap). Usage: node build/bench/lib/apply-dir.js <kubeconfig> <dir>
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';

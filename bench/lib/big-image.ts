@@ -9,7 +9,7 @@ import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
-import { randomTarChunks, type BuiltImage } from '../../src/lab/images.js';
+import { randomTarChunks, type BuiltImage } from '../../lab/images.js';
 import type { OciLayout } from '../../src/mirror/layout/store.js';
 import { MediaType } from '../../src/mirror/media-types.js';
 

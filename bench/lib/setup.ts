@@ -4,7 +4,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { buildImages, type BuiltImage, type ImageSpec } from '../../src/lab/images.js';
+import { buildImages, type BuiltImage, type ImageSpec } from '../../lab/images.js';
 import { CopyEngine } from '../../src/mirror/copy/engine.js';
 import { LayoutEndpoint, RegistryEndpoint } from '../../src/mirror/copy/endpoints.js';
 import { OciLayout } from '../../src/mirror/layout/store.js';

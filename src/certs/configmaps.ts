@@ -17,7 +17,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildRegistriesConfFromMappings, registriesConfToml } from '../mirror/outputs/registries-conf.js';
+import { buildRegistriesConfFromMappings, registriesConfToml } from '../mirror/index.js';
 import { usageError } from '../util/errors.js';
 import { writeFilesAtomic } from '../util/fs.js';
 import { toYaml, toYamlDocuments } from '../util/yaml.js';

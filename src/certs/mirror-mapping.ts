@@ -7,11 +7,11 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { loadAll } from 'js-yaml';
-import type { MirrorMapping } from '../mirror/outputs/registries-conf.js';
+import type { MirrorMapping } from '../mirror/index.js';
 import { usageError } from '../util/errors.js';
 import { parseHostPort } from './names.js';
 
-export type { MirrorMapping } from '../mirror/outputs/registries-conf.js';
+export type { MirrorMapping } from '../mirror/index.js';
 
 export { parseHostPort, type HostPort } from './names.js';
 

@@ -19,7 +19,7 @@ import { lstat, stat } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import bcrypt from 'bcryptjs';
-import { formatReference, parseReference } from '../mirror/reference.js';
+import { formatReference, parseReference } from '../mirror/index.js';
 import { usageError } from '../util/errors.js';
 import { writeFilesAtomic } from '../util/fs.js';
 import { readCertificates, readInputFile, readPrivateKeyFile } from './inspect.js';

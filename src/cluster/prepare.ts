@@ -9,8 +9,8 @@
 import { loadSite, applySiteOverrides } from './site/load.js';
 import { readSiteInputs, resolveSite } from './site/inputs.js';
 import type { CatalogOverrides, ResolvedSite, Site, SiteInputs, SiteOverrides } from './site/types.js';
-import { parseReference } from '../mirror/reference.js';
-import { RegistryClient } from '../mirror/registry/client.js';
+import { parseReference } from '../mirror/index.js';
+import { RegistryClient } from '../mirror/index.js';
 import { API } from './describe.js';
 import type { Kube } from './kube.js';
 import { resolveRelease, type ReleaseResolution } from './release.js';

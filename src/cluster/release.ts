@@ -6,9 +6,9 @@
  * checked present in the mirror. The TLS check trusts only the site's CA files (and the system
  * roots), so a CA that does not verify the mirror is found here, before anything is applied.
  */
-import { componentsOf, readReleasePayload } from '../mirror/openshift/payload.js';
-import { parseReference, type ImageReference } from '../mirror/reference.js';
-import { RegistryClient } from '../mirror/registry/client.js';
+import { componentsOf, readReleasePayload } from '../mirror/index.js';
+import { parseReference, type ImageReference } from '../mirror/index.js';
+import { RegistryClient } from '../mirror/index.js';
 import { AirgapError, usageError } from '../util/errors.js';
 
 import type { ImageContentSource } from './site/types.js';

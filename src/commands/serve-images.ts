@@ -1,9 +1,9 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
-import { AirgapCommand } from '../util/command.js';
+import { AirgapCommand } from '../cli/command.js';
 import { usageError } from '../util/errors.js';
-import { DEFAULT_GRACE_MS, DEFAULT_PORT, serveImages, type RunningImageServer } from '../server/listen.js';
+import { DEFAULT_GRACE_MS, DEFAULT_PORT, serveImages, type RunningImageServer } from '../server/index.js';
 
 export default class ServeImages extends AirgapCommand {
   static override summary =
@@ -127,7 +127,7 @@ export default class ServeImages extends AirgapCommand {
       );
     }
     if (flags['asc-out'] || flags['public-url']) {
-      const { writeOsImages } = await import('../server/os-images.js');
+      const { writeOsImages } = await import('../server/index.js');
       try {
         const r = await writeOsImages({
           dir: server.root,

@@ -35,7 +35,7 @@ import {
 } from './plan.js';
 import { formatReference, parseReference } from './reference.js';
 import type { RegistryClient } from './registry/client.js';
-import type { TlsOptions } from './registry/http.js';
+import type { TlsOptions } from '../net/http.js';
 
 export interface ResolveOptions {
   configPath: string;

@@ -21,7 +21,7 @@ import type http from 'node:http';
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import type { FastifyInstance } from 'fastify';
-import { EXPIRY_WARNING_DAYS, readCertificates, readPrivateKeyFile } from '../certs/inspect.js';
+import { EXPIRY_WARNING_DAYS, readCertificates, readPrivateKeyFile } from '../certs/index.js';
 import { AirgapError, usageError } from '../util/errors.js';
 import {
   createImageServer,

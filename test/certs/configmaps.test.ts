@@ -16,7 +16,7 @@ import {
 } from '../../src/certs/configmaps.js';
 import { createCA, issueServerCert, type CertKeyPair } from '../../src/certs/mint.js';
 import { parseHostPort, parseMirrorFlag, readMirrorSetFile } from '../../src/certs/mirror-mapping.js';
-import type { BuiltImage } from '../../src/lab/images.js';
+import type { BuiltImage } from '../../lab/images.js';
 import {
   buildRegistriesConf,
   buildRegistriesConfFromMappings,

@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkRegistryHost, parsePullSecret, withRegistryAuth } from '../../src/certs/pull-secret.js';
-import type { BuiltImage } from '../../src/lab/images.js';
+import type { BuiltImage } from '../../lab/images.js';
 import { airgap } from '../helpers/cli.js';
 import { seedRegistry, tempDir } from '../helpers/fixtures.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';

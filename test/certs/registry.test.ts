@@ -19,7 +19,7 @@ import {
   htpasswdEntry,
   registryConfig,
 } from '../../src/certs/registry.js';
-import { buildImages } from '../../src/lab/images.js';
+import { buildImages } from '../../lab/images.js';
 import { OciLayout } from '../../src/mirror/layout/store.js';
 import { airgap } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';

@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCA } from '../../src/certs/mint.js';
-import { startHub, type Hub } from '../../src/lab/hub/index.js';
+import { startHub, type Hub } from '../../lab/hub/index.js';
 import { airgap, spawnAirgap } from '../helpers/cli.js';
 import { useLabSite } from '../helpers/lab-site.js';
 

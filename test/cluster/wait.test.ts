@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conditionIs } from '../../src/cluster/conditions.js';
 import { Kube, type KubeObject } from '../../src/cluster/kube.js';
 import { waitFor } from '../../src/cluster/wait.js';
-import { startHub, type Hub } from '../../src/lab/hub/index.js';
+import { startHub, type Hub } from '../../lab/hub/index.js';
 import { AirgapError } from '../../src/util/errors.js';
 import { tempDir } from '../helpers/fixtures.js';
 

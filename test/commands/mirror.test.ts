@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BuiltImage } from '../../src/lab/images.js';
+import type { BuiltImage } from '../../lab/images.js';
 import { airgap } from '../helpers/cli.js';
 import { seedRegistry, tempDir, writeIsc } from '../helpers/fixtures.js';
 import { freePort, startRegistry, type TestRegistry } from '../helpers/registry.js';

@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { load } from 'js-yaml';
-import { isObject, toJsonSchema, type Schema } from '../../src/lab/hub/schema.js';
+import { isObject, toJsonSchema, type Schema } from '../../lab/hub/schema.js';
 import { realdata } from './realdata.js';
 
 export { toJsonSchema };

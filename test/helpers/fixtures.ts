@@ -6,7 +6,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
-import { buildImages, type BuiltImage, type ImageSpec } from '../../src/lab/images.js';
+import { buildImages, type BuiltImage, type ImageSpec } from '../../lab/images.js';
 import { CopyEngine } from '../../src/mirror/copy/engine.js';
 import { LayoutEndpoint, RegistryEndpoint } from '../../src/mirror/copy/endpoints.js';
 import { OciLayout } from '../../src/mirror/layout/store.js';

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { dump, load } from 'js-yaml';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { SiteDocument } from '../../src/cluster/site/schema.js';
-import { startHub, type Hub, type StartHubOptions } from '../../src/lab/hub/index.js';
-import { buildLabSite, type LabSite } from '../../src/lab/site.js';
+import { startHub, type Hub, type StartHubOptions } from '../../lab/hub/index.js';
+import { buildLabSite, type LabSite } from '../../lab/site.js';
 import { airgap, type CliResult } from './cli.js';
 import { tempDir } from './fixtures.js';
 

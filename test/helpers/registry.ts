@@ -1,2 +1,2 @@
 /** The registry starter lives in src/lab (the demo uses it too); tests import it from here. */
-export * from '../../src/lab/registry.js';
+export * from '../../lab/registry.js';

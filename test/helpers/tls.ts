@@ -1,2 +1,2 @@
 /** The test PKI lives in src/lab (the demo uses it too); tests import it from here. */
-export * from '../../src/lab/pki.js';
+export * from '../../lab/pki.js';

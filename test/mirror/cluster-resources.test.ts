@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
 import { parse as parseToml } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BuiltImage } from '../../src/lab/images.js';
+import type { BuiltImage } from '../../lab/images.js';
 import { runMirror } from '../../src/mirror/run.js';
 import { validateAgainstCrd } from '../helpers/crd.js';
 import { refOf, seedRegistry, tempDir, writeIsc } from '../helpers/fixtures.js';

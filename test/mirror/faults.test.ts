@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BuiltImage } from '../../src/lab/images.js';
+import type { BuiltImage } from '../../lab/images.js';
 import { digestTag } from '../../src/mirror/plan.js';
 import { runMirror } from '../../src/mirror/run.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BuiltImage } from '../../src/lab/images.js';
+import type { BuiltImage } from '../../lab/images.js';
 import { OciLayout } from '../../src/mirror/layout/store.js';
 import { runMirror } from '../../src/mirror/run.js';
 import { digestTag } from '../../src/mirror/plan.js';

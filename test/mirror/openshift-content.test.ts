@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUpstream, type Upstream } from '../../src/lab/upstream.js';
+import { buildUpstream, type Upstream } from '../../lab/upstream.js';
 import { CopyEngine } from '../../src/mirror/copy/engine.js';
 import { LayoutEndpoint, RegistryEndpoint } from '../../src/mirror/copy/endpoints.js';
 import { OciLayout } from '../../src/mirror/layout/store.js';

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { BuiltImage } from '../../src/lab/images.js';
+import type { BuiltImage } from '../../lab/images.js';
 import { runMirror } from '../../src/mirror/run.js';
 import { startConnectProxy, type ConnectProxy } from '../helpers/connect-proxy.js';
 import { refOf, seedRegistry, tempDir, writeIsc } from '../helpers/fixtures.js';

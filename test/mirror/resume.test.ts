@@ -2,7 +2,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BuiltImage } from '../../src/lab/images.js';
+import type { BuiltImage } from '../../lab/images.js';
 import { digestTag } from '../../src/mirror/plan.js';
 import { airgap, spawnAirgap } from '../helpers/cli.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';

@@ -5,7 +5,7 @@
  * for disconnected hubs (§1.A.4), assisted-service's mirror ConfigMap (§1.B.3) and the
  * AgentServiceConfig (§1.B.4). Pure: everything comes from the ResolvedSite.
  */
-import { buildTrustObjects, CUSTOM_REGISTRIES, registryConfigKey } from '../../certs/configmaps.js';
+import { buildTrustObjects, CUSTOM_REGISTRIES, registryConfigKey } from '../../certs/index.js';
 import type { ResolvedSite } from '../site/types.js';
 import { kube, type KubeObject, type RenderedObject, type RenderStep } from './types.js';
 

@@ -6,10 +6,10 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parseHostPort, scopeProblem } from '../../certs/mirror-mapping.js';
-import { hostNameProblem } from '../../certs/names.js';
-import { loadYamlWithPositions } from '../../mirror/isc/positions.js';
-import { parseReference } from '../../mirror/reference.js';
+import { parseHostPort, scopeProblem } from '../../certs/index.js';
+import { hostNameProblem } from '../../certs/index.js';
+import { loadYamlWithPositions } from '../../config/positions.js';
+import { parseReference } from '../../mirror/index.js';
 import { unreadableReason, usageError } from '../../util/errors.js';
 import { bmcUrlProblem } from '../render/bmc.js';
 import { addressProblem, isMacAddress, parseCidr, unbracket } from './net.js';

@@ -1,6 +1,6 @@
 /** Small network syntax checks for the site file: CIDRs, MAC addresses, addresses. */
 import { isIP } from 'node:net';
-import { hostNameProblem } from '../../certs/names.js';
+import { hostNameProblem } from '../../certs/index.js';
 
 export interface Cidr {
   family: 4 | 6;

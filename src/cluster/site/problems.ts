@@ -3,11 +3,11 @@
  * collected, then thrown as one usage error (exit 2), the way image set configurations are checked
  * (src/mirror/isc/problems.ts, whose position lookup and "did you mean" this reuses).
  */
-import { lookupPosition, problemsError, type FieldPart } from '../../mirror/isc/problems.js';
-import type { PositionMap } from '../../mirror/isc/positions.js';
+import { lookupPosition, problemsError, type FieldPart } from '../../config/problems.js';
+import type { PositionMap } from '../../config/positions.js';
 import type { AirgapError } from '../../util/errors.js';
 
-export { didYouMean } from '../../mirror/isc/problems.js';
+export { didYouMean } from '../../config/problems.js';
 
 /** The stable error codes of the site file. */
 export const SiteErrorCode = {

@@ -17,8 +17,8 @@ import {
   withDefault,
   type DecodeCodes,
   type Decoder,
-} from '../../mirror/isc/decode.js';
-import { childPath } from '../../mirror/isc/positions.js';
+} from '../../config/decode.js';
+import { childPath } from '../../config/positions.js';
 import {
   AVAILABILITY,
   BMC_VENDORS,

@@ -6,7 +6,7 @@
  * needs the network (release digest, control-plane-operator image) to make a {@link ResolvedSite},
  * which the pure renderers in src/cluster/render turn into Kubernetes objects.
  */
-import type { PositionMap } from '../../mirror/isc/positions.js';
+import type { PositionMap } from '../../config/positions.js';
 
 export const SITE_API_VERSION = 'airgap.openshift.io/v1alpha1';
 export const SITE_KIND = 'Site';

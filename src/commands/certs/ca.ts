@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
-import { AirgapCommand } from '../../util/command.js';
-import { createCaFiles } from '../../certs/issue.js';
-import { KEY_TYPES, type KeyType } from '../../certs/mint.js';
-import { renderCertificate } from '../../certs/render.js';
+import { AirgapCommand } from '../../cli/command.js';
+import { createCaFiles } from '../../certs/index.js';
+import { KEY_TYPES, type KeyType } from '../../certs/index.js';
+import { renderCertificate } from '../../certs/index.js';
 
 export default class CertsCa extends AirgapCommand {
   static override summary =

@@ -1,11 +1,11 @@
 import { Flags } from '@oclif/core';
-import { AirgapCommand } from '../../util/command.js';
+import { AirgapCommand } from '../../cli/command.js';
 import {
   DEFAULT_HOSTED_CLUSTER_NAMESPACE,
   trustConfigMaps,
   trustConfigMapsYaml,
   type TrustConfigMaps,
-} from '../../certs/configmaps.js';
+} from '../../certs/index.js';
 
 /** What each written file is, for the summary. */
 function describeFiles(r: TrustConfigMaps & { files: string[] }): string[] {

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { Flags } from '@oclif/core';
-import { AirgapCommand } from '../../util/command.js';
+import { AirgapCommand } from '../../cli/command.js';
 import { usageError } from '../../util/errors.js';
-import { issueServerFiles } from '../../certs/issue.js';
-import { KEY_TYPES, MAX_LEAF_DAYS, type KeyType } from '../../certs/mint.js';
-import { renderCertificate } from '../../certs/render.js';
+import { issueServerFiles } from '../../certs/index.js';
+import { KEY_TYPES, MAX_LEAF_DAYS, type KeyType } from '../../certs/index.js';
+import { renderCertificate } from '../../certs/index.js';
 
 export default class CertsIssue extends AirgapCommand {
   static override summary =

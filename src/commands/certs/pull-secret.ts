@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
-import { writePullSecret } from '../../certs/pull-secret.js';
-import { AirgapCommand } from '../../util/command.js';
+import { writePullSecret } from '../../certs/index.js';
+import { AirgapCommand } from '../../cli/command.js';
 
 export default class CertsPullSecret extends AirgapCommand {
   static override summary = "Add the mirror registry's credentials to a copy of the pull secret.";

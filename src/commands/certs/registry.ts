@@ -6,8 +6,8 @@ import {
   REGISTRY_FILES,
   writeRegistryFiles,
   type RegistryFileKind,
-} from '../../certs/registry.js';
-import { AirgapCommand } from '../../util/command.js';
+} from '../../certs/index.js';
+import { AirgapCommand } from '../../cli/command.js';
 
 const WHAT: Record<RegistryFileKind, string> = {
   htpasswd: 'the user and its bcrypt password hash (0600)',

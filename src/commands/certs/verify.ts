@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
-import { AirgapCommand } from '../../util/command.js';
-import { verifyCertificate } from '../../certs/inspect.js';
-import { renderInfo } from '../../certs/render.js';
+import { AirgapCommand } from '../../cli/command.js';
+import { verifyCertificate } from '../../certs/index.js';
+import { renderInfo } from '../../certs/index.js';
 
 export default class CertsVerify extends AirgapCommand {
   static override summary =

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { AirgapCommand } from '../../util/command.js';
+import { AirgapCommand } from '../../cli/command.js';
 import {
   clusterFrom,
   clusterIdFlags,
@@ -9,8 +9,8 @@ import {
   stderrReporter,
   timeoutFlag,
   timeoutMs,
-} from '../../util/cluster-flags.js';
-import { destroyCluster } from '../../cluster/destroy.js';
+} from '../../cli/cluster-flags.js';
+import { destroyCluster } from '../../cluster/index.js';
 
 export default class ClusterDestroy extends AirgapCommand {
   static override summary = 'Take a hosted cluster apart and release its hosts, in the right order.';

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
-import { AirgapCommand } from '../../util/command.js';
-import { clusterFrom, clusterIdFlags, hubFlags, hubFrom, siteFlag } from '../../util/cluster-flags.js';
-import { writeHostedKubeconfig } from '../../cluster/install-cluster.js';
+import { AirgapCommand } from '../../cli/command.js';
+import { clusterFrom, clusterIdFlags, hubFlags, hubFrom, siteFlag } from '../../cli/cluster-flags.js';
+import { writeHostedKubeconfig } from '../../cluster/index.js';
 
 export default class ClusterKubeconfig extends AirgapCommand {
   static override summary = "Write a hosted cluster's admin kubeconfig to a file (0600).";

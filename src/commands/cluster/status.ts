@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
-import { AirgapCommand } from '../../util/command.js';
-import { clusterFrom, clusterIdFlags, hubFlags, hubFrom, siteFlag } from '../../util/cluster-flags.js';
-import { clusterStatus, formatStatus } from '../../cluster/status.js';
+import { AirgapCommand } from '../../cli/command.js';
+import { clusterFrom, clusterIdFlags, hubFlags, hubFrom, siteFlag } from '../../cli/cluster-flags.js';
+import { clusterStatus, formatStatus } from '../../cluster/index.js';
 
 export default class ClusterStatus extends AirgapCommand {
   static override summary =

@@ -1,13 +1,13 @@
 import { Flags } from '@oclif/core';
-import { AirgapCommand } from '../../util/command.js';
+import { AirgapCommand } from '../../cli/command.js';
 import { usageError } from '../../util/errors.js';
-import { tlsFlag } from '../../util/mirror-flags.js';
+import { tlsFlag } from '../../cli/mirror-flags.js';
 import { formatBytes, renderProgress } from '../../util/progress.js';
 import {
   fetchBootImages,
   type BootImagesSource,
   type FetchBootImagesResult,
-} from '../../server/rhcos/fetch.js';
+} from '../../server/index.js';
 
 /** The text summary: one line per file, then the manifest. */
 function summary(r: FetchBootImagesResult): string {

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { AirgapCommand } from '../../util/command.js';
+import { AirgapCommand } from '../../cli/command.js';
 import {
   clusterIdFlags,
   hubFlags,
@@ -7,12 +7,12 @@ import {
   stderrReporter,
   timeoutFlag,
   timeoutMs,
-} from '../../util/cluster-flags.js';
-import { clusterPreflight, installCluster } from '../../cluster/install-cluster.js';
-import { CPU_ARCHITECTURE } from '../../cluster/site/inputs.js';
-import { prepareCluster } from '../../cluster/prepare.js';
-import { renderCluster } from '../../cluster/render/index.js';
-import { writeRendered } from '../../cluster/render-out.js';
+} from '../../cli/cluster-flags.js';
+import { clusterPreflight, installCluster } from '../../cluster/index.js';
+import { CPU_ARCHITECTURE } from '../../cluster/index.js';
+import { prepareCluster } from '../../cluster/index.js';
+import { renderCluster } from '../../cluster/index.js';
+import { writeRendered } from '../../cluster/index.js';
 
 export default class InstallCluster extends AirgapCommand {
   static override summary =

@@ -1,10 +1,10 @@
 import { Flags } from '@oclif/core';
-import { AirgapCommand } from '../../util/command.js';
-import { hubFlags, hubFrom, stderrReporter, timeoutFlag, timeoutMs } from '../../util/cluster-flags.js';
-import { installHub } from '../../cluster/install-hub.js';
-import { prepareHub } from '../../cluster/prepare.js';
-import { renderHub } from '../../cluster/render/index.js';
-import { writeRendered } from '../../cluster/render-out.js';
+import { AirgapCommand } from '../../cli/command.js';
+import { hubFlags, hubFrom, stderrReporter, timeoutFlag, timeoutMs } from '../../cli/cluster-flags.js';
+import { installHub } from '../../cluster/index.js';
+import { prepareHub } from '../../cluster/index.js';
+import { renderHub } from '../../cluster/index.js';
+import { writeRendered } from '../../cluster/index.js';
 
 export default class InstallHub extends AirgapCommand {
   static override summary =

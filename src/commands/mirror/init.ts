@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { AirgapCommand } from '../../util/command.js';
+import { AirgapCommand } from '../../cli/command.js';
 import {
   HOSTED_AGENT_PACKAGES,
   PRESETS,
@@ -7,8 +7,8 @@ import {
   renderImageSetConfig,
   summarizeImageSetConfig,
   writeImageSetConfigFile,
-} from '../../mirror/isc/init.js';
-import { ARCHITECTURES } from '../../mirror/isc/types.js';
+} from '../../mirror/index.js';
+import { ARCHITECTURES } from '../../mirror/index.js';
 
 /** Flags that say where the file goes, not what is in it; left out of the file's header comment. */
 const OUTPUT_FLAGS = new Set(['--output', '-o', '--force', '--json']);

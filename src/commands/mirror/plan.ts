@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
-import { AirgapCommand } from '../../util/command.js';
-import { mirrorFlags, mirrorOptions } from '../../util/mirror-flags.js';
+import { AirgapCommand } from '../../cli/command.js';
+import { mirrorFlags, mirrorOptions } from '../../cli/mirror-flags.js';
 import { renderProgress } from '../../util/progress.js';
-import { renderReport } from '../../mirror/report.js';
-import { runMirror, type MirrorReport } from '../../mirror/run.js';
+import { renderReport } from '../../mirror/index.js';
+import { runMirror, type MirrorReport } from '../../mirror/index.js';
 
 export default class MirrorPlan extends AirgapCommand {
   static override summary =

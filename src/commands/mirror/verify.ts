@@ -1,8 +1,8 @@
 import { Args, Flags } from '@oclif/core';
-import { AirgapCommand } from '../../util/command.js';
+import { AirgapCommand } from '../../cli/command.js';
 import { usageError } from '../../util/errors.js';
 import { renderProgress } from '../../util/progress.js';
-import { verifyArchive } from '../../mirror/archive/archive.js';
+import { verifyArchive } from '../../mirror/index.js';
 
 export default class MirrorVerify extends AirgapCommand {
   static override summary =

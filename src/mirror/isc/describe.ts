@@ -4,8 +4,8 @@
  * supported yet").
  */
 import { usageError } from '../../util/errors.js';
-import { childPath, itemPath } from './positions.js';
-import { IscErrorCode, lookupPosition, type FieldPart } from './problems.js';
+import { childPath, itemPath } from '../../config/positions.js';
+import { IscErrorCode, lookupPosition, type FieldPart } from '../../config/problems.js';
 import { sourceOf } from './source.js';
 import type { AnyImageSetConfig } from './types.js';
 

@@ -7,9 +7,9 @@ import { readFile } from 'node:fs/promises';
 import * as yaml from 'js-yaml';
 import { usageError } from '../../util/errors.js';
 import { imageSetContent, archiveSize, TOP_LEVEL_KEYS, TOP_LEVEL_REMOVED } from './schema.js';
-import { describeType, type DecodeContext } from './decode.js';
-import { childPath, loadYamlWithPositions } from './positions.js';
-import { IscErrorCode, Problems, didYouMean, problemsError } from './problems.js';
+import { describeType, type DecodeContext } from '../../config/decode.js';
+import { childPath, loadYamlWithPositions } from '../../config/positions.js';
+import { IscErrorCode, Problems, didYouMean, problemsError } from '../../config/problems.js';
 import { registerSource } from './source.js';
 import { validateArchiveSize, validateContent } from './validate.js';
 import {

@@ -2,7 +2,7 @@
  * Where a parsed configuration came from. Kept beside the config object (in a WeakMap) so that the
  * typed config stays plain data; a copy of the object has no source.
  */
-import type { PositionMap } from './positions.js';
+import type { PositionMap } from '../../config/positions.js';
 
 /** The file a configuration was read from, and the position of every field in it. */
 export interface ConfigSource {

@@ -2,8 +2,8 @@
  * oc-mirror's checks on a decoded configuration (internal/pkg/config/validate.go, and the catalog
  * filter's rules), with a few more that oc-mirror only hits later (tags, target paths, min > max).
  */
-import { itemPath } from './positions.js';
-import { IscErrorCode, type Problems } from './problems.js';
+import { itemPath } from '../../config/positions.js';
+import { IscErrorCode, type Problems } from '../../config/problems.js';
 import { compileGoRegexp } from './regexp.js';
 import { compareSemver, parseVersion, semverHint, type SemVer } from './semver.js';
 import type { ImageSetContent, IncludeChannel, IncludePackage, Operator, Platform } from './types.js';

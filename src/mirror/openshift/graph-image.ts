@@ -26,8 +26,8 @@ import { writeStreamAtomic } from '../../util/fs.js';
 import type { OciLayout } from '../layout/store.js';
 import { parseManifest, platformString, type Descriptor, type ParsedManifest } from '../manifest.js';
 import { MediaType } from '../media-types.js';
-import { AgentPool, getFollowingRedirects, shownUrl } from '../registry/download.js';
-import { backoffMs, netErrorCode, retryAfterMs, type TlsOptions } from '../registry/http.js';
+import { AgentPool, getFollowingRedirects, shownUrl } from '../../net/download.js';
+import { backoffMs, netErrorCode, retryAfterMs, type TlsOptions } from '../../net/http.js';
 import { OCP_UPDATE_URL } from './graph.js';
 
 /** The base image oc-mirror builds the graph image on. */

@@ -5,7 +5,7 @@
  * `Accept: application/json`; the URL is api.openshift.com unless `UPDATE_URL_OVERRIDE` is set.
  */
 import { AirgapError, usageError } from '../../util/errors.js';
-import { getJson, type TlsOptions } from '../registry/http.js';
+import { getJson, type TlsOptions } from '../../net/http.js';
 import { parseSemver } from '../isc/semver.js';
 
 /** The public OCP update service. */

@@ -15,7 +15,7 @@ import type { PlanEntry, PlanRelease } from '../plan.js';
 import { digestHex } from '../digest.js';
 import { formatReference, parseReference } from '../reference.js';
 import type { RegistryClient } from '../registry/client.js';
-import type { TlsOptions } from '../registry/http.js';
+import type { TlsOptions } from '../../net/http.js';
 import { fetchGraph, graphArch, type UpdateGraph } from './graph.js';
 import { componentsOf, readReleasePayload, type BootImages } from './payload.js';
 import { resolveReleases, type ReleaseRisk } from './releases.js';

@@ -12,11 +12,11 @@ import { join, resolve } from 'node:path';
 import { AirgapError, isAirgapError, messageOf, unreadableReason, usageError } from '../../util/errors.js';
 import { lockDirectory } from '../../util/lock.js';
 import { noProgress, type ProgressSink } from '../../util/progress.js';
-import { readReleasePayload } from '../../mirror/openshift/payload.js';
-import { parseReference } from '../../mirror/reference.js';
-import { RegistryClient, type RegistryClientOptions } from '../../mirror/registry/client.js';
-import { downloadVerified } from '../../mirror/registry/download.js';
-import { getJson, type TlsOptions } from '../../mirror/registry/http.js';
+import { readReleasePayload } from '../../mirror/index.js';
+import { parseReference } from '../../mirror/index.js';
+import { RegistryClient, type RegistryClientOptions } from '../../mirror/index.js';
+import { downloadVerified } from '../../net/download.js';
+import { getJson, type TlsOptions } from '../../net/http.js';
 import {
   bootImagesManifestPath,
   imagesDirOf,

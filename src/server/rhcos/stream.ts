@@ -21,7 +21,7 @@
  */
 import yaml from 'js-yaml';
 import { AirgapError, messageOf, usageError, type ExitCode } from '../../util/errors.js';
-import { parseBootImages, type BootImages, type CoreosStream } from '../../mirror/openshift/payload.js';
+import { parseBootImages, type BootImages, type CoreosStream } from '../../mirror/index.js';
 
 /** The architectures RHCOS is built for, as the stream names them. */
 export const COREOS_ARCHES = ['x86_64', 'aarch64', 'ppc64le', 's390x'] as const;

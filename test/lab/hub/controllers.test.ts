@@ -6,8 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { load } from 'js-yaml';
 import { Agent, fetch } from 'undici';
-import { builtinTypes } from '../../../src/lab/hub/builtin.js';
-import { loadCrdTypes } from '../../../src/lab/hub/crds.js';
+import { builtinTypes } from '../../../lab/hub/builtin.js';
+import { loadCrdTypes } from '../../../lab/hub/crds.js';
 import {
   parseBmcAddress,
   seedHub,
@@ -15,9 +15,9 @@ import {
   startGuestApi,
   type ControllerOptions,
   type Controllers,
-} from '../../../src/lab/hub/controllers/index.js';
-import { createStore } from '../../../src/lab/hub/store.js';
-import type { HubStore, KubeObject, ResourceType } from '../../../src/lab/hub/types.js';
+} from '../../../lab/hub/controllers/index.js';
+import { createStore } from '../../../lab/hub/store.js';
+import type { HubStore, KubeObject, ResourceType } from '../../../lab/hub/types.js';
 import { realdata } from '../../helpers/realdata.js';
 
 const STEP = 10;

@@ -5,11 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { loadAll } from 'js-yaml';
 import { Agent, fetch } from 'undici';
-import { builtinTypes } from '../../../src/lab/hub/builtin.js';
-import { loadCrdTypes } from '../../../src/lab/hub/crds.js';
-import { startApiServer, type ApiServer } from '../../../src/lab/hub/server.js';
-import { createStore, type StoreOptions } from '../../../src/lab/hub/store.js';
-import type { HubStore, KubeObject, ResourceType } from '../../../src/lab/hub/types.js';
+import { builtinTypes } from '../../../lab/hub/builtin.js';
+import { loadCrdTypes } from '../../../lab/hub/crds.js';
+import { startApiServer, type ApiServer } from '../../../lab/hub/server.js';
+import { createStore, type StoreOptions } from '../../../lab/hub/store.js';
+import type { HubStore, KubeObject, ResourceType } from '../../../lab/hub/types.js';
 import { testCertificates } from '../../helpers/tls.js';
 import { realdata } from '../../helpers/realdata.js';
 

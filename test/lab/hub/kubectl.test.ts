@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubeconfigYaml } from '../../../src/lab/hub/kubeconfig.js';
-import type { KubeObject } from '../../../src/lab/hub/types.js';
+import { kubeconfigYaml } from '../../../lab/hub/kubeconfig.js';
+import type { KubeObject } from '../../../lab/hub/types.js';
 import { testCertificates } from '../../helpers/tls.js';
 import { sampleObjects, startHub, TOKEN, type Hub } from './fixture.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../../src/lab/hub/types.js';
+import type { KubeObject } from '../../../lab/hub/types.js';
 import { eventReader, sampleOf, startHub, type Hub } from './fixture.js';
 
 const HCS = '/apis/hypershift.openshift.io/v1beta1/namespaces/clusters/hostedclusters';

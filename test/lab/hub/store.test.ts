@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HubApiError, type KubeObject, type StoreEvent } from '../../../src/lab/hub/types.js';
+import { HubApiError, type KubeObject, type StoreEvent } from '../../../lab/hub/types.js';
 import { newStore, sampleOf } from './fixture.js';
 
 const HC = { apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedCluster' };

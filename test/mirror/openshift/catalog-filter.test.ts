@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
-import { buildSyntheticCatalog, syntheticPackageName } from '../../../src/lab/catalog.js';
+import { buildSyntheticCatalog, syntheticPackageName } from '../../../lab/catalog.js';
 import type { IncludePackage, Operator } from '../../../src/mirror/isc/types.js';
 import {
   filterCatalog,

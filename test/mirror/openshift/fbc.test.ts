@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
-import { buildSyntheticCatalog } from '../../../src/lab/catalog.js';
+import { buildSyntheticCatalog } from '../../../lab/catalog.js';
 import {
   FbcModelBuilder,
   loadFbcDir,

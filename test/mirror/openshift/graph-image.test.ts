@@ -7,14 +7,14 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildImages, type BuiltImage } from '../../../src/lab/images.js';
+import { buildImages, type BuiltImage } from '../../../lab/images.js';
 import {
   GRAPH_DATA_PATH,
   startGraphServer,
   syntheticGraphData,
   type GraphServer,
-} from '../../../src/lab/graph-server.js';
-import { testCertificates } from '../../../src/lab/pki.js';
+} from '../../../lab/graph-server.js';
+import { testCertificates } from '../../../lab/pki.js';
 import { OciLayout } from '../../../src/mirror/layout/store.js';
 import { MediaType } from '../../../src/mirror/media-types.js';
 import { OCP_UPDATE_URL, graphEndpoint, parseGraph } from '../../../src/mirror/openshift/graph.js';

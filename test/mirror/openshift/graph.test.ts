@@ -14,8 +14,8 @@ import {
   parseGraph,
   type UpdateGraph,
 } from '../../../src/mirror/openshift/graph.js';
-import { startGraphServer, type GraphServer } from '../../../src/lab/graph-server.js';
-import { testCertificates } from '../../../src/lab/pki.js';
+import { startGraphServer, type GraphServer } from '../../../lab/graph-server.js';
+import { testCertificates } from '../../../lab/pki.js';
 import { AirgapError } from '../../../src/util/errors.js';
 import { realdata, rejection } from '../../helpers/realdata.js';
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildImages } from '../../../src/lab/images.js';
-import { bootImagesConfigMap, buildReleasePayload, manifestsTar } from '../../../src/lab/release.js';
+import { buildImages } from '../../../lab/images.js';
+import { bootImagesConfigMap, buildReleasePayload, manifestsTar } from '../../../lab/release.js';
 import { CopyEngine } from '../../../src/mirror/copy/engine.js';
 import { LayoutEndpoint, RegistryEndpoint } from '../../../src/mirror/copy/endpoints.js';
 import { sha256Digest } from '../../../src/mirror/digest.js';

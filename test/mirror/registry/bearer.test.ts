@@ -8,7 +8,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildImages, type BuiltImage, type ImageSpec } from '../../../src/lab/images.js';
+import { buildImages, type BuiltImage, type ImageSpec } from '../../../lab/images.js';
 import { CopyEngine, type CopySummary } from '../../../src/mirror/copy/engine.js';
 import { LayoutEndpoint, RegistryEndpoint } from '../../../src/mirror/copy/endpoints.js';
 import { sha256Digest } from '../../../src/mirror/digest.js';

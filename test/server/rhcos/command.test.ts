@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildReleasePayload } from '../../../src/lab/release.js';
+import { buildReleasePayload } from '../../../lab/release.js';
 import { CopyEngine } from '../../../src/mirror/copy/engine.js';
 import { LayoutEndpoint, RegistryEndpoint } from '../../../src/mirror/copy/endpoints.js';
 import { OciLayout } from '../../../src/mirror/layout/store.js';

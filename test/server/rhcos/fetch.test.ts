@@ -1,12 +1,12 @@
 import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testCertificates } from '../../../src/lab/pki.js';
-import { buildReleasePayload } from '../../../src/lab/release.js';
+import { testCertificates } from '../../../lab/pki.js';
+import { buildReleasePayload } from '../../../lab/release.js';
 import { CopyEngine } from '../../../src/mirror/copy/engine.js';
 import { LayoutEndpoint, RegistryEndpoint } from '../../../src/mirror/copy/endpoints.js';
 import { OciLayout } from '../../../src/mirror/layout/store.js';
-import { partialPathFor } from '../../../src/mirror/registry/download.js';
+import { partialPathFor } from '../../../src/net/download.js';
 import { fetchBootImages, type FetchBootImagesOptions } from '../../../src/server/rhcos/fetch.js';
 import { readBootImagesManifest } from '../../../src/server/rhcos/manifest.js';
 import type { ProgressEvent } from '../../../src/util/progress.js';

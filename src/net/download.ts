@@ -9,7 +9,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Dispatcher } from 'undici';
-import { AirgapError, usageError } from '../../util/errors.js';
+import { AirgapError, usageError } from '../util/errors.js';
 import { backoffMs, createAgent, isTlsError, netErrorCode, retryAfterMs, type TlsOptions } from './http.js';
 
 /** An HTTP response as undici gives it. */

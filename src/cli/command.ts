@@ -1,5 +1,5 @@
 import { Command, Flags } from '@oclif/core';
-import { AirgapError, isAirgapError, messageOf } from './errors.js';
+import { AirgapError, isAirgapError, messageOf } from '../util/errors.js';
 
 /**
  * The base of every airgap command: `--verbose` and `--json`, and the one place where errors

@@ -9,7 +9,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
-import { runMirror } from '../mirror/run.js';
+import { runMirror } from '../src/mirror/run.js';
 import { startRegistry, type TestRegistry } from './registry.js';
 import { buildUpstream, type Upstream } from './upstream.js';
 

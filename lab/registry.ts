@@ -15,7 +15,7 @@ import { execa, type ResultPromise } from 'execa';
 import yaml from 'js-yaml';
 import http from 'node:http';
 import https from 'node:https';
-import { processAlive } from '../util/lock.js';
+import { processAlive } from '../src/util/lock.js';
 import { testPki } from './pki.js';
 
 const REGISTRY_BIN = '/usr/bin/docker-registry';

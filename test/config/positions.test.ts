@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { childPath, itemPath, loadYamlWithPositions, parentPath } from '../../../src/mirror/isc/positions.js';
-import { yamlOf } from './helpers.js';
+import { childPath, itemPath, loadYamlWithPositions, parentPath } from '../../src/config/positions.js';
+import { yamlOf } from '../mirror/isc/helpers.js';
 
 /** `line:column` of a path's key and value, for compact assertions. */
 function at(text: string) {

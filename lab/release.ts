@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { Header } from 'tar';
-import type { Descriptor, ManifestData } from '../mirror/manifest.js';
-import { MediaType } from '../mirror/media-types.js';
-import type { OciLayout } from '../mirror/layout/store.js';
-import type { CoreosStream, ImageReferences, ReleaseMetadata } from '../mirror/openshift/payload.js';
-import { parseReference } from '../mirror/reference.js';
+import type { Descriptor, ManifestData } from '../src/mirror/manifest.js';
+import { MediaType } from '../src/mirror/media-types.js';
+import type { OciLayout } from '../src/mirror/layout/store.js';
+import type { CoreosStream, ImageReferences, ReleaseMetadata } from '../src/mirror/openshift/payload.js';
+import { parseReference } from '../src/mirror/reference.js';
 import { buildImages, putImageManifest, randomTarLayer, type BuiltImage, type LayerSpec } from './images.js';
 
 /**

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { join } from 'node:path';
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
-import { AirgapError, usageError } from '../../util/errors.js';
+import { AirgapError, usageError } from '../util/errors.js';
 
 /**
  * The one HTTP layer: an undici Agent per endpoint, configured from CA files, containers-style

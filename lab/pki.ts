@@ -5,7 +5,7 @@
  */
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { createCA, issueServerCert, type CertKeyPair } from '../certs/mint.js';
+import { createCA, issueServerCert, type CertKeyPair } from '../src/certs/mint.js';
 
 /** The test PKI written into one directory. */
 export interface TestPki {

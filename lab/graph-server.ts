@@ -16,9 +16,9 @@
 import { gzipSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Header } from 'tar';
-import { compareSemver, parseSemver } from '../mirror/isc/semver.js';
-import type { GraphRisk, UpdateGraph } from '../mirror/openshift/graph.js';
-import { toYaml } from '../util/yaml.js';
+import { compareSemver, parseSemver } from '../src/mirror/isc/semver.js';
+import type { GraphRisk, UpdateGraph } from '../src/mirror/openshift/graph.js';
+import { toYaml } from '../src/util/yaml.js';
 
 /** Options of {@link startGraphServer}. */
 export interface GraphServerOptions {

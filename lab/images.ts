@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { Header } from 'tar';
-import type { Descriptor, ManifestData } from '../mirror/manifest.js';
-import { MediaType } from '../mirror/media-types.js';
-import type { OciLayout } from '../mirror/layout/store.js';
+import type { Descriptor, ManifestData } from '../src/mirror/manifest.js';
+import { MediaType } from '../src/mirror/media-types.js';
+import type { OciLayout } from '../src/mirror/layout/store.js';
 
 /**
  * Synthetic container images for tests, benchmarks and the demo: layers are real tar archives of

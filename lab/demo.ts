@@ -15,14 +15,14 @@ import { once } from 'node:events';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { formatBytes } from '../util/progress.js';
+import { formatBytes } from '../src/util/progress.js';
 import { startHub } from './hub/index.js';
 import { startRegistry, type TestRegistry } from './registry.js';
 import { writeLabSiteFiles } from './site.js';
 import { buildUpstream } from './upstream.js';
 
 const MiB = 1024 * 1024;
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = join(root, 'bin', 'run.js');
 
 /** Paths of this run, for people: relative to the repository, and the CA files as ca.crt. */

@@ -3,11 +3,11 @@
  * status, kubeconfig, destroy), and turning them into a Kube client and wait limits.
  */
 import { Flags } from '@oclif/core';
-import type { ClusterIdentity } from '../cluster/install-cluster.js';
-import { Kube } from '../cluster/kube.js';
-import { loadSite } from '../cluster/site/load.js';
-import { lineReporter, parseDuration, type InstallReporter } from '../cluster/progress.js';
-import { usageError } from './errors.js';
+import type { ClusterIdentity } from '../cluster/index.js';
+import { Kube } from '../cluster/index.js';
+import { loadSite } from '../cluster/index.js';
+import { lineReporter, parseDuration, type InstallReporter } from '../cluster/index.js';
+import { usageError } from '../util/errors.js';
 
 export const hubFlags = {
   kubeconfig: Flags.string({

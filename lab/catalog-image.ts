@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { Descriptor, ManifestData } from '../mirror/manifest.js';
-import { MediaType } from '../mirror/media-types.js';
-import type { OciLayout } from '../mirror/layout/store.js';
-import { CONFIGS_LABEL, writeTar, type TarEntry } from '../mirror/openshift/catalog-image.js';
+import type { Descriptor, ManifestData } from '../src/mirror/manifest.js';
+import { MediaType } from '../src/mirror/media-types.js';
+import type { OciLayout } from '../src/mirror/layout/store.js';
+import { CONFIGS_LABEL, writeTar, type TarEntry } from '../src/mirror/openshift/catalog-image.js';
 import { putImageManifest } from './images.js';
 
 /**

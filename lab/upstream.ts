@@ -8,12 +8,12 @@
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CopyEngine } from '../mirror/copy/engine.js';
-import { LayoutEndpoint, RegistryEndpoint } from '../mirror/copy/endpoints.js';
-import { OciLayout, type LayoutEntry } from '../mirror/layout/store.js';
-import type { UpdateGraph } from '../mirror/openshift/graph.js';
-import type { CoreosStream } from '../mirror/openshift/payload.js';
-import { RegistryClient } from '../mirror/registry/client.js';
+import { CopyEngine } from '../src/mirror/copy/engine.js';
+import { LayoutEndpoint, RegistryEndpoint } from '../src/mirror/copy/endpoints.js';
+import { OciLayout, type LayoutEntry } from '../src/mirror/layout/store.js';
+import type { UpdateGraph } from '../src/mirror/openshift/graph.js';
+import type { CoreosStream } from '../src/mirror/openshift/payload.js';
+import { RegistryClient } from '../src/mirror/registry/client.js';
 import { buildSyntheticCatalog, type SyntheticCatalog } from './catalog.js';
 import { buildCatalogImage } from './catalog-image.js';
 import { startGraphServer, type GraphServer } from './graph-server.js';

@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { writeFileAtomic } from '../../util/fs.js';
+import { writeFileAtomic } from '../../src/util/fs.js';
 import { builtinTypes } from './builtin.js';
 import { startControllers, type ControllerOptions, type Controllers } from './controllers/index.js';
 import { startGuestApi, startLabApi } from './controllers/guest.js';
@@ -19,7 +19,7 @@ import type { ApiServer } from './server.js';
 import { createStore } from './store.js';
 import type { HubStore } from './types.js';
 
-/** The repository root: the nearest directory above this file with a package.json (src/ or dist/src/). */
+/** The repository root: the nearest directory above this file with a package.json (lab/ or build/lab/). */
 function repoRoot(): string {
   let dir = import.meta.dirname;
   while (!existsSync(join(dir, 'package.json'))) {

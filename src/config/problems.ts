@@ -2,7 +2,7 @@
  * Problems found in an image set configuration, each with its field path and file:line:column.
  * All of them are collected, then thrown as one AirgapError (code of the first, one line each).
  */
-import { usageError, type AirgapError } from '../../util/errors.js';
+import { usageError, type AirgapError } from '../util/errors.js';
 import { parentPath, type PositionMap, type SourcePosition } from './positions.js';
 
 /** The stable error codes of this module. */

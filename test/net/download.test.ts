@@ -4,12 +4,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testCertificates } from '../../../src/lab/pki.js';
-import { downloadVerified, partialPathFor } from '../../../src/mirror/registry/download.js';
-import { sha256Hex, startFileServer, type FileServer } from '../../helpers/boot-files.js';
-import { startFaultProxy } from '../../helpers/fault-proxy.js';
-import { tempDir } from '../../helpers/fixtures.js';
-import { rejection } from '../../helpers/realdata.js';
+import { testCertificates } from '../../lab/pki.js';
+import { downloadVerified, partialPathFor } from '../../src/net/download.js';
+import { sha256Hex, startFileServer, type FileServer } from '../helpers/boot-files.js';
+import { startFaultProxy } from '../helpers/fault-proxy.js';
+import { tempDir } from '../helpers/fixtures.js';
+import { rejection } from '../helpers/realdata.js';
 
 const SIZE = 1024 * 1024 + 123;
 const data = randomBytes(SIZE);

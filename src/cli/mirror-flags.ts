@@ -3,8 +3,8 @@
  * oclif-specific, so it lives beside the base command rather than in src/mirror.
  */
 import { Flags } from '@oclif/core';
-import type { MirrorOptions } from '../mirror/run.js';
-import { usageError } from './errors.js';
+import type { MirrorOptions } from '../mirror/index.js';
+import { usageError } from '../util/errors.js';
 
 /** `4` (GiB, like archiveSize), `500M`, `2G`, `100K`. */
 export function parseSize(v: string): number {

@@ -1,0 +1,28 @@
+/** The mirror domain as the rest of airgap sees it: everything outside src/mirror/ imports from here. */
+export { verifyArchive } from './archive/archive.js';
+export { normalizeAuthKey } from './auth/credentials.js';
+export {
+  HOSTED_AGENT_PACKAGES,
+  PRESETS,
+  initImageSetConfig,
+  renderImageSetConfig,
+  summarizeImageSetConfig,
+  writeImageSetConfigFile,
+} from './isc/init.js';
+export { ARCHITECTURES } from './isc/types.js';
+export {
+  componentsOf,
+  parseBootImages,
+  readReleasePayload,
+  type BootImages,
+  type CoreosStream,
+} from './openshift/payload.js';
+export {
+  buildRegistriesConfFromMappings,
+  registriesConfToml,
+  type MirrorMapping,
+} from './outputs/registries-conf.js';
+export { formatReference, parseReference, type ImageReference } from './reference.js';
+export { RegistryClient, type RegistryClientOptions } from './registry/client.js';
+export { renderReport } from './report.js';
+export { runMirror, type MirrorOptions, type MirrorReport } from './run.js';
