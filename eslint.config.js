@@ -46,14 +46,20 @@ const boundaries = {
       }
       const target = posix(relative(ROOT, resolve(dirname(context.filename), spec)));
       if (!target.startsWith('src/')) {
-        context.report({ node, message: `product code imports ${target}: the lab, bench/ and test/ never ship.` });
+        context.report({
+          node,
+          message: `product code imports ${target}: the lab, bench/ and test/ never ship.`,
+        });
         return;
       }
       const parts = target.split('/');
       const to = parts[1];
       if (to === from || !DOMAINS.has(to)) return;
       if (KITS.has(from)) {
-        context.report({ node, message: `src/${from} is a kit below the domains and must not import src/${to}.` });
+        context.report({
+          node,
+          message: `src/${from} is a kit below the domains and must not import src/${to}.`,
+        });
         return;
       }
       if (parts.length !== 3 || parts[2] !== 'index.js')
@@ -62,7 +68,12 @@ const boundaries = {
           message: `deep import of ${target} from ${file}: import src/${to}/index.js (add the export there).`,
         });
     };
-    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+    return {
+      ImportDeclaration: check,
+      ExportNamedDeclaration: check,
+      ExportAllDeclaration: check,
+      ImportExpression: check,
+    };
   },
 };
 
@@ -81,7 +92,10 @@ export default tseslint.config(
     // The lab, the benchmarks and the tests are not product code: oclif stays out of them.
     files: ['lab/**', 'bench/**', 'test/**'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: '@oclif/core', message: 'oclif belongs in src/commands.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: '@oclif/core', message: 'oclif belongs in src/commands.' }] },
+      ],
     },
   },
 );

@@ -3,11 +3,7 @@ import { AirgapCommand } from '../../cli/command.js';
 import { usageError } from '../../util/errors.js';
 import { tlsFlag } from '../../cli/mirror-flags.js';
 import { formatBytes, renderProgress } from '../../util/progress.js';
-import {
-  fetchBootImages,
-  type BootImagesSource,
-  type FetchBootImagesResult,
-} from '../../server/index.js';
+import { fetchBootImages, type BootImagesSource, type FetchBootImagesResult } from '../../server/index.js';
 
 /** The text summary: one line per file, then the manifest. */
 function summary(r: FetchBootImagesResult): string {

@@ -2,7 +2,18 @@
  * The v2alpha1 schema as decoders: every key oc-mirror knows at each level, with its type. Keys not
  * listed here are unknown fields (oc-mirror decodes with DisallowUnknownFields).
  */
-import { bool, int, list, obj, oneOf, optional, required, str, withDefault, type Decoder } from '../../config/decode.js';
+import {
+  bool,
+  int,
+  list,
+  obj,
+  oneOf,
+  optional,
+  required,
+  str,
+  withDefault,
+  type Decoder,
+} from '../../config/decode.js';
 import {
   ARCHITECTURES,
   PLATFORM_TYPES,

@@ -5,7 +5,14 @@ import { findCredential, type Credential, type CredentialOptions } from '../auth
 import { DigestVerifier, sha256Digest } from '../digest.js';
 import { MANIFEST_ACCEPT } from '../media-types.js';
 import type { ManifestData } from '../manifest.js';
-import { backoffMs, createAgent, isTlsError, netErrorCode, retryAfterMs, type AgentOptions } from '../../net/http.js';
+import {
+  backoffMs,
+  createAgent,
+  isTlsError,
+  netErrorCode,
+  retryAfterMs,
+  type AgentOptions,
+} from '../../net/http.js';
 import { parseChallenge, type Challenge } from './challenge.js';
 
 export interface RetryOptions {
