@@ -20,8 +20,10 @@ import { OciLayout } from '../layout/store.js';
 import { BUILD_SOURCE, digestTag, type PlanCatalog, type PlanEntry } from '../plan.js';
 import { formatReference, parseReference, type ImageReference } from '../reference.js';
 import type { RegistryClient } from '../registry/client.js';
-import { readCatalogImage, rebuildCatalogImage } from './catalog-image.js';
-import { filterCatalog } from './catalog-filter.js';
+import { filterCatalog, type FilterResult } from './catalog-filter.js';
+import { readCatalogImage } from './catalog-image.js';
+import { rebuildCatalogImage } from './catalog-rebuild.js';
+import type { FbcModel } from './fbc.js';
 
 export interface CatalogPlanContext {
   client(registry: string): RegistryClient;
@@ -81,44 +83,52 @@ export async function pinnedEntry(
   }
 }
 
-async function planCatalog(op: Operator, index: number, ctx: CatalogPlanContext): Promise<CatalogPlan> {
-  const where = `mirror.operators[${index}].catalog`;
-  let source: Endpoint;
-  let repo: string;
-  let digest: string;
-  let ref: ImageReference | undefined;
-  if (op.catalog.startsWith('oci:')) {
-    // A catalog kept as an OCI layout on disk: its one image (oc-mirror refuses layouts holding several).
-    const dir = op.catalog.replace(/^oci:(\/\/)?/, '');
-    const layout = await OciLayout.open(dir);
-    const entries = await layout.entries();
-    if (entries.length !== 1) {
-      throw usageError(
-        'CATALOG_LAYOUT',
-        `${op.catalog} holds ${entries.length} images; a catalog layout must hold one`,
-        {
-          where,
-          hint: 'copy the catalog image alone into its own OCI layout',
-        },
-      );
-    }
-    source = new LayoutEndpoint(layout);
-    repo = basename(dir);
-    digest = entries[0]!.descriptor.digest;
-  } else {
-    ref = parseReference(op.catalog.replace(/^docker:\/\//, ''));
-    source = ctx.endpoint(ref.registry);
-    repo = ref.repository;
-    digest = await pinDigest(ctx.client(ref.registry), ref);
-  }
-  ctx.progress({ type: 'phase', name: 'catalog', detail: `${op.catalog} (${digest.slice(0, 19)})` });
+/** Where a catalog comes from: its source endpoint and repository, and the digest it is pinned to. */
+interface CatalogSource {
+  source: Endpoint;
+  repo: string;
+  digest: string;
+  /** The registry reference (undefined for a catalog kept as an OCI layout on disk). */
+  ref?: ImageReference;
+}
 
-  const buildRepo = `catalogs/${repo}`;
+/** Open a catalog layout on disk (`oci:<dir>`), or pin a registry catalog's tag to a digest. */
+async function catalogSource(op: Operator, where: string, ctx: CatalogPlanContext): Promise<CatalogSource> {
+  if (!op.catalog.startsWith('oci:')) {
+    const ref = parseReference(op.catalog.replace(/^docker:\/\//, ''));
+    const digest = await pinDigest(ctx.client(ref.registry), ref);
+    return { source: ctx.endpoint(ref.registry), repo: ref.repository, digest, ref };
+  }
+  // A catalog kept as an OCI layout on disk: its one image (oc-mirror refuses layouts holding several).
+  const dir = op.catalog.replace(/^oci:(\/\/)?/, '');
+  const layout = await OciLayout.open(dir);
+  const entries = await layout.entries();
+  if (entries.length !== 1) {
+    throw usageError(
+      'CATALOG_LAYOUT',
+      `${op.catalog} holds ${entries.length} images; a catalog layout must hold one`,
+      {
+        where,
+        hint: 'copy the catalog image alone into its own OCI layout',
+      },
+    );
+  }
+  return { source: new LayoutEndpoint(layout), repo: basename(dir), digest: entries[0]!.descriptor.digest };
+}
+
+/** Copy the catalog image into the build layout (as `catalogs/<repo>`); CATALOG_UNREACHABLE when that fails. */
+async function copyToBuild(
+  op: Operator,
+  src: CatalogSource,
+  where: string,
+  ctx: CatalogPlanContext,
+): Promise<string> {
+  const buildRepo = `catalogs/${src.repo}`;
   const copied = await ctx.copy([
     {
-      source: { endpoint: source, repo, ref: digest },
-      dest: { endpoint: new LayoutEndpoint(ctx.build), repo: buildRepo, ref: digest },
-      digest,
+      source: { endpoint: src.source, repo: src.repo, ref: src.digest },
+      dest: { endpoint: new LayoutEndpoint(ctx.build), repo: buildRepo, ref: src.digest },
+      digest: src.digest,
     },
   ]);
   const failed = copied.images.find((i) => i.status === 'failed');
@@ -132,47 +142,38 @@ async function planCatalog(op: Operator, index: number, ctx: CatalogPlanContext)
       },
     );
   }
-  const { model } = await readCatalogImage(ctx.build, digest);
-  let filtered: ReturnType<typeof filterCatalog>;
+  return buildRepo;
+}
+
+/** Filter a catalog; an error is re-pointed at the package in the configuration it names. */
+function filterFor(
+  model: FbcModel,
+  op: Operator,
+  index: number,
+  ref: ImageReference | undefined,
+): FilterResult {
   try {
-    filtered = filterCatalog(model, op);
+    return filterCatalog(model, op);
   } catch (e) {
     // Point at the package in the configuration (the error names it), not only at the catalog.
     if (!isAirgapError(e)) throw e;
     const j = op.packages.findIndex((p) => e.message.includes(q(p.name)) || e.where?.includes(q(p.name)));
     throw new AirgapError(e.code, `${e.message} (catalog ${catalogNameOf(op, ref)})`, {
-      where: j >= 0 ? `mirror.operators[${index}].packages[${j}].name` : where,
+      where: j >= 0 ? `mirror.operators[${index}].packages[${j}].name` : `mirror.operators[${index}].catalog`,
       exitCode: e.exitCode,
       ...(e.hint ? { hint: e.hint } : {}),
       ...(e.details ? { details: e.details } : {}),
     });
   }
-  let targetDigest = digest;
-  if (!filtered.unmodified) {
-    const rebuilt = await rebuildCatalogImage(ctx.build, digest, filtered.model);
-    targetDigest = rebuilt.digest;
-  }
-  const destRepo = op.targetCatalog ?? repo;
-  const destTag = op.targetTag ?? ref?.tag ?? (ref ? digestTag(digest) : 'latest');
-  const catalogName = catalogNameOf(op, ref);
-  const entries: PlanEntry[] = [
-    {
-      kind: 'catalog',
-      origin: catalogName,
-      source:
-        filtered.unmodified && ref
-          ? `${ref.registry}/${ref.repository}@${digest}`
-          : `${BUILD_SOURCE}${buildRepo}`,
-      digest: targetDigest,
-      destRepo,
-      destTag,
-      byTag: ref?.tag !== undefined,
-      byDigest: ref?.digest !== undefined,
-      context: `catalog ${catalogName}`,
-    },
-  ];
+}
 
-  // Bundle images and related images, each once; tags pinned (a handful of requests at a time).
+/** Plan entries for the kept bundle images and their related images, each once; tags pinned (8 at a time). */
+async function planBundleImages(
+  filtered: FilterResult,
+  catalogName: string,
+  where: string,
+  ctx: CatalogPlanContext,
+): Promise<PlanEntry[]> {
   const images = new Map<string, { kind: 'bundle' | 'related'; context: string }>();
   for (const k of filtered.kept) {
     const ctxName = `catalog ${catalogName}: ${k.bundle.package} ${k.bundle.name}`;
@@ -182,7 +183,7 @@ async function planCatalog(op: Operator, index: number, ctx: CatalogPlanContext)
     }
   }
   const limit = new Limiter(8);
-  const planned = await Promise.all(
+  return Promise.all(
     [...images].map(([image, info]) =>
       limit.run(async (): Promise<PlanEntry> => {
         if (image.startsWith('oci:')) {
@@ -213,9 +214,11 @@ async function planCatalog(op: Operator, index: number, ctx: CatalogPlanContext)
       }),
     ),
   );
-  entries.push(...planned);
+}
 
-  const packages = [...filtered.model.packages.values()].map((p) => ({
+/** The packages kept, for the plan: channels, default channel, and each bundle with why it is kept. */
+function keptPackages(filtered: FilterResult): PlanCatalog['packages'] {
+  return [...filtered.model.packages.values()].map((p) => ({
     name: p.name,
     ...(p.defaultChannel ? { defaultChannel: p.defaultChannel } : {}),
     channels: [...p.channels.keys()],
@@ -227,6 +230,43 @@ async function planCatalog(op: Operator, index: number, ctx: CatalogPlanContext)
         why: k.why.map((w) => `${w.channel}: ${w.reason}`),
       })),
   }));
+}
+
+/** One `mirror.operators[]` catalog, steps 1–5 of the module comment. */
+async function planCatalog(op: Operator, index: number, ctx: CatalogPlanContext): Promise<CatalogPlan> {
+  const where = `mirror.operators[${index}].catalog`;
+  const src = await catalogSource(op, where, ctx);
+  const { digest, ref, repo } = src;
+  ctx.progress({ type: 'phase', name: 'catalog', detail: `${op.catalog} (${digest.slice(0, 19)})` });
+  const buildRepo = await copyToBuild(op, src, where, ctx);
+
+  const { model } = await readCatalogImage(ctx.build, digest);
+  const filtered = filterFor(model, op, index, ref);
+  let targetDigest = digest;
+  if (!filtered.unmodified) {
+    const rebuilt = await rebuildCatalogImage(ctx.build, digest, filtered.model);
+    targetDigest = rebuilt.digest;
+  }
+  const destRepo = op.targetCatalog ?? repo;
+  const destTag = op.targetTag ?? ref?.tag ?? (ref ? digestTag(digest) : 'latest');
+  const catalogName = catalogNameOf(op, ref);
+  const entries: PlanEntry[] = [
+    {
+      kind: 'catalog',
+      origin: catalogName,
+      source:
+        filtered.unmodified && ref
+          ? `${ref.registry}/${ref.repository}@${digest}`
+          : `${BUILD_SOURCE}${buildRepo}`,
+      digest: targetDigest,
+      destRepo,
+      destTag,
+      byTag: ref?.tag !== undefined,
+      byDigest: ref?.digest !== undefined,
+      context: `catalog ${catalogName}`,
+    },
+  ];
+  entries.push(...(await planBundleImages(filtered, catalogName, where, ctx)));
   return {
     catalogs: [
       {
@@ -237,7 +277,7 @@ async function planCatalog(op: Operator, index: number, ctx: CatalogPlanContext)
         destRepo,
         destTag,
         ...(op.targetCatalogSourceTemplate ? { catalogSourceTemplate: op.targetCatalogSourceTemplate } : {}),
-        packages,
+        packages: keptPackages(filtered),
         warnings: filtered.warnings,
       },
     ],

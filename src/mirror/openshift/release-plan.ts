@@ -84,14 +84,26 @@ export function kubevirtImage(boot: BootImages | undefined, arch: string): strin
   return typeof ref === 'string' && ref !== '' ? ref : undefined;
 }
 
-/**
- * Resolve `mirror.platform` into releases and plan entries. Graph and payload problems are errors
- * (a release that cannot be resolved cannot be mirrored: oc-mirror treats release failures as fatal).
- */
-export async function planReleases(platform: Platform, ctx: ReleasePlanContext): Promise<ReleasePlan> {
-  const out: ReleasePlan = { releases: [], entries: [], risks: [], why: [], graphs: {} };
-  const wanted: { payload: string; version?: string; arch: string; channels: string[]; tag?: string }[] = [];
+/** A release to plan: its payload reference, and what the graph said about it (if it came from one). */
+interface WantedRelease {
+  payload: string;
+  version?: string;
+  arch: string;
+  channels: string[];
+  /** The tag of an explicit `release` (kept as the destination tag). */
+  tag?: string;
+}
 
+/**
+ * The releases `mirror.platform` asks for: an explicit `release`, then, per architecture, what the
+ * channels select from the update graph. The graphs, risks and reasons are recorded in `out`.
+ */
+async function wantedReleases(
+  platform: Platform,
+  ctx: ReleasePlanContext,
+  out: ReleasePlan,
+): Promise<WantedRelease[]> {
+  const wanted: WantedRelease[] = [];
   if (platform.release) {
     const ref = parseReference(platform.release.replace(/^docker:\/\//, ''));
     const arch = releaseArches(platform)[0]!;
@@ -126,7 +138,101 @@ export async function planReleases(platform: Platform, ctx: ReleasePlanContext):
         wanted.push({ payload: r.payload, version: r.version, arch, channels: r.channels });
     }
   }
+  return wanted;
+}
 
+/**
+ * One release: its payload read for the version, components and boot images; the payload entry,
+ * one entry per component (and the KubeVirt container disk when asked for) handed to `add`.
+ */
+async function planRelease(
+  w: WantedRelease,
+  platform: Platform,
+  ctx: ReleasePlanContext,
+  out: ReleasePlan,
+  add: (e: PlanEntry) => void,
+): Promise<void> {
+  const ref = parseReference(w.payload);
+  const client = ctx.client(ref.registry);
+  ctx.progress({
+    type: 'phase',
+    name: 'release',
+    detail: w.version ? `${w.version} (${w.arch})` : w.payload,
+  });
+  const payload = await readReleasePayload(client, ref.repository, ref.digest ?? ref.tag ?? 'latest', {
+    arch: w.arch === 'multi' ? 'amd64' : w.arch,
+  });
+  if (ref.digest && payload.digest !== ref.digest) {
+    throw new AirgapError('MIRROR_DIGEST_MISMATCH', `${w.payload} resolved to ${payload.digest}`, {
+      hint: 'the registry serves different content for this digest; check the source registry',
+    });
+  }
+  const version = w.version ?? payload.metadata.version;
+  // oc-mirror tags a payload by the tag of its signed reference (`4.18.1-x86_64`); an explicit
+  // release keeps its own tag, and one named by digest only is tagged with the hex digest.
+  const tag =
+    w.tag ?? (w.version || !ref.digest ? `${version}-${payloadArchName(w.arch)}` : digestHex(payload.digest));
+  const context = `release ${version} (${payloadArchName(w.arch)})`;
+  const components = componentsOf(payload.imageReferences);
+  out.releases.push({
+    version,
+    arch: w.arch,
+    payload: `${ref.registry}/${ref.repository}@${payload.digest}`,
+    digest: payload.digest,
+    tag,
+    channels: w.channels,
+    components: components.length,
+  });
+  add({
+    kind: 'release',
+    origin: w.payload,
+    source: `${ref.registry}/${ref.repository}@${payload.digest}`,
+    digest: payload.digest,
+    destRepo: RELEASE_IMAGES_REPO,
+    destTag: tag,
+    byTag: ref.tag !== undefined && ref.digest === undefined,
+    byDigest: ref.digest !== undefined,
+    context,
+  });
+  const parts = [...components];
+  if (platform.kubeVirtContainer) {
+    const kv = kubevirtImage(payload.bootImages, w.arch);
+    if (!kv) {
+      throw usageError(
+        'RELEASE_NO_KUBEVIRT',
+        `release ${version} has no KubeVirt container disk in its coreos-bootimages stream`,
+        {
+          where: 'mirror.platform.kubeVirtContainer',
+          hint: 'RHCOS publishes the KubeVirt container disk from 4.15 on; remove kubeVirtContainer or pick a newer release',
+        },
+      );
+    }
+    parts.push({ name: KUBEVIRT_COMPONENT, image: kv });
+  }
+  for (const c of parts) {
+    const cref = parseReference(c.image);
+    add({
+      kind: 'release-component',
+      origin: c.image,
+      source: formatReference(cref),
+      digest: cref.digest!,
+      destRepo: RELEASE_COMPONENTS_REPO,
+      destTag: `${tag}-${c.name}`,
+      byTag: false,
+      byDigest: true,
+      context: `${context}: ${c.name}`,
+    });
+  }
+}
+
+/**
+ * Resolve `mirror.platform` into releases and plan entries. Graph and payload problems are errors
+ * (a release that cannot be resolved cannot be mirrored: oc-mirror treats release failures as fatal).
+ * A destination (`repo:tag`) is planned once, for the first release that names it.
+ */
+export async function planReleases(platform: Platform, ctx: ReleasePlanContext): Promise<ReleasePlan> {
+  const out: ReleasePlan = { releases: [], entries: [], risks: [], why: [], graphs: {} };
+  const wanted = await wantedReleases(platform, ctx, out);
   const seenDest = new Set<string>();
   const add = (e: PlanEntry): void => {
     const key = `${e.destRepo}:${e.destTag}`;
@@ -134,79 +240,6 @@ export async function planReleases(platform: Platform, ctx: ReleasePlanContext):
     seenDest.add(key);
     out.entries.push(e);
   };
-  for (const w of wanted) {
-    const ref = parseReference(w.payload);
-    const client = ctx.client(ref.registry);
-    ctx.progress({
-      type: 'phase',
-      name: 'release',
-      detail: w.version ? `${w.version} (${w.arch})` : w.payload,
-    });
-    const payload = await readReleasePayload(client, ref.repository, ref.digest ?? ref.tag ?? 'latest', {
-      arch: w.arch === 'multi' ? 'amd64' : w.arch,
-    });
-    if (ref.digest && payload.digest !== ref.digest) {
-      throw new AirgapError('MIRROR_DIGEST_MISMATCH', `${w.payload} resolved to ${payload.digest}`, {
-        hint: 'the registry serves different content for this digest; check the source registry',
-      });
-    }
-    const version = w.version ?? payload.metadata.version;
-    // oc-mirror tags a payload by the tag of its signed reference (`4.18.1-x86_64`); an explicit
-    // release keeps its own tag, and one named by digest only is tagged with the hex digest.
-    const tag =
-      w.tag ??
-      (w.version || !ref.digest ? `${version}-${payloadArchName(w.arch)}` : digestHex(payload.digest));
-    const context = `release ${version} (${payloadArchName(w.arch)})`;
-    const components = componentsOf(payload.imageReferences);
-    out.releases.push({
-      version,
-      arch: w.arch,
-      payload: `${ref.registry}/${ref.repository}@${payload.digest}`,
-      digest: payload.digest,
-      tag,
-      channels: w.channels,
-      components: components.length,
-    });
-    add({
-      kind: 'release',
-      origin: w.payload,
-      source: `${ref.registry}/${ref.repository}@${payload.digest}`,
-      digest: payload.digest,
-      destRepo: RELEASE_IMAGES_REPO,
-      destTag: tag,
-      byTag: ref.tag !== undefined && ref.digest === undefined,
-      byDigest: ref.digest !== undefined,
-      context,
-    });
-    const parts = [...components];
-    if (platform.kubeVirtContainer) {
-      const kv = kubevirtImage(payload.bootImages, w.arch);
-      if (!kv) {
-        throw usageError(
-          'RELEASE_NO_KUBEVIRT',
-          `release ${version} has no KubeVirt container disk in its coreos-bootimages stream`,
-          {
-            where: 'mirror.platform.kubeVirtContainer',
-            hint: 'RHCOS publishes the KubeVirt container disk from 4.15 on; remove kubeVirtContainer or pick a newer release',
-          },
-        );
-      }
-      parts.push({ name: KUBEVIRT_COMPONENT, image: kv });
-    }
-    for (const c of parts) {
-      const cref = parseReference(c.image);
-      add({
-        kind: 'release-component',
-        origin: c.image,
-        source: formatReference(cref),
-        digest: cref.digest!,
-        destRepo: RELEASE_COMPONENTS_REPO,
-        destTag: `${tag}-${c.name}`,
-        byTag: false,
-        byDigest: true,
-        context: `${context}: ${c.name}`,
-      });
-    }
-  }
+  for (const w of wanted) await planRelease(w, platform, ctx, out, add);
   return out;
 }

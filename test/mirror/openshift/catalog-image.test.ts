@@ -9,15 +9,11 @@ import type { IncludePackage, Operator } from '../../../src/mirror/isc/types.js'
 import { OciLayout } from '../../../src/mirror/layout/store.js';
 import { MediaType } from '../../../src/mirror/media-types.js';
 import { filterCatalog } from '../../../src/mirror/openshift/catalog-filter.js';
-import {
-  CONFIGS_LABEL,
-  DATABASE_LABEL,
-  REBUILD_HISTORY,
-  readCatalogImage,
-  rebuildCatalogImage,
-  renderFbc,
-  writeTar,
-} from '../../../src/mirror/openshift/catalog-image.js';
+import { CONFIGS_LABEL, DATABASE_LABEL } from '../../../src/mirror/openshift/catalog-config.js';
+import { readCatalogImage } from '../../../src/mirror/openshift/catalog-image.js';
+import { REBUILD_HISTORY, rebuildCatalogImage } from '../../../src/mirror/openshift/catalog-rebuild.js';
+import { renderFbc } from '../../../src/mirror/openshift/catalog-render.js';
+import { writeTar } from '../../../src/mirror/openshift/tar-writer.js';
 import { loadFbcDir, type FbcModel } from '../../../src/mirror/openshift/fbc.js';
 import { tempDir } from '../../helpers/fixtures.js';
 import { realdata, rejection } from '../../helpers/realdata.js';

@@ -19,12 +19,11 @@ import { OciLayout } from '../../../src/mirror/layout/store.js';
 import { MediaType } from '../../../src/mirror/media-types.js';
 import { OCP_UPDATE_URL, graphEndpoint, parseGraph } from '../../../src/mirror/openshift/graph.js';
 import {
-  GRAPH_IMAGE_CMD,
   OCP_GRAPH_DATA_URL,
-  buildGraphImage,
   downloadGraphData,
   graphDataUrl,
-} from '../../../src/mirror/openshift/graph-image.js';
+} from '../../../src/mirror/openshift/graph-data.js';
+import { GRAPH_IMAGE_CMD, buildGraphImage } from '../../../src/mirror/openshift/graph-image.js';
 import { startConnectProxy } from '../../helpers/connect-proxy.js';
 import { tempDir } from '../../helpers/fixtures.js';
 import { realdata, rejection } from '../../helpers/realdata.js';
