@@ -1,10 +1,13 @@
 /**
- * The flags `airgap mirror` and `airgap mirror plan` share, and turning them into MirrorOptions.
- * oclif-specific, so it lives beside the base command rather than in src/mirror.
+ * The flags `airgap mirror` and `airgap mirror plan` share, and turning them into MirrorOptions;
+ * the progress display the mirror commands share. oclif-specific, so it lives beside the base
+ * command rather than in src/mirror. The arguments themselves (destination, --from, --workspace)
+ * are passed on as written: src/mirror/location.ts parses them, in the run's order of checks.
  */
 import { Flags } from '@oclif/core';
 import type { MirrorOptions } from '../mirror/index.js';
 import { usageError } from '../util/errors.js';
+import { renderProgress, type ProgressSink } from '../util/progress.js';
 
 /** `4` (GiB, like archiveSize), `500M`, `2G`, `100K`. */
 export function parseSize(v: string): number {
@@ -84,7 +87,7 @@ export const mirrorFlags = {
   json: Flags.boolean({ description: 'Print the report as JSON on stdout (one entry per image).' }),
 };
 
-/** The flags above as MirrorOptions. */
+/** The flags above (and `airgap mirror`'s own: --plan, --archive-size, --dry-run) as MirrorOptions. */
 export function mirrorOptions(
   flags: {
     config?: string;
@@ -100,6 +103,9 @@ export function mirrorOptions(
     'retry-times': number;
     'graph-url'?: string;
     'graph-base-image'?: string;
+    plan?: string;
+    'archive-size'?: string;
+    'dry-run'?: boolean;
   },
   destination: string,
 ): MirrorOptions {
@@ -118,5 +124,24 @@ export function mirrorOptions(
     retry: { attempts: flags['retry-times'] + 1 },
     graphUrl: flags['graph-url'],
     graphBaseImage: flags['graph-base-image'],
+    plan: flags.plan,
+    archiveSize: flags['archive-size'] ? parseSize(flags['archive-size']) : undefined,
+    dryRun: flags['dry-run'],
   };
+}
+
+/**
+ * Run `fn` with progress drawn on stderr, stopped when it ends. With --json it is a plain line
+ * every 10 s: stdout stays one JSON document.
+ */
+export async function withProgress<T>(
+  json: boolean | undefined,
+  fn: (progress: ProgressSink) => Promise<T>,
+): Promise<T> {
+  const progress = renderProgress(process.stderr, json ? { tty: false, intervalMs: 10_000 } : {});
+  try {
+    return await fn(progress.sink);
+  } finally {
+    progress.stop();
+  }
 }

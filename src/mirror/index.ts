@@ -1,5 +1,4 @@
 /** The mirror domain as the rest of airgap sees it: everything outside src/mirror/ imports from here. */
-export { verifyArchive } from './archive/archive.js';
 export { normalizeAuthKey } from './auth/credentials.js';
 export {
   HOSTED_AGENT_PACKAGES,
@@ -24,5 +23,7 @@ export {
 } from './outputs/registries-conf.js';
 export { formatReference, parseReference, type ImageReference } from './reference.js';
 export { RegistryClient, type RegistryClientOptions } from './registry/client.js';
+export { RegistryError, type DistributionErrorCode, type RegistryErrorEntry } from './registry/errors.js';
 export { renderReport } from './report.js';
 export { runMirror, type MirrorOptions, type MirrorReport } from './run.js';
+export { renderVerifyReport, verifyArchiveAt } from './verify.js';

@@ -1,5 +1,97 @@
+/**
+ * The report of a mirror run: what it holds (the --json output of `airgap mirror` and `airgap mirror
+ * plan`, and `last-run.json` in the workspace), how a run starts one from its plan, and its text
+ * form for people.
+ */
+import { join } from 'node:path';
 import { formatBytes, formatDuration } from '../util/progress.js';
-import type { MirrorReport } from './run.js';
+import type { ArchiveManifest } from './archive/archive.js';
+import type { CopySummary } from './copy/engine.js';
+import type { PlanMeasure } from './copy/measure.js';
+import {
+  BUILD_SOURCE,
+  type BlockedImage,
+  type MirrorPlan,
+  type PlanCatalog,
+  type PlanEntry,
+} from './plan.js';
+import type { MirrorMode, Workflow } from './workflow.js';
+
+/** One line of the report's plan: a pair, what it is and what brought it in. */
+export interface ReportPair {
+  source: string;
+  destination: string;
+  kind: PlanEntry['kind'];
+  context: string;
+  /** Dry runs: the image's blob bytes, whether it is already at the destination, why it could not be read. */
+  bytes?: number;
+  present?: boolean;
+  error?: string;
+}
+
+export interface MirrorReport {
+  mode: MirrorMode;
+  destination: string;
+  workspace: string;
+  dryRun: boolean;
+  /** The plan file of this run (`<workspace>/plan.json`). */
+  planFile?: string;
+  blocked: BlockedImage[];
+  releases: MirrorPlan['releases'];
+  /** One line per release decision (which channel, which bound, which path). */
+  releaseWhy: string[];
+  catalogs: {
+    catalog: string;
+    destination: string;
+    rebuilt: boolean;
+    bundles: number;
+    packages: PlanCatalog['packages'];
+  }[];
+  warnings: string[];
+  plan: ReportPair[];
+  /** Dry runs: bytes to move and what the destination already holds. */
+  measure?: PlanMeasure;
+  summary?: CopySummary;
+  archive?: { dir: string; parts: ArchiveManifest['parts']; previouslyArchived: number };
+  /** Files written to `<workspace>/cluster-resources/` (runs that end in a registry). */
+  clusterResources?: string[];
+}
+
+/**
+ * The report of a run before anything is measured or copied: the plan's decisions and one line per
+ * pair. `destination` is the argument as given; `display` names an entry at the destination.
+ */
+export function reportOf(
+  flow: Workflow,
+  destination: string,
+  plan: MirrorPlan,
+  display: (e: PlanEntry) => string,
+): MirrorReport {
+  return {
+    mode: flow.mode,
+    destination,
+    workspace: flow.workspace,
+    dryRun: flow.dryRun,
+    planFile: join(flow.workspace, 'plan.json'),
+    blocked: plan.blocked,
+    releases: plan.releases,
+    releaseWhy: plan.releaseWhy,
+    catalogs: plan.catalogs.map((c) => ({
+      catalog: c.catalog,
+      destination: `${c.destRepo}:${c.destTag}`,
+      rebuilt: c.rebuilt,
+      bundles: c.packages.reduce((a, p) => a + p.bundles.length, 0),
+      packages: c.packages,
+    })),
+    warnings: plan.warnings,
+    plan: plan.images.map((e) => ({
+      source: e.source.startsWith(BUILD_SOURCE) ? `${e.origin} (built)` : e.source,
+      destination: display(e),
+      kind: e.kind,
+      context: e.context,
+    })),
+  };
+}
 
 /** What the plan chose: releases, catalogs and their bundle counts, blocked images and warnings. */
 export function renderPlanSummary(r: MirrorReport, detail = false): string[] {

@@ -1,9 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { AirgapCommand } from '../../cli/command.js';
-import { mirrorFlags, mirrorOptions, parseSize } from '../../cli/mirror-flags.js';
-import { renderProgress } from '../../util/progress.js';
-import { renderReport } from '../../mirror/index.js';
-import { runMirror, type MirrorReport } from '../../mirror/index.js';
+import { mirrorFlags, mirrorOptions, withProgress } from '../../cli/mirror-flags.js';
+import { renderReport, runMirror } from '../../mirror/index.js';
 
 export default class Mirror extends AirgapCommand {
   static override summary =
@@ -77,19 +75,9 @@ $XDG_RUNTIME_DIR/containers/auth.json, ~/.config/containers/auth.json, then ~/.d
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Mirror);
-    const progress = renderProgress(process.stderr, flags.json ? { tty: false, intervalMs: 10_000 } : {});
-    let report: MirrorReport;
-    try {
-      report = await runMirror({
-        ...mirrorOptions(flags, args.destination),
-        plan: flags.plan,
-        archiveSize: flags['archive-size'] ? parseSize(flags['archive-size']) : undefined,
-        dryRun: flags['dry-run'],
-        progress: progress.sink,
-      });
-    } finally {
-      progress.stop();
-    }
+    const report = await withProgress(flags.json, (progress) =>
+      runMirror({ ...mirrorOptions(flags, args.destination), progress }),
+    );
     if (flags.json) this.printJson(report);
     else process.stdout.write(`${renderReport(report)}\n`);
     if (report.summary && report.summary.failed > 0) process.exitCode = 1;

@@ -1,9 +1,7 @@
 import { Args } from '@oclif/core';
 import { AirgapCommand } from '../../cli/command.js';
-import { mirrorFlags, mirrorOptions } from '../../cli/mirror-flags.js';
-import { renderProgress } from '../../util/progress.js';
-import { renderReport } from '../../mirror/index.js';
-import { runMirror, type MirrorReport } from '../../mirror/index.js';
+import { mirrorFlags, mirrorOptions, withProgress } from '../../cli/mirror-flags.js';
+import { renderReport, runMirror } from '../../mirror/index.js';
 
 export default class MirrorPlan extends AirgapCommand {
   static override summary =
@@ -44,17 +42,9 @@ tags have moved since. Same arguments as \`airgap mirror\`; this is its --dry-ru
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(MirrorPlan);
-    const progress = renderProgress(process.stderr, flags.json ? { tty: false, intervalMs: 10_000 } : {});
-    let report: MirrorReport;
-    try {
-      report = await runMirror({
-        ...mirrorOptions(flags, args.destination),
-        dryRun: true,
-        progress: progress.sink,
-      });
-    } finally {
-      progress.stop();
-    }
+    const report = await withProgress(flags.json, (progress) =>
+      runMirror({ ...mirrorOptions(flags, args.destination), dryRun: true, progress }),
+    );
     if (flags.json) this.printJson(report);
     else process.stdout.write(`${renderReport(report)}\n`);
   }

@@ -1,8 +1,8 @@
-import { AirgapError, isAirgapError } from '../../util/errors.js';
-import { DigestVerifier } from '../digest.js';
+import { AirgapError } from '../../util/errors.js';
 import type { Descriptor, ManifestData } from '../manifest.js';
 import { OciLayout } from '../layout/store.js';
 import { RegistryClient } from '../registry/client.js';
+import { uploadBlob } from './blob-upload.js';
 import type { Journal } from './journal.js';
 import { ResumableReader, type BlobOpener } from './reader.js';
 
@@ -84,146 +84,14 @@ export class RegistryEndpoint implements Endpoint {
     return false;
   }
 
-  /**
-   * Start an upload session with a mount from the repository itself: the registry answers 201 when
-   * the blob is already in `repo` and opens a session otherwise, so the existence check and the
-   * session cost one request. A registry that refuses the mount gets a plain POST.
-   */
-  private async startOrFind(repo: string, digest: string) {
-    try {
-      return await this.client.startUpload(repo, digest, repo);
-    } catch (e) {
-      if (isAirgapError(e) && ['REGISTRY_NOT_FOUND', 'REGISTRY_ERROR'].includes(e.code)) {
-        return this.client.startUpload(repo, digest);
-      }
-      throw e;
-    }
-  }
-
-  async receive(
+  /** Push the blob unless `repo` holds it: one PUT when small, resumable chunks when large (blob-upload.ts). */
+  receive(
     repo: string,
     d: Descriptor,
     reader: ResumableReader,
     onBytes: (n: number) => void,
   ): Promise<Received> {
-    const c = this.client;
-    const what = `blob ${d.digest} → ${c.registry}/${repo}`;
-    if (d.size <= c.monolithicMax) {
-      // Small: one streamed PUT per session (POST + PUT), nothing held in memory. The registry
-      // verifies the digest before it stores anything; we hash too, to say clearly what went wrong.
-      let counted = 0;
-      for (let attempt = 1; ; attempt++) {
-        const session = await this.startOrFind(repo, d.digest);
-        if (session.mounted) return 'present';
-        const v = new DigestVerifier(d.digest, d.size);
-        reader.restart(0);
-        const body = (async function* () {
-          for await (const chunk of reader.read(d.size)) {
-            v.update(chunk);
-            if (v.bytes > counted) {
-              onBytes(v.bytes - counted);
-              counted = v.bytes;
-            }
-            yield chunk;
-          }
-        })();
-        try {
-          await c.finishUpload(repo, session.location, d.digest, body, d.size);
-          return 'written';
-        } catch (e) {
-          if (v.bytes === d.size) v.verify(what); // corrupt source content: say so (the engine refetches)
-          if (attempt >= 4 || (isAirgapError(e) && !['REGISTRY_NETWORK', 'REGISTRY_ERROR'].includes(e.code)))
-            throw e;
-          await c.cancelUpload(repo, session.location);
-        }
-      }
-    }
-    // Large: PATCH in chunks; an interrupted chunk resumes where the registry says it stands, and an
-    // interrupted run resumes from the session recorded in the journal.
-    const key = `${c.registry}/${repo}@${d.digest}`;
-    let location: string | undefined;
-    let offset = 0;
-    const recorded = this.journal?.uploadFor(key);
-    if (recorded) {
-      const status = await c.uploadStatus(repo, recorded).catch(() => undefined);
-      if (status && status.committed <= d.size) {
-        location = status.location;
-        offset = status.committed;
-      } else {
-        this.journal?.recordUpload(key, undefined);
-      }
-    }
-    if (!location) {
-      const started = await this.startOrFind(repo, d.digest);
-      if (started.mounted) return 'present';
-      location = started.location;
-      this.journal?.recordUpload(key, location);
-    }
-    let session: string = location;
-    // Bytes before `offset` were verified by the run that sent them and are verified again by the
-    // registry when the upload is committed with ?digest=; we hash what we send.
-    const v = offset === 0 ? new DigestVerifier(d.digest, d.size) : undefined;
-    let hashedTo = offset;
-    let failures = 0;
-    while (offset < d.size) {
-      const len = Math.min(c.chunkSize, d.size - offset);
-      reader.seek(offset);
-      const start = offset;
-      const body = (async function* () {
-        let pos = start;
-        for await (const chunk of reader.read(len)) {
-          const end = pos + chunk.length;
-          if (end > hashedTo) {
-            const fresh = chunk.subarray(Math.max(0, hashedTo - pos));
-            v?.update(fresh);
-            onBytes(fresh.length);
-            hashedTo = end;
-          }
-          pos = end;
-          yield chunk;
-        }
-      })();
-      try {
-        session = await c.patchChunk(repo, session, offset, len, body);
-        offset += len;
-        failures = 0;
-        this.journal?.recordUpload(key, session);
-      } catch (e) {
-        if (isAirgapError(e) && e.code === 'MIRROR_UPLOAD_RESTART') {
-          await c.cancelUpload(repo, session);
-          this.journal?.recordUpload(key, undefined);
-          throw e;
-        }
-        if (isAirgapError(e) && !['REGISTRY_NETWORK', 'REGISTRY_ERROR'].includes(e.code)) throw e;
-        if (++failures > 6) throw e;
-        const status = await c.uploadStatus(repo, session).catch(() => undefined);
-        if (!status) {
-          // The session is gone: start over (the verifier restarts with it).
-          this.journal?.recordUpload(key, undefined);
-          throw new AirgapError('MIRROR_UPLOAD_RESTART', `${what}: the upload session was lost`, {
-            cause: e,
-          });
-        }
-        offset = status.committed;
-        session = status.location;
-        reader.restart(offset);
-      }
-    }
-    try {
-      v?.verify(what);
-    } catch (e) {
-      // Corrupt content never gets committed: drop the session so the registry discards the bytes.
-      await c.cancelUpload(repo, session);
-      this.journal?.recordUpload(key, undefined);
-      throw e;
-    }
-    try {
-      await c.finishUpload(repo, session, d.digest);
-    } finally {
-      // Committed or refused (e.g. DIGEST_INVALID), the session is finished: never resume it.
-      this.journal?.recordUpload(key, undefined);
-    }
-    return 'written';
+    return uploadBlob({ client: this.client, journal: this.journal, repo, d, reader, onBytes });
   }
 
   close(): Promise<void> {

@@ -1,0 +1,98 @@
+/**
+ * What a mirror run mirrors, read and checked before anything is locked, unpacked or copied: the
+ * ImageSetConfiguration (refused, with its position, where this release cannot mirror it yet), a
+ * plan file written by `airgap mirror plan`, or, for disk → mirror, the plan an archive carries
+ * (checked against the configuration when one is given).
+ */
+import { readFile } from 'node:fs/promises';
+import { usageError } from '../util/errors.js';
+import { loadImageSetConfig, unsupportedFields } from './isc/index.js';
+import type { ImageSetConfig } from './isc/types.js';
+import { parsePlan, type MirrorPlan } from './plan.js';
+import { configDigest } from './resolve.js';
+import type { Workflow } from './workflow.js';
+
+/** What a run was told to mirror: a configuration to resolve, or a plan to replay. */
+export interface RunInputs {
+  config?: ImageSetConfig;
+  plan?: MirrorPlan;
+}
+
+/**
+ * Read -c and --plan for a run. A disk → mirror run reads its plan from the archive later, and
+ * only checks here that the archive carries one made from -c (when -c is given).
+ */
+export async function readRunInputs(
+  flow: Workflow,
+  o: { config?: string; plan?: string },
+): Promise<RunInputs> {
+  // Check an archive against the configuration before anything is unpacked or pushed.
+  if (flow.mode === 'diskToMirror') await checkArchivePlan(flow.archiveDir!, o.config);
+  const config = o.config && flow.mode !== 'diskToMirror' ? await loadMirrorConfig(o.config) : undefined;
+  const plan = o.plan ? await readPlanFile(o.plan) : undefined;
+  return { ...(config ? { config } : {}), ...(plan ? { plan } : {}) };
+}
+
+/** Load the ImageSetConfiguration and refuse, with its position, any content this release cannot mirror yet. */
+export async function loadMirrorConfig(path: string): Promise<ImageSetConfig> {
+  const cfg = await loadImageSetConfig(path);
+  if (cfg.kind !== 'ImageSetConfiguration') {
+    throw usageError('ISC_KIND', `${path} is a ${cfg.kind}; mirroring needs an ImageSetConfiguration`, {
+      hint: 'deleting mirrored images is not supported yet',
+    });
+  }
+  const unsupported = unsupportedFields(cfg, [
+    'mirror.platform',
+    '!mirror.platform.platforms',
+    'mirror.operators',
+    '!mirror.operators[].platforms',
+    'mirror.additionalImages',
+    '!mirror.additionalImages[].platforms',
+    'mirror.blockedImages',
+    'archiveSize',
+  ]);
+  if (unsupported.length > 0) {
+    const lines = unsupported.map((u) => `${u.path} (${u.where}) is not supported yet`);
+    throw usageError('ISC_UNSUPPORTED', lines.join('\n'), {
+      where: unsupported[0]!.where,
+      hint: 'remove these fields: helm charts and sparse platform filtering (platforms) are not mirrored yet; use architectures for releases and --arch for images',
+    });
+  }
+  return cfg;
+}
+
+/** Check that an archive carries a plan, made from the given configuration when one is given. */
+async function checkArchivePlan(archiveDir: string, configPath: string | undefined): Promise<void> {
+  const { readArchiveManifest } = await import('./archive/archive.js');
+  const manifest = await readArchiveManifest(archiveDir);
+  if (!manifest.plan) {
+    throw usageError('ARCHIVE_NO_PLAN', `the archive in ${archiveDir} carries no plan`, {
+      hint: 'it was written by an older airgap; write it again with `airgap mirror -c <isc> file://<dir>`',
+    });
+  }
+  if (configPath) {
+    const cfg = await loadMirrorConfig(configPath);
+    if (configDigest(cfg) !== manifest.plan.config) {
+      throw usageError(
+        'ARCHIVE_PLAN_MISMATCH',
+        `the archive in ${archiveDir} was made from a different ImageSetConfiguration than ${configPath}`,
+        {
+          hint: 'give the configuration the archive was made with (or leave out -c: the archive carries its plan), or make a new archive from this configuration',
+        },
+      );
+    }
+  }
+}
+
+/** A plan file: FILE_UNREADABLE if it cannot be read, PLAN_INVALID if it is not a plan. */
+export async function readPlanFile(path: string): Promise<MirrorPlan> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    throw usageError('FILE_UNREADABLE', `cannot read ${path}: ${(e as Error).message}`, {
+      hint: 'check the path',
+    });
+  }
+  return parsePlan(text, path);
+}

@@ -1,0 +1,28 @@
+/**
+ * `airgap mirror verify` below the command: check the archive its argument names (`file://<dir>`
+ * or a plain path) before it is carried across the air gap, every part present, sized and
+ * checksummed, and say what was found in a form people read.
+ */
+import type { ProgressSink } from '../util/progress.js';
+import { verifyArchive, type VerifyReport } from './archive/archive.js';
+import { parseLocation } from './location.js';
+
+/** Verify the archive `argument` names; FLAG_INVALID when it names none. */
+export function verifyArchiveAt(argument: string, progress?: ProgressSink): Promise<VerifyReport> {
+  return verifyArchive(parseLocation(argument, 'archive').path, progress);
+}
+
+/** One line per part (ok or BROKEN with why), problems no part explains, and the verdict. */
+export function renderVerifyReport(report: VerifyReport): string {
+  const lines: string[] = [];
+  for (const p of report.parts)
+    lines.push(`${p.ok ? 'ok     ' : 'BROKEN '} ${p.file}${p.problem ? `: ${p.problem}` : ''}`);
+  for (const p of report.problems.filter((x) => !report.parts.some((q) => q.problem === x)))
+    lines.push(`BROKEN  ${p}`);
+  lines.push(
+    report.ok
+      ? `archive is complete: ${report.parts.length} part(s), ${report.blobs} blob(s), ${report.images} image(s)`
+      : `archive is damaged: ${report.problems.length} problem(s); copy the broken parts again`,
+  );
+  return `${lines.join('\n')}\n`;
+}
