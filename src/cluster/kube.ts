@@ -20,6 +20,7 @@ import {
   type KubernetesObject,
   type V1APIResource,
 } from '@kubernetes/client-node';
+import { hasRetryableNetworkCode, isRetryableStatus } from '../net/retry.js';
 import { AirgapError, messageOf, usageError } from '../util/errors.js';
 
 /** The field manager of every server-side apply airgap makes. */
@@ -65,14 +66,13 @@ function statusOf(e: ApiException<unknown>): { message: string; reason?: string 
   return { message: s?.message ?? `HTTP ${e.code}`, ...(s?.reason ? { reason: s.reason } : {}) };
 }
 
-const RETRY_CODES = new Set([429, 500, 502, 503, 504]);
-
-/** True for failures a later attempt can get past: busy server, dropped connection, reset. */
+/**
+ * True for failures a later attempt can get past: the statuses and connection codes every HTTP user
+ * retries (src/net/retry.ts), and, for patches, the optimistic-lock 409 of the API server.
+ */
 function retryable(e: unknown, conflictRetries: boolean): boolean {
-  if (e instanceof ApiException) return RETRY_CODES.has(e.code) || (conflictRetries && e.code === 409);
-  return ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'ECONNABORTED'].includes(
-    netCode(e) ?? '',
-  );
+  if (e instanceof ApiException) return isRetryableStatus(e.code) || (conflictRetries && e.code === 409);
+  return hasRetryableNetworkCode(e);
 }
 
 /** The system error code of a failed connection (ECONNREFUSED, ENOTFOUND, …), if it is one. */

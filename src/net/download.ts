@@ -10,13 +10,13 @@ import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises
 import { basename, dirname, join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { AirgapError, usageError } from '../util/errors.js';
-import { backoffMs, createAgent, isTlsError, netErrorCode, retryAfterMs, type TlsOptions } from './http.js';
+import { createAgent, type TlsOptions } from './http.js';
+import { isRetryableStatus, isTlsError, netErrorCode, waitBeforeRetry } from './retry.js';
 
 /** An HTTP response as undici gives it. */
 export type HttpResponse = Dispatcher.ResponseData;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
 
 /** A URL without its credentials, for messages. */
 export function shownUrl(u: URL): string {
@@ -106,8 +106,6 @@ export async function getFollowingRedirects(
     return { res, url: current };
   }
 }
-
-// ------------------------------------------------------------------------------ downloadVerified
 
 /** Options of {@link downloadVerified}. */
 export interface DownloadVerifiedOptions {
@@ -208,6 +206,10 @@ function headerNumber(v: string | string[] | undefined): number | undefined {
 /** A failure of the disk, not the network: final. */
 class WriteError extends Error {}
 
+function diskFailure(e: unknown): never {
+  throw new WriteError((e as Error).message, { cause: e });
+}
+
 /**
  * Download `url` to `dest`, verified against `opts.sha256`.
  *
@@ -233,6 +235,35 @@ export async function downloadVerified(
   opts: DownloadVerifiedOptions,
 ): Promise<DownloadVerifiedResult> {
   const prefix = opts.errorPrefix ?? 'DOWNLOAD';
+  const { target, expected } = checkDownloadRequest(url, opts.sha256, prefix);
+  await mkdir(dirname(dest), { recursive: true });
+  const present = await reuseVerifiedDest(dest, expected, opts.size, prefix);
+  if (present.kept) {
+    const fetched = { downloaded: false, received: 0, resumedFrom: 0, resumes: 0, replaced: false };
+    return { url: shownUrl(target), path: dest, size: present.size, sha256: expected, ...fetched };
+  }
+  const download = new VerifiedDownload(target, dest, expected, opts, prefix);
+  const resumedFrom = await download.resumePartial();
+  await download.run();
+  return {
+    url: download.shown,
+    path: dest,
+    size: download.offset,
+    sha256: expected,
+    downloaded: true,
+    received: download.received,
+    resumedFrom,
+    resumes: download.resumes,
+    replaced: present.replaced,
+  };
+}
+
+/** The URL (http or https) and the expected sha256 (lowercase hex), or a usage error. */
+function checkDownloadRequest(
+  url: string,
+  sha256: string,
+  prefix: string,
+): { target: URL; expected: string } {
   let target: URL;
   try {
     target = new URL(url);
@@ -245,287 +276,323 @@ export async function downloadVerified(
     throw usageError(`${prefix}_URL_INVALID`, `not an http(s) URL: ${shownUrl(target)}`, {
       hint: 'give an http:// or https:// URL',
     });
-  const shown = shownUrl(target);
-  const expected = sha256Hex(opts.sha256);
+  const expected = sha256Hex(sha256);
   if (!expected)
-    throw usageError(`${prefix}_SHA256_INVALID`, `the expected sha256 of ${shown} is not 64 hex characters`);
-  const retries = opts.retries ?? 5;
-  const timeoutMs = opts.timeoutMs ?? 60_000;
-  const partial = partialPathFor(dest);
-  await mkdir(dirname(dest), { recursive: true });
+    throw usageError(
+      `${prefix}_SHA256_INVALID`,
+      `the expected sha256 of ${shownUrl(target)} is not 64 hex characters`,
+    );
+  return { target, expected };
+}
 
-  // 1. Already there and verified?
-  let replaced = false;
+/**
+ * Step 1: `dest` already holding the verified file is kept (and a leftover partial file removed);
+ * a file there that does not verify is removed, so a bad file never stays under the final name.
+ */
+async function reuseVerifiedDest(
+  dest: string,
+  expected: string,
+  size: number | undefined,
+  prefix: string,
+): Promise<{ kept: true; size: number } | { kept: false; replaced: boolean }> {
   const present = await stat(dest).catch(() => undefined);
   if (present && !present.isFile())
     throw usageError(`${prefix}_DEST_INVALID`, `${dest} exists and is not a file`, {
       hint: 'move it out of the way',
     });
-  if (present) {
-    if (opts.size === undefined || present.size === opts.size) {
-      const have = await sha256OfFile(dest);
-      if (have.sha256 === expected) {
-        await rm(partial, { force: true });
-        return {
-          url: shown,
-          path: dest,
-          size: have.size,
-          sha256: expected,
-          downloaded: false,
-          received: 0,
-          resumedFrom: 0,
-          resumes: 0,
-          replaced: false,
-        };
-      }
+  if (!present) return { kept: false, replaced: false };
+  if (size === undefined || present.size === size) {
+    const have = await sha256OfFile(dest);
+    if (have.sha256 === expected) {
+      await rm(partialPathFor(dest), { force: true });
+      return { kept: true, size: have.size };
     }
-    await rm(dest, { force: true });
-    replaced = true;
   }
+  await rm(dest, { force: true });
+  return { kept: false, replaced: true };
+}
 
-  // 2. A partial file from an earlier run: hash what it holds, continue after it.
-  let hash = createHash('sha256');
-  let offset = 0;
-  const old = await stat(partial).catch(() => undefined);
-  if (old?.isFile() && (opts.size === undefined || old.size <= opts.size) && old.size > 0) {
-    offset = (await hashFile(partial, hash)).size;
-  } else if (old) {
-    await rm(partial, { force: true, recursive: true });
-  }
-  const resumedFrom = offset;
+/** One download in progress: the partial file, its running hash, and the retry bookkeeping. */
+class VerifiedDownload {
+  readonly shown: string;
+  private readonly partial: string;
+  private readonly retries: number;
+  private readonly agents: AgentPool;
+  private hash = createHash('sha256');
+  /** Bytes in the partial file (and through `hash`). */
+  offset = 0;
   /** Set while `offset` bytes of the partial file came from an earlier run, not from this call. */
-  let inherited = offset > 0;
+  private inherited = false;
+  /** The whole length, once a response or the metadata tells. */
+  private total: number | undefined;
+  received = 0;
+  resumes = 0;
+  private announced = 0;
+  /** Failed attempts in a row (reset by an attempt that moved the download forward). */
+  private failures = 0;
+  private attempts = 0;
+  /** Why the last attempt failed, for the final error. */
+  private last = '';
 
-  let received = 0;
-  let announced = 0;
-  let resumes = 0;
-  let failures = 0;
-  let attempts = 0;
-  let last = '';
-  let total: number | undefined = opts.size;
+  constructor(
+    private readonly target: URL,
+    private readonly dest: string,
+    private readonly expected: string,
+    private readonly opts: DownloadVerifiedOptions,
+    private readonly prefix: string,
+  ) {
+    this.shown = shownUrl(target);
+    this.partial = partialPathFor(dest);
+    this.retries = opts.retries ?? 5;
+    this.total = opts.size;
+    this.agents = new AgentPool(opts.tls);
+  }
 
-  const restart = async (): Promise<void> => {
-    await rm(partial, { force: true });
-    hash = createHash('sha256');
-    offset = 0;
-    inherited = false;
-  };
+  /** Step 2: a partial file from an earlier run is hashed and continued after; returns its size. */
+  async resumePartial(): Promise<number> {
+    const old = await stat(this.partial).catch(() => undefined);
+    const size = this.opts.size;
+    if (old?.isFile() && (size === undefined || old.size <= size) && old.size > 0) {
+      this.offset = (await hashFile(this.partial, this.hash)).size;
+    } else if (old) {
+      await rm(this.partial, { force: true, recursive: true });
+    }
+    this.inherited = this.offset > 0;
+    return this.offset;
+  }
 
-  const mismatch = (got: string, size: number): AirgapError =>
-    new AirgapError(
-      `${prefix}_DIGEST_MISMATCH`,
-      `${shown} does not match its sha256: expected ${expected}, got ${got} (${size} bytes); the download was discarded`,
+  /** Requests until the file is complete and verified under its final name, or a final error. */
+  async run(): Promise<void> {
+    try {
+      for (;;) {
+        if (this.total !== undefined && this.offset === this.total && this.offset > 0) {
+          if ((await this.finish()) === 'done') return;
+          continue;
+        }
+        this.attempts++;
+        if (this.failures > this.retries || this.attempts > (this.retries + 1) * 50) throw this.unreachable();
+        if (this.attempts > 1 && this.offset > 0) this.resumes++;
+        const opened = await this.open();
+        if (opened === 'again') continue;
+        const { res, start } = opened;
+        if (this.opts.size !== undefined && this.total !== undefined && this.total !== this.opts.size) {
+          await res.body.dump().catch(() => undefined);
+          await this.restart();
+          throw this.sizeMismatch(this.total);
+        }
+        this.announce(start, this.total);
+        if (!(await this.stream(res))) continue;
+        if (this.total === undefined) this.total = this.offset;
+        if ((await this.finish()) === 'done') return;
+      }
+    } finally {
+      await this.agents.close();
+    }
+  }
+
+  /**
+   * Step 3: the request for the bytes from `offset` (`Range` when there are some already). Returns
+   * the response and where its body starts, or 'again' when this attempt is over (a network error
+   * or a retryable status, backed off; an answer that makes the partial file complete or stale).
+   */
+  private async open(): Promise<{ res: HttpResponse; start: number } | 'again'> {
+    const got = await getFollowingRedirects(this.target, this.agents, {
+      headers: {
+        accept: '*/*',
+        'accept-encoding': 'identity',
+        ...(this.offset > 0 ? { range: `bytes=${this.offset}-` } : {}),
+      },
+      timeoutMs: this.opts.timeoutMs ?? 60_000,
+      errorPrefix: this.prefix,
+    });
+    if ('error' in got) {
+      await this.failed(got.error);
+      return 'again';
+    }
+    const res = got.res;
+    if (isRetryableStatus(res.statusCode)) {
+      await res.body.dump().catch(() => undefined);
+      await this.failed(`HTTP ${res.statusCode}`, res.headers['retry-after']);
+      return 'again';
+    }
+    if (res.statusCode === 416 && this.offset > 0) {
+      // The partial file reaches (or passes) the end: complete if it is exactly the length.
+      await res.body.dump().catch(() => undefined);
+      const length = contentRange(res.headers['content-range'])?.total;
+      if (length === this.offset) this.total = length;
+      else await this.restart();
+      return 'again';
+    }
+    if (res.statusCode === 206 && this.offset > 0) return this.continued(res);
+    if (res.statusCode === 200) {
+      if (this.offset > 0) await this.restart(); // the server ignored Range: the body is the whole file
+      const len = headerNumber(res.headers['content-length']);
+      if (len !== undefined) this.total = len;
+      return { res, start: 0 };
+    }
+    const text = await res.body.text().catch(() => '');
+    throw new AirgapError(
+      `${this.prefix}_STATUS`,
+      `${this.shown} answered HTTP ${res.statusCode}: ${text.slice(0, 200).trim() || '(empty body)'}`,
       {
-        where: shown,
-        hint: 'the server holds a different or corrupted file: check that the stream metadata and the server belong together, then run again',
-        details: { url: shown, expected, actual: got, size },
+        where: this.shown,
+        details: { status: res.statusCode },
+        hint:
+          res.statusCode === 404
+            ? 'the server does not have this file: check that it serves the build the metadata names'
+            : 'check the URL and that the server serves this file',
       },
     );
+  }
 
-  /** The file is complete: verify, then rename into place (or restart once, or throw). */
-  const finish = async (): Promise<'done' | 'again'> => {
-    const got = hash.digest('hex');
-    if (got === expected) {
-      await rename(partial, dest);
+  /** A 206 answer: its Content-Range must start at `offset`, else the download starts over. */
+  private async continued(res: HttpResponse): Promise<{ res: HttpResponse; start: number } | 'again'> {
+    const range = contentRange(res.headers['content-range']);
+    if (range?.start !== this.offset) {
+      // An answer for another range than asked: start over from byte 0.
+      await res.body.dump().catch(() => undefined);
+      this.last = `the server answered Range bytes=${this.offset}- with ${String(res.headers['content-range'])}`;
+      await this.restart();
+      this.failures++;
+      return 'again';
+    }
+    if (range.total !== undefined) this.total = range.total;
+    else {
+      const len = headerNumber(res.headers['content-length']);
+      if (len !== undefined) this.total = this.offset + len;
+    }
+    return { res, start: this.offset };
+  }
+
+  /**
+   * Step 4: stream the body to the partial file, disk first, then the hash, so the two always
+   * agree. Returns true when the body ended complete; false after a break (backed off, to resume).
+   */
+  private async stream(res: HttpResponse): Promise<boolean> {
+    const before = this.offset;
+    const size = this.opts.size;
+    let fh: FileHandle | undefined;
+    let broke: unknown;
+    try {
+      fh = await open(this.partial, this.offset === 0 ? 'w' : 'a', 0o644).catch(diskFailure);
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        if (size !== undefined && this.offset + chunk.length > size) {
+          res.body.destroy();
+          await fh.close();
+          fh = undefined;
+          await this.restart();
+          throw this.sizeMismatch(this.offset + chunk.length);
+        }
+        await fh.write(chunk).catch(diskFailure);
+        this.hash.update(chunk);
+        this.offset += chunk.length;
+        this.received += chunk.length;
+        this.opts.onBytes?.(chunk.length);
+      }
+      await fh.sync().catch(diskFailure);
+    } catch (e) {
+      if (e instanceof AirgapError) throw e;
+      if (e instanceof WriteError) {
+        res.body.destroy();
+        throw new AirgapError(`${this.prefix}_WRITE_FAILED`, `cannot write ${this.partial}: ${e.message}`, {
+          where: this.partial,
+          cause: e,
+          hint: 'check the free space and the permissions of the directory',
+        });
+      }
+      broke = e;
+    } finally {
+      await fh?.close().catch(() => undefined);
+    }
+    if (this.offset > before) this.failures = 0;
+    if (broke === undefined && (this.total === undefined || this.offset >= this.total)) return true;
+    res.body.destroy();
+    await this.failed(
+      broke !== undefined
+        ? `the download broke off at byte ${this.offset}: ${netErrorCode(broke) ?? (broke as Error).message}`
+        : `the body ended at byte ${this.offset} of ${this.total}`,
+    );
+    return false;
+  }
+
+  /**
+   * Step 5: the file is complete: verify, then rename into place. Not matching: the partial file is
+   * removed, and the download starts once more when its first bytes came from an earlier run (they
+   * may be stale), else `<prefix>_DIGEST_MISMATCH`.
+   */
+  private async finish(): Promise<'done' | 'again'> {
+    const got = this.hash.digest('hex');
+    if (got === this.expected) {
+      await rename(this.partial, this.dest);
       return 'done';
     }
-    const wasInherited = inherited;
-    const size = offset;
-    await restart();
+    const wasInherited = this.inherited;
+    const size = this.offset;
+    await this.restart();
     if (wasInherited) return 'again'; // the earlier run's bytes may be stale: once more from 0
-    throw mismatch(got, size);
-  };
-
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  const backoff = (retryAfter?: number) =>
-    sleep(backoffMs(failures, { baseMs: opts.baseDelayMs ?? 500, maxMs: 30_000, retryAfterMs: retryAfter }));
-  const announce = (start: number, length: number | undefined) => {
-    if (length === undefined) return;
-    const need = received + (length - start);
-    if (need > announced) {
-      opts.onPlanned?.(need - announced);
-      announced = need;
-    }
-  };
-  const sizeMismatch = (got: number) =>
-    new AirgapError(
-      `${prefix}_SIZE_MISMATCH`,
-      `${shown} is ${got} bytes, but the metadata says ${opts.size}; nothing was kept`,
+    throw new AirgapError(
+      `${this.prefix}_DIGEST_MISMATCH`,
+      `${this.shown} does not match its sha256: expected ${this.expected}, got ${got} (${size} bytes); the download was discarded`,
       {
-        where: shown,
+        where: this.shown,
+        hint: 'the server holds a different or corrupted file: check that the stream metadata and the server belong together, then run again',
+        details: { url: this.shown, expected: this.expected, actual: got, size },
+      },
+    );
+  }
+
+  /** Start over from byte 0: no partial file, a fresh hash. */
+  private async restart(): Promise<void> {
+    await rm(this.partial, { force: true });
+    this.hash = createHash('sha256');
+    this.offset = 0;
+    this.inherited = false;
+  }
+
+  /** An attempt failed for `why`: count it and back off (Retry-After honoured) unless out of retries. */
+  private async failed(why: string, retryAfter?: string | string[]): Promise<void> {
+    this.last = why;
+    this.failures++;
+    if (this.failures <= this.retries)
+      await waitBeforeRetry(
+        this.failures,
+        { baseMs: this.opts.baseDelayMs ?? 500, maxMs: 30_000 },
+        retryAfter,
+      );
+  }
+
+  /** Tell `onPlanned` about bytes a response promises beyond those announced already. */
+  private announce(start: number, length: number | undefined): void {
+    if (length === undefined) return;
+    const need = this.received + (length - start);
+    if (need > this.announced) {
+      this.opts.onPlanned?.(need - this.announced);
+      this.announced = need;
+    }
+  }
+
+  private unreachable(): AirgapError {
+    return new AirgapError(
+      `${this.prefix}_UNREACHABLE`,
+      `cannot download ${this.shown}: ${this.attempts - 1} attempts, the last: ${this.last}`,
+      {
+        where: this.shown,
+        hint:
+          this.opts.unreachableHint ??
+          'check the network and the proxy (HTTPS_PROXY, NO_PROXY); run again to continue where it stopped',
+        details: { bytes: this.offset },
+      },
+    );
+  }
+
+  private sizeMismatch(got: number): AirgapError {
+    return new AirgapError(
+      `${this.prefix}_SIZE_MISMATCH`,
+      `${this.shown} is ${got} bytes, but the metadata says ${this.opts.size}; nothing was kept`,
+      {
+        where: this.shown,
         hint: 'the server holds a different file than the metadata describes; check that they belong together',
       },
     );
-
-  const agents = new AgentPool(opts.tls);
-  try {
-    for (;;) {
-      if (total !== undefined && offset === total && offset > 0) {
-        if ((await finish()) === 'done') break;
-        continue;
-      }
-      attempts++;
-      if (failures > retries || attempts > (retries + 1) * 50) {
-        throw new AirgapError(
-          `${prefix}_UNREACHABLE`,
-          `cannot download ${shown}: ${attempts - 1} attempts, the last: ${last}`,
-          {
-            where: shown,
-            hint:
-              opts.unreachableHint ??
-              'check the network and the proxy (HTTPS_PROXY, NO_PROXY); run again to continue where it stopped',
-            details: { bytes: offset },
-          },
-        );
-      }
-      if (attempts > 1 && offset > 0) resumes++;
-      const got = await getFollowingRedirects(target, agents, {
-        headers: {
-          accept: '*/*',
-          'accept-encoding': 'identity',
-          ...(offset > 0 ? { range: `bytes=${offset}-` } : {}),
-        },
-        timeoutMs,
-        errorPrefix: prefix,
-      });
-      if ('error' in got) {
-        last = got.error;
-        failures++;
-        if (failures <= retries) await backoff();
-        continue;
-      }
-      const res = got.res;
-      if (RETRYABLE.has(res.statusCode)) {
-        await res.body.dump().catch(() => undefined);
-        last = `HTTP ${res.statusCode}`;
-        failures++;
-        if (failures <= retries) await backoff(retryAfterMs(res.headers['retry-after']));
-        continue;
-      }
-      if (res.statusCode === 416 && offset > 0) {
-        // The partial file reaches (or passes) the end: complete if it is exactly the length.
-        await res.body.dump().catch(() => undefined);
-        const length = contentRange(res.headers['content-range'])?.total;
-        if (length === offset) {
-          total = length;
-          continue;
-        }
-        await restart();
-        continue;
-      }
-      let start: number;
-      if (res.statusCode === 206 && offset > 0) {
-        const range = contentRange(res.headers['content-range']);
-        if (range?.start !== offset) {
-          // An answer for another range than asked: start over from byte 0.
-          await res.body.dump().catch(() => undefined);
-          last = `the server answered Range bytes=${offset}- with ${String(res.headers['content-range'])}`;
-          await restart();
-          failures++;
-          continue;
-        }
-        start = offset;
-        if (range.total !== undefined) total = range.total;
-        else {
-          const len = headerNumber(res.headers['content-length']);
-          if (len !== undefined) total = offset + len;
-        }
-      } else if (res.statusCode === 200) {
-        if (offset > 0) {
-          await restart(); // the server ignored Range: the body is the whole file
-        }
-        start = 0;
-        const len = headerNumber(res.headers['content-length']);
-        if (len !== undefined) total = len;
-      } else {
-        const text = await res.body.text().catch(() => '');
-        throw new AirgapError(
-          `${prefix}_STATUS`,
-          `${shown} answered HTTP ${res.statusCode}: ${text.slice(0, 200).trim() || '(empty body)'}`,
-          {
-            where: shown,
-            details: { status: res.statusCode },
-            hint:
-              res.statusCode === 404
-                ? 'the server does not have this file: check that it serves the build the metadata names'
-                : 'check the URL and that the server serves this file',
-          },
-        );
-      }
-      if (opts.size !== undefined && total !== undefined && total !== opts.size) {
-        await res.body.dump().catch(() => undefined);
-        await restart();
-        throw sizeMismatch(total);
-      }
-      announce(start, total);
-
-      // Stream the body: disk first, then the hash, so the two always agree.
-      const before = offset;
-      let fh: FileHandle | undefined;
-      let broke: unknown;
-      try {
-        fh = await open(partial, offset === 0 ? 'w' : 'a', 0o644).catch((e: unknown) => {
-          throw new WriteError((e as Error).message, { cause: e });
-        });
-        for await (const chunk of res.body as AsyncIterable<Buffer>) {
-          if (opts.size !== undefined && offset + chunk.length > opts.size) {
-            res.body.destroy();
-            await fh.close();
-            fh = undefined;
-            await restart();
-            throw sizeMismatch(offset + chunk.length);
-          }
-          await fh.write(chunk).catch((e: unknown) => {
-            throw new WriteError((e as Error).message, { cause: e });
-          });
-          hash.update(chunk);
-          offset += chunk.length;
-          received += chunk.length;
-          opts.onBytes?.(chunk.length);
-        }
-        await fh.sync().catch((e: unknown) => {
-          throw new WriteError((e as Error).message, { cause: e });
-        });
-      } catch (e) {
-        if (e instanceof AirgapError) throw e;
-        if (e instanceof WriteError) {
-          res.body.destroy();
-          throw new AirgapError(`${prefix}_WRITE_FAILED`, `cannot write ${partial}: ${e.message}`, {
-            where: partial,
-            cause: e,
-            hint: 'check the free space and the permissions of the directory',
-          });
-        }
-        broke = e;
-      } finally {
-        await fh?.close().catch(() => undefined);
-      }
-      if (offset > before) failures = 0;
-      if (broke !== undefined || (total !== undefined && offset < total)) {
-        last =
-          broke !== undefined
-            ? `the download broke off at byte ${offset}: ${netErrorCode(broke) ?? (broke as Error).message}`
-            : `the body ended at byte ${offset} of ${total}`;
-        res.body.destroy();
-        failures++;
-        if (failures <= retries) await backoff();
-        continue;
-      }
-      if (total === undefined) total = offset;
-      if ((await finish()) === 'done') break;
-    }
-  } finally {
-    await agents.close();
   }
-  return {
-    url: shown,
-    path: dest,
-    size: offset,
-    sha256: expected,
-    downloaded: true,
-    received,
-    resumedFrom,
-    resumes,
-    replaced,
-  };
 }

@@ -1,14 +1,20 @@
+/**
+ * The one HTTP layer: an undici Agent per endpoint, configured from CA files, containers-style
+ * `certs.d/<host:port>/` directories and an explicit opt-out of TLS verification. Registry, update
+ * graph and boot-image clients all get their dispatcher here. When to retry and how long to wait
+ * is retry.ts.
+ */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { join } from 'node:path';
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { AirgapError, usageError } from '../util/errors.js';
+import { isRetryableStatus, isTlsError, netErrorCode, waitBeforeRetry } from './retry.js';
 
-/**
- * The one HTTP layer: an undici Agent per endpoint, configured from CA files, containers-style
- * `certs.d/<host:port>/` directories and an explicit opt-out of TLS verification. Registry, update
- * graph and boot-image clients all get their dispatcher here.
- */
+// The retry rule and the network-error helpers live in retry.ts; re-exported for existing importers.
+export { backoffMs, isTlsError, netErrorCode, retryAfterMs } from './retry.js';
+
+/** How to trust a server: extra CAs, certs.d directories, or (knowingly) no verification. */
 export interface TlsOptions {
   /** Extra PEM CA files trusted in addition to the system roots (--ca-file). */
   caFiles?: string[];
@@ -110,63 +116,6 @@ export function createAgent(host: string, opts: AgentOptions = {}): Dispatcher {
   return new Agent({ ...common, connect: tls });
 }
 
-const TLS_CODES = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'CERT_UNTRUSTED',
-  'CERT_SIGNATURE_FAILURE',
-]);
-
-/** The error code of a network error (undici wraps the socket error in `cause`). */
-export function netErrorCode(e: unknown): string | undefined {
-  let cur: unknown = e;
-  for (let i = 0; i < 5 && cur; i++) {
-    const code = (cur as { code?: unknown }).code;
-    if (typeof code === 'string' && !code.startsWith('UND_ERR')) return code;
-    cur = (cur as { cause?: unknown }).cause;
-  }
-  const top = (e as { code?: unknown })?.code;
-  return typeof top === 'string' ? top : undefined;
-}
-
-export function isTlsError(e: unknown): boolean {
-  const code = netErrorCode(e);
-  return (
-    code !== undefined && (TLS_CODES.has(code) || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL'))
-  );
-}
-
-/**
- * The one backoff rule: exponential from `baseMs` (attempt 1 waits about `baseMs`), capped at
- * `maxMs`, with jitter (half fixed, half random); a server's Retry-After wins when longer, up to
- * `maxRetryAfterMs`.
- */
-export function backoffMs(
-  attempt: number,
-  o: { baseMs: number; maxMs: number; maxRetryAfterMs?: number; retryAfterMs?: number },
-): number {
-  const exp = Math.min(o.maxMs, o.baseMs * 2 ** (attempt - 1));
-  const jittered = exp / 2 + Math.random() * (exp / 2);
-  if (o.retryAfterMs === undefined) return jittered;
-  return Math.min(o.maxRetryAfterMs ?? 60_000, Math.max(o.retryAfterMs, jittered));
-}
-
-/** A Retry-After header (seconds or an HTTP date) in ms, or undefined. */
-export function retryAfterMs(value: string | string[] | undefined): number | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
-  if (!v) return undefined;
-  const secs = Number(v);
-  if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
-  const date = Date.parse(v);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
 /** Options of {@link getJson}. */
 export interface GetJsonOptions extends AgentOptions {
   /** Accept header; default `application/json`. */
@@ -182,8 +131,6 @@ export interface GetJsonOptions extends AgentOptions {
   /** Hint for an endpoint that cannot be reached (network errors, 5xx after retries). */
   unreachableHint?: string;
 }
-
-const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
 
 /** Strip credentials from a URL before it goes into a message. */
 function displayUrl(url: URL): string {
@@ -219,9 +166,8 @@ export async function getJson(url: string, opts: GetJsonOptions = {}): Promise<u
   const retries = opts.retries ?? 4;
   const base = opts.baseDelayMs ?? 250;
   const agent = createAgent(target.host, { ...opts, connections: 1 });
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  const backoff = (attempt: number, retryAfter?: number) =>
-    backoffMs(attempt + 1, { baseMs: base, maxMs: 15_000, retryAfterMs: retryAfter });
+  const backoff = (attempt: number, retryAfter?: string | string[]) =>
+    waitBeforeRetry(attempt + 1, { baseMs: base, maxMs: 15_000 }, retryAfter);
   try {
     let last = '';
     for (let attempt = 0; attempt <= retries; attempt++) {
@@ -244,7 +190,7 @@ export async function getJson(url: string, opts: GetJsonOptions = {}): Promise<u
           });
         }
         last = `${netErrorCode(e) ?? (e as Error).name}: ${(e as Error).message}`;
-        if (attempt < retries) await sleep(backoff(attempt));
+        if (attempt < retries) await backoff(attempt);
         continue;
       }
       const text = await res.body.text().catch((e: unknown) => {
@@ -252,12 +198,12 @@ export async function getJson(url: string, opts: GetJsonOptions = {}): Promise<u
         return undefined;
       });
       if (text === undefined) {
-        if (attempt < retries) await sleep(backoff(attempt));
+        if (attempt < retries) await backoff(attempt);
         continue;
       }
-      if (RETRYABLE.has(res.statusCode)) {
+      if (isRetryableStatus(res.statusCode)) {
         last = `HTTP ${res.statusCode}`;
-        if (attempt < retries) await sleep(backoff(attempt, retryAfterMs(res.headers['retry-after'])));
+        if (attempt < retries) await backoff(attempt, res.headers['retry-after']);
         continue;
       }
       if (res.statusCode < 200 || res.statusCode >= 300) {
