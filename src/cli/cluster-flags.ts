@@ -1,11 +1,10 @@
 /**
  * The flags the hub and hosted-cluster commands share (install hub, install cluster, cluster
- * status, kubeconfig, destroy), and turning them into a Kube client and wait limits.
+ * status, kubeconfig, destroy), and turning them into what src/cluster takes: the hub to connect
+ * to, the cluster to act on, wait limits and a progress reporter.
  */
 import { Flags } from '@oclif/core';
-import type { ClusterIdentity } from '../cluster/index.js';
-import { Kube } from '../cluster/index.js';
-import { loadSite } from '../cluster/index.js';
+import type { ClusterSelector, HubConnection } from '../cluster/index.js';
 import { lineReporter, parseDuration, type InstallReporter } from '../cluster/index.js';
 import { usageError } from '../util/errors.js';
 
@@ -34,34 +33,17 @@ export const clusterIdFlags = {
   }),
 };
 
-/** The hosted cluster the flags name: --name/--namespace, else the site file's, else exit 2. */
-export async function clusterFrom(flags: {
-  name?: string;
-  namespace?: string;
-  site?: string;
-}): Promise<ClusterIdentity> {
-  let name = flags.name;
-  let namespace = flags.namespace;
-  if (flags.site) {
-    const site = await loadSite(flags.site, { checkFiles: false });
-    name ??= site.cluster.name;
-    namespace ??= site.cluster.namespace;
-  }
-  if (!name)
-    throw usageError('FLAG_MISSING', 'which hosted cluster? give --name (and --namespace) or --site', {
-      hint: 'oc get hostedcluster -A lists them',
-    });
-  return { name, namespace: namespace ?? 'clusters' };
+/** The hub the flags name (--kubeconfig, --context). */
+export function hubOf(flags: { kubeconfig?: string; context?: string }): HubConnection {
+  return { kubeconfig: flags.kubeconfig, context: flags.context };
 }
 
-/** Connect to the hub named by the flags. */
-export function hubFrom(flags: { kubeconfig?: string; context?: string }): Kube {
-  return Kube.connect({
-    ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
-    ...(flags.context ? { context: flags.context } : {}),
-  });
+/** The hosted cluster the flags name (--name, --namespace, else --site's). */
+export function clusterOf(flags: { name?: string; namespace?: string; site?: string }): ClusterSelector {
+  return { name: flags.name, namespace: flags.namespace, site: flags.site };
 }
 
+/** --timeout as milliseconds (exit 2 when it is not a duration). */
 export function timeoutMs(text: string, flag = '--timeout'): number {
   const ms = parseDuration(text);
   if (ms === undefined || ms <= 0)

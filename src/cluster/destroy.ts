@@ -10,7 +10,7 @@
  */
 import { field } from './conditions.js';
 import { API } from './describe.js';
-import { controlPlaneNamespace, type ClusterIdentity } from './install-cluster.js';
+import { controlPlaneNamespace, openTarget, type ClusterIdentity, type ClusterTarget } from './identity.js';
 import { describeRef, refOf, type Kube, type KubeObject, type ObjectRef } from './kube.js';
 import { dedupe, type InstallReporter } from './progress.js';
 import { waitFor } from './wait.js';
@@ -85,6 +85,21 @@ export async function destroyPlan(
       { name: 'namespaces', refs: [...(agentNsObj ? [refOf(agentNsObj)] : []), ...nsSide] },
     ],
   };
+}
+
+/** `airgap cluster destroy`: the selected cluster taken apart (or, with dryRun, listed). */
+export async function destroySelectedCluster(
+  o: ClusterTarget & { dryRun?: boolean; report: InstallReporter; phaseTimeoutMs?: number },
+): Promise<{ cluster: ClusterIdentity; destroyed: DestroyResult }> {
+  const { kube, cluster } = await openTarget(o);
+  const destroyed = await destroyCluster({
+    kube,
+    cluster,
+    dryRun: o.dryRun,
+    report: o.report,
+    phaseTimeoutMs: o.phaseTimeoutMs,
+  });
+  return { cluster, destroyed };
 }
 
 export async function destroyCluster(opts: DestroyOptions): Promise<DestroyResult> {

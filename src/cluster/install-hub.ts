@@ -16,7 +16,7 @@
 import { AirgapError, usageError } from '../util/errors.js';
 import { conditionIs, describeCondition, field, findCondition } from './conditions.js';
 import { API } from './describe.js';
-import { applyObjects, type AppliedObject } from './install-cluster.js';
+import { applyObjects, type AppliedObject } from './install/apply.js';
 import { describeRef, type Kube, type KubeObject } from './kube.js';
 import { dedupe, type InstallReporter } from './progress.js';
 import { waitFor } from './wait.js';

@@ -16,7 +16,7 @@ import {
   type AgentView,
   type HostView,
 } from './describe.js';
-import { controlPlaneNamespace, type ClusterIdentity } from './install-cluster.js';
+import { controlPlaneNamespace, openTarget, type ClusterIdentity, type ClusterTarget } from './identity.js';
 import type { Kube, KubeObject } from './kube.js';
 
 export interface ClusterStatus {
@@ -41,6 +41,12 @@ const SHOWN_CONDITIONS = [
   'ReconciliationSucceeded',
   'IgnitionEndpointAvailable',
 ];
+
+/** `airgap cluster status`: the selected cluster's status (`exists` false when there is none). */
+export async function readClusterStatus(t: ClusterTarget): Promise<ClusterStatus> {
+  const { kube, cluster } = await openTarget(t);
+  return clusterStatus(kube, cluster);
+}
 
 export async function clusterStatus(kube: Kube, cluster: ClusterIdentity): Promise<ClusterStatus> {
   const ns = controlPlaneNamespace(cluster);

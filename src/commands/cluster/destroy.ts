@@ -1,16 +1,16 @@
 import { Flags } from '@oclif/core';
 import { AirgapCommand } from '../../cli/command.js';
 import {
-  clusterFrom,
   clusterIdFlags,
+  clusterOf,
   hubFlags,
-  hubFrom,
+  hubOf,
   siteFlag,
   stderrReporter,
   timeoutFlag,
   timeoutMs,
 } from '../../cli/cluster-flags.js';
-import { destroyCluster } from '../../cluster/index.js';
+import { destroySelectedCluster } from '../../cluster/index.js';
 
 export default class ClusterDestroy extends AirgapCommand {
   static override summary = 'Take a hosted cluster apart and release its hosts, in the right order.';
@@ -48,16 +48,16 @@ the discovery image again before another cluster can use them.`;
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ClusterDestroy);
-    const cluster = await clusterFrom(flags);
-    const result = await destroyCluster({
-      kube: hubFrom(flags),
-      cluster,
+    const limit = timeoutMs(flags.timeout);
+    const { cluster, destroyed } = await destroySelectedCluster({
+      hub: hubOf(flags),
+      cluster: clusterOf(flags),
       dryRun: flags['dry-run'],
       report: flags['dry-run'] && !flags.json ? (e) => this.log(`${e.object}`) : stderrReporter,
-      phaseTimeoutMs: timeoutMs(flags.timeout),
+      phaseTimeoutMs: limit,
     });
-    if (flags.json) this.printJson(result);
-    else if (!result.dryRun)
-      this.log(`destroyed ${cluster.namespace}/${cluster.name}: ${result.objects.length} objects deleted`);
+    if (flags.json) this.printJson(destroyed);
+    else if (!destroyed.dryRun)
+      this.log(`destroyed ${cluster.namespace}/${cluster.name}: ${destroyed.objects.length} objects deleted`);
   }
 }

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { AirgapCommand } from '../../cli/command.js';
-import { clusterFrom, clusterIdFlags, hubFlags, hubFrom, siteFlag } from '../../cli/cluster-flags.js';
-import { writeHostedKubeconfig } from '../../cluster/index.js';
+import { clusterIdFlags, clusterOf, hubFlags, hubOf, siteFlag } from '../../cli/cluster-flags.js';
+import { writeSelectedKubeconfig } from '../../cluster/index.js';
 
 export default class ClusterKubeconfig extends AirgapCommand {
   static override summary = "Write a hosted cluster's admin kubeconfig to a file (0600).";
@@ -28,8 +28,11 @@ mode 0600. It is never printed: a kubeconfig is a credential.`;
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ClusterKubeconfig);
-    const cluster = await clusterFrom(flags);
-    await writeHostedKubeconfig(hubFrom(flags), cluster, flags.output);
-    this.log(`wrote ${flags.output} (0600): the admin kubeconfig of ${cluster.namespace}/${cluster.name}`);
+    const { cluster, file } = await writeSelectedKubeconfig({
+      hub: hubOf(flags),
+      cluster: clusterOf(flags),
+      out: flags.output,
+    });
+    this.log(`wrote ${file} (0600): the admin kubeconfig of ${cluster.namespace}/${cluster.name}`);
   }
 }

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { AirgapCommand } from '../../cli/command.js';
-import { clusterFrom, clusterIdFlags, hubFlags, hubFrom, siteFlag } from '../../cli/cluster-flags.js';
-import { clusterStatus, formatStatus } from '../../cluster/index.js';
+import { clusterIdFlags, clusterOf, hubFlags, hubOf, siteFlag } from '../../cli/cluster-flags.js';
+import { formatStatus, readClusterStatus } from '../../cluster/index.js';
 
 export default class ClusterStatus extends AirgapCommand {
   static override summary =
@@ -36,8 +36,7 @@ that do not match the NodePool's agentLabelSelector.`;
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ClusterStatus);
-    const cluster = await clusterFrom(flags);
-    const status = await clusterStatus(hubFrom(flags), cluster);
+    const status = await readClusterStatus({ hub: hubOf(flags), cluster: clusterOf(flags) });
     if (flags.json) this.printJson(status);
     else process.stdout.write(formatStatus(status));
     if (!status.exists) process.exitCode = 1;

@@ -3,16 +3,12 @@ import { AirgapCommand } from '../../cli/command.js';
 import {
   clusterIdFlags,
   hubFlags,
-  hubFrom,
+  hubOf,
   stderrReporter,
   timeoutFlag,
   timeoutMs,
 } from '../../cli/cluster-flags.js';
-import { clusterPreflight, installCluster } from '../../cluster/index.js';
-import { CPU_ARCHITECTURE } from '../../cluster/index.js';
-import { prepareCluster } from '../../cluster/index.js';
-import { renderCluster } from '../../cluster/index.js';
-import { writeRendered } from '../../cluster/index.js';
+import { installClusterFromSite } from '../../cluster/index.js';
 
 export default class InstallCluster extends AirgapCommand {
   static override summary =
@@ -89,64 +85,37 @@ instead of applying them (secrets only with --render-sensitive).`;
   async run(): Promise<void> {
     const { flags } = await this.parse(InstallCluster);
     const limit = timeoutMs(flags.timeout);
-    const kube = flags.render ? undefined : hubFrom(flags);
-    const prepared = await prepareCluster({
+    const out = await installClusterFromSite({
       siteFile: flags.site,
       overrides: {
         ...(flags.name ? { name: flags.name } : {}),
         ...(flags.namespace ? { namespace: flags.namespace } : {}),
         ...(flags.release ? { release: flags.release } : {}),
       },
-      ...(kube ? { kube } : {}),
-      ...(flags['insecure-skip-tls-verify'] ? { insecureSkipTlsVerify: true } : {}),
-    });
-    const { site, release } = prepared;
-    for (const w of [...site.warnings, ...prepared.inputs.warnings])
-      stderrReporter({ phase: 'preflight', level: 'warn', message: w });
-    stderrReporter({
-      phase: 'preflight',
-      message: `release ${release.version} = ${release.image}${release.resolvedFrom ? ` (from ${release.resolvedFrom})` : ''}; control plane operator ${release.controlPlaneOperatorImage}`,
-    });
-    const items = renderCluster(prepared.resolved);
-
-    if (flags.render) {
-      const out = await writeRendered(flags.render, items, { sensitive: flags['render-sensitive'] });
-      if (flags.json) this.printJson({ files: out.files, omittedSecrets: out.omitted, release });
-      else {
-        for (const f of out.files) this.log(`wrote ${f}`);
-        if (out.omitted) this.log(`${out.omitted} Secret(s) left out (--render-sensitive writes them, 0600)`);
-      }
-      return;
-    }
-
-    const cluster = { name: site.cluster.name, namespace: site.cluster.namespace };
-    const hubCheck = await clusterPreflight({
-      kube: kube!,
-      cluster,
-      releaseVersion: release.version,
-      cpuArchitecture: CPU_ARCHITECTURE[site.cluster.nodePool.arch] ?? 'x86_64',
-    });
-    for (const w of hubCheck.warnings) stderrReporter({ phase: 'preflight', level: 'warn', message: w });
-    const hostObjects = items.filter((i) => i.step === 'hosts').map((i) => i.object);
-    const objects = items.filter((i) => i.step !== 'hosts').map((i) => i.object);
-    const result = await installCluster({
-      kube: kube!,
-      cluster,
-      objects,
-      hostObjects,
-      hosts: site.hosts.map((h) => h.name),
-      approveAgents: site.cluster.approveAgents,
-      ...(site.cluster.nodePool.agentLabelSelector
-        ? { agentLabelSelector: site.cluster.nodePool.agentLabelSelector }
-        : {}),
-      kubeconfigOut: flags['kubeconfig-out'] ?? `${site.cluster.name}.kubeconfig`,
+      hub: hubOf(flags),
+      renderDir: flags.render,
+      renderSensitive: flags['render-sensitive'],
+      kubeconfigOut: flags['kubeconfig-out'],
+      insecureSkipTlsVerify: flags['insecure-skip-tls-verify'],
       report: stderrReporter,
       phaseTimeoutMs: limit,
     });
+
+    const { release } = out;
+    if (out.mode === 'render') {
+      if (flags.json) this.printJson({ files: out.files, omittedSecrets: out.omittedSecrets, release });
+      else {
+        for (const f of out.files) this.log(`wrote ${f}`);
+        if (out.omittedSecrets)
+          this.log(`${out.omittedSecrets} Secret(s) left out (--render-sensitive writes them, 0600)`);
+      }
+      return;
+    }
+    const { result } = out;
     if (flags.json) this.printJson({ ...result, release });
     else {
       this.log(
-        `hosted cluster ${site.cluster.namespace}/${site.cluster.name} (${result.releaseVersion ?? release.version}) is installed`,
+        `hosted cluster ${result.cluster.namespace}/${result.cluster.name} (${result.releaseVersion ?? release.version}) is installed`,
       );
       for (const n of result.nodes) this.log(`  node ${n.name}: ${n.ready ? 'Ready' : 'NotReady'}`);
       this.log(`kubeconfig: ${result.kubeconfig}   (oc --kubeconfig ${result.kubeconfig} get nodes)`);

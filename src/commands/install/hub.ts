@@ -1,10 +1,7 @@
 import { Flags } from '@oclif/core';
 import { AirgapCommand } from '../../cli/command.js';
-import { hubFlags, hubFrom, stderrReporter, timeoutFlag, timeoutMs } from '../../cli/cluster-flags.js';
-import { installHub } from '../../cluster/index.js';
-import { prepareHub } from '../../cluster/index.js';
-import { renderHub } from '../../cluster/index.js';
-import { writeRendered } from '../../cluster/index.js';
+import { hubFlags, hubOf, stderrReporter, timeoutFlag, timeoutMs } from '../../cli/cluster-flags.js';
+import { installHubFromSite } from '../../cluster/index.js';
 
 export default class InstallHub extends AirgapCommand {
   static override summary =
@@ -61,23 +58,19 @@ instead.`;
   async run(): Promise<void> {
     const { flags } = await this.parse(InstallHub);
     const limit = timeoutMs(flags.timeout);
-    const prepared = await prepareHub({ siteFile: flags.site });
-    for (const w of [...prepared.site.warnings, ...prepared.inputs.warnings])
-      stderrReporter({ phase: 'preflight', level: 'warn', message: w });
-    const items = renderHub(prepared.resolved);
-    if (flags.render) {
-      const out = await writeRendered(flags.render, items);
+    const out = await installHubFromSite({
+      siteFile: flags.site,
+      hub: hubOf(flags),
+      renderDir: flags.render,
+      report: stderrReporter,
+      phaseTimeoutMs: limit,
+    });
+    if (out.mode === 'render') {
       if (flags.json) this.printJson({ files: out.files });
       else for (const f of out.files) this.log(`wrote ${f}`);
       return;
     }
-    const result = await installHub({
-      kube: hubFrom(flags),
-      objects: items.map((i) => ({ object: i.object, step: i.step })),
-      ...(prepared.site.hub.storageClass ? { storageClass: prepared.site.hub.storageClass } : {}),
-      report: stderrReporter,
-      phaseTimeoutMs: limit,
-    });
+    const { result } = out;
     if (flags.json) this.printJson(result);
     else {
       const created = result.applied.filter((a) => a.created).length;
