@@ -2,42 +2,27 @@
  * Small typed decoders from loaded YAML to the config types, strict like oc-mirror's
  * DisallowUnknownFields JSON decode. Every problem is recorded with its path; decoding goes on so
  * that one run reports them all. A decoder returns undefined for a value it rejected.
- * The ImageSetConfiguration and the site file (src/cluster/site) both decode with these; each
- * context says which error codes its problems carry.
+ * The ImageSetConfiguration (src/mirror/isc) and the site file (src/cluster/site) both decode
+ * with these; each context says which error codes its problems carry.
  */
-import { childPath, itemPath, type PositionMap } from './positions.js';
-import { IscErrorCode, didYouMean, type FieldPart } from './problems.js';
+import { childPath, itemPath } from './positions.js';
+import type { Problems } from './problems.js';
+import { didYouMean } from './suggest.js';
 
-/** Where problems go: the ISC's `Problems`, the site's `SiteProblems`. */
-export interface ProblemSink {
-  readonly positions: PositionMap;
-  add(code: string, path: string, message: string, options?: { hint?: string; part?: FieldPart }): void;
+/** The codes of the three problems decoding finds, in the codes of the file being decoded. */
+export interface DecodeCodes<C extends string = string> {
+  invalid: C;
+  required: C;
+  unknownField: C;
 }
 
-/** The codes of the three problems decoding finds. */
-export interface DecodeCodes {
-  invalid: string;
-  required: string;
-  unknownField: string;
-}
-
-const ISC_CODES: DecodeCodes = {
-  invalid: IscErrorCode.Invalid,
-  required: IscErrorCode.Required,
-  unknownField: IscErrorCode.UnknownField,
-};
-
-/** What a decoder needs: the problem sink (which knows positions), the source text, the codes. */
+/** What a decoder needs: where problems go (it knows positions), the source text, the codes. */
 export interface DecodeContext {
-  problems: ProblemSink;
+  problems: Problems;
   /** The source text, for hints that quote a value as written. */
   text?: string;
-  /** Default: the ImageSetConfiguration's codes. */
-  codes?: DecodeCodes;
-}
-
-function codes(ctx: DecodeContext): DecodeCodes {
-  return ctx.codes ?? ISC_CODES;
+  /** Which codes the problems decoding finds carry (the ISC's, the site's). */
+  codes: DecodeCodes;
 }
 
 export type Decoder<T> = (raw: unknown, path: string, ctx: DecodeContext) => T | undefined;
@@ -96,7 +81,7 @@ export function invalid(
   raw: unknown,
   hint?: string,
 ): undefined {
-  ctx.problems.add(codes(ctx).invalid, path, `${path} must be ${expected}, not ${describeType(raw)}`, {
+  ctx.problems.add(ctx.codes.invalid, path, `${path} must be ${expected}, not ${describeType(raw)}`, {
     ...(hint ? { hint } : {}),
   });
   return undefined;
@@ -142,7 +127,7 @@ export function oneOf<const V extends string>(values: readonly V[]): Decoder<V> 
     if ((values as readonly string[]).includes(s)) return s as V;
     const hint = didYouMean(s, values) ?? `use one of: ${values.join(', ')}`;
     ctx.problems.add(
-      codes(ctx).invalid,
+      ctx.codes.invalid,
       path,
       `${path} is ${JSON.stringify(s)}; expected one of ${values.join(', ')}`,
       {
@@ -167,7 +152,7 @@ export function list<T>(item: Decoder<T>): Decoder<T[]> {
     raw.forEach((value, i) => {
       const p = itemPath(path, i);
       if (value === null || value === undefined) {
-        ctx.problems.add(codes(ctx).invalid, p, `${p} is empty`, { hint: 'remove the empty "- " item' });
+        ctx.problems.add(ctx.codes.invalid, p, `${p} is empty`, { hint: 'remove the empty "- " item' });
         return;
       }
       const decoded = item(value, p, ctx);
@@ -208,7 +193,7 @@ export function obj<T>(fields: FieldsOf<T>, options: ObjectOptions = {}): Decode
       if (value === undefined || value === null || (spec.required && value === '')) {
         if (spec.required) {
           const at = value === undefined ? path : p;
-          ctx.problems.add(codes(ctx).required, at, `${p} is required`, { part: 'key' });
+          ctx.problems.add(ctx.codes.required, at, `${p} is required`, { part: 'key' });
         } else if (spec.fallback) out[key] = spec.fallback();
         continue;
       }
@@ -231,5 +216,5 @@ function unknownField(
     removed ??
     didYouMean(key, allowed) ??
     (allowed.length > 0 ? `allowed here: ${allowed.join(', ')}` : 'no fields are allowed here');
-  ctx.problems.add(codes(ctx).unknownField, path, `unknown field ${path}`, { hint, part: 'key' });
+  ctx.problems.add(ctx.codes.unknownField, path, `unknown field ${path}`, { hint, part: 'key' });
 }

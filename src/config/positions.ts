@@ -52,6 +52,25 @@ export function parentPath(path: string): string | undefined {
   return dot < 0 ? '' : path.slice(0, dot);
 }
 
+/** Which part of a field a position points at: the key (unknown field) or the value (bad value). */
+export type FieldPart = 'key' | 'value';
+
+/** The position of `path` (its key or its value), falling back to the nearest ancestor that has one. */
+export function lookupPosition(
+  positions: PositionMap,
+  path: string,
+  part: FieldPart,
+): SourcePosition | undefined {
+  const exact = positions.get(path);
+  if (exact) return part === 'key' ? (exact.key ?? exact.value) : exact.value;
+  // A field that is not in the source (missing, defaulted): point at the nearest ancestor.
+  for (let p = parentPath(path); p !== undefined; p = parentPath(p)) {
+    const found = positions.get(p);
+    if (found) return found.key ?? found.value;
+  }
+  return undefined;
+}
+
 // js-yaml exports its types at runtime, but @types/js-yaml does not declare `types`.
 const runtimeTypes = (yaml as unknown as { types?: Record<string, yaml.Type> }).types;
 

@@ -3,6 +3,7 @@
  * brackets), an optional port, and the Redfish system path. Vendors map to the virtual-media
  * drivers, which boot the discovery ISO without a provisioning network (plain `redfish://` and
  * `ipmi://` need one). Schemes and defaults follow baremetal-operator's pkg/hardwareutils/bmc.
+ * A `url` from the site is used as written: the site loader checked it (src/cluster/site/bmc.ts).
  */
 import { isIP } from 'node:net';
 import type { BmcVendor, SiteBmc } from '../site/types.js';
@@ -32,66 +33,10 @@ export const BMC_DRIVERS: Record<BmcVendor, VendorDriver> = {
   ipmi: IPMI,
 };
 
-/** The URL schemes baremetal-operator registers (each Redfish one also with `+http`/`+https`). */
-const REDFISH_SCHEMES = [
-  'redfish',
-  'redfish-virtualmedia',
-  'redfish-uefihttp',
-  'idrac-redfish',
-  'idrac-virtualmedia',
-  'ilo5-redfish',
-  'ilo5-virtualmedia',
-];
-export const BMC_SCHEMES: readonly string[] = [
-  ...REDFISH_SCHEMES.flatMap((s) => [s, `${s}+http`, `${s}+https`]),
-  'ilo4',
-  'ilo4-virtualmedia',
-  'ipmi',
-  'libvirt',
-];
-
 /** `host` with brackets when it is an IPv6 literal (given with or without them). */
 export function bracketHost(address: string): string {
   const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
   return isIP(bare) === 6 ? `[${bare}]` : bare;
-}
-
-/**
- * Why `url` is not a BMC address baremetal-operator accepts, with a hint, or undefined. Catches
- * an unknown scheme, a missing host, and an IPv6 literal without brackets (`redfish://fd00::1/…`).
- */
-export function bmcUrlProblem(url: string): { message: string; hint: string } | undefined {
-  const m = /^([a-z0-9+.-]+):\/\/([^/?#]*)(.*)$/i.exec(url);
-  if (!m) {
-    return {
-      message: `"${url}" is not a URL`,
-      hint: 'write it like redfish-virtualmedia://10.0.0.5/redfish/v1/Systems/1, or give vendor and address instead',
-    };
-  }
-  const [, scheme, authority] = m as unknown as [string, string, string];
-  if (!BMC_SCHEMES.includes(scheme.toLowerCase())) {
-    return {
-      message: `"${scheme}://" is not a BMC driver baremetal-operator knows`,
-      hint: `use one of ${['redfish-virtualmedia', 'idrac-virtualmedia', 'ilo5-virtualmedia', 'ilo4-virtualmedia', 'ipmi'].join(', ')} (or redfish, idrac-redfish, ilo5-redfish, redfish-uefihttp, libvirt)`,
-    };
-  }
-  const hostPort = authority.includes('@') ? authority.slice(authority.lastIndexOf('@') + 1) : authority;
-  if (hostPort === '') return { message: `"${url}" has no host`, hint: 'put the BMC address after "://"' };
-  if (!hostPort.startsWith('[') && (hostPort.match(/:/g) ?? []).length > 1) {
-    return {
-      message: `the IPv6 address in "${url}" is not in brackets`,
-      hint: `write it as ${scheme}://[${hostPort}]/… (with a port: [addr]:port)`,
-    };
-  }
-  if (hostPort.startsWith('[')) {
-    const close = hostPort.indexOf(']');
-    if (close < 0 || isIP(hostPort.slice(1, close)) !== 6)
-      return {
-        message: `"${hostPort}" is not a bracketed IPv6 address`,
-        hint: 'write it like [fd00::1]:8000',
-      };
-  }
-  return undefined;
 }
 
 /**

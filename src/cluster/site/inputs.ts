@@ -10,11 +10,12 @@ import { loadAll } from 'js-yaml';
 import { readCaFile } from '../../certs/index.js';
 import { isBareRegistry, readClusterResourcesDir } from '../../certs/index.js';
 import { loadYamlWithPositions } from '../../config/positions.js';
+import { Problems } from '../../config/problems.js';
 import { normalizeAuthKey } from '../../mirror/index.js';
 import { parseReference } from '../../mirror/index.js';
 import { isAirgapError, unreadableReason } from '../../util/errors.js';
-import { SiteErrorCode, SiteProblems } from './problems.js';
-import { osImage, SITE_DECODE_CODES } from './schema.js';
+import { SITE_DECODE_CODES, SiteErrorCode, type SiteProblems } from './problems.js';
+import { osImage } from './schema.js';
 import type {
   BmcCredentials,
   CatalogOverrides,
@@ -256,7 +257,7 @@ function readOsImagesFile(problems: SiteProblems, path: string, text: string): S
     );
     return undefined;
   }
-  const fileProblems = new SiteProblems(path, loaded.positions);
+  const fileProblems = new Problems<SiteErrorCode>(path, loaded.positions);
   const out: SiteOsImage[] = [];
   list.forEach((item, i) => {
     const d = osImage(item, at ? `${at}[${i}]` : `[${i}]`, {
@@ -274,7 +275,7 @@ function readOsImagesFile(problems: SiteProblems, path: string, text: string): S
  * (exit 2). The result holds secrets: never log it.
  */
 export async function readSiteInputs(site: Site): Promise<SiteInputs> {
-  const problems = new SiteProblems(site.source.file, site.source.positions);
+  const problems = new Problems<SiteErrorCode>(site.source.file, site.source.positions);
   const warnings: string[] = [];
 
   const pullText = await readText(problems, 'cluster.pullSecretFile', site.cluster.pullSecretFile);

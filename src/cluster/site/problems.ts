@@ -1,13 +1,10 @@
 /**
- * Problems found in a site file, each with its field path and `file:line:column`. All of them are
- * collected, then thrown as one usage error (exit 2), the way image set configurations are checked
- * (src/mirror/isc/problems.ts, whose position lookup and "did you mean" this reuses).
+ * The stable error codes of the site file, and its problems: the YAML kit's one problem type
+ * (src/config/problems.ts) carrying these codes. All problems are collected, then thrown as one
+ * usage error (exit 2), the way image set configurations are checked.
  */
-import { lookupPosition, problemsError, type FieldPart } from '../../config/problems.js';
-import type { PositionMap } from '../../config/positions.js';
-import type { AirgapError } from '../../util/errors.js';
-
-export { didYouMean } from '../../config/problems.js';
+import type { DecodeCodes } from '../../config/decode.js';
+import type { Problem, Problems } from '../../config/problems.js';
 
 /** The stable error codes of the site file. */
 export const SiteErrorCode = {
@@ -32,61 +29,15 @@ export const SiteErrorCode = {
 } as const;
 export type SiteErrorCode = (typeof SiteErrorCode)[keyof typeof SiteErrorCode];
 
-/** One problem. `where` is `file:line:column`. */
-export interface SiteProblem {
-  code: SiteErrorCode;
-  path: string;
-  message: string;
-  hint?: string;
-  where: string;
-  line?: number;
-  column?: number;
-}
+/** One problem in a site file. `where` is `file:line:column`. */
+export type SiteProblem = Problem<SiteErrorCode>;
 
-/** Collects problems while a site file is decoded and checked. */
-export class SiteProblems {
-  readonly list: SiteProblem[] = [];
+/** The problems collected while a site file is decoded and checked. */
+export type SiteProblems = Problems<SiteErrorCode>;
 
-  constructor(
-    readonly file: string,
-    readonly positions: PositionMap,
-  ) {}
-
-  /** `file:line:column` of a field (its value, or its key), or of its nearest ancestor. */
-  where(path: string, part: FieldPart = 'value'): { where: string; line?: number; column?: number } {
-    const pos = lookupPosition(this.positions, path, part);
-    return pos
-      ? { where: `${this.file}:${pos.line}:${pos.column}`, line: pos.line, column: pos.column }
-      : { where: this.file };
-  }
-
-  /** Record a problem at `path`. The message should start with the field path. */
-  add(
-    code: SiteErrorCode,
-    path: string,
-    message: string,
-    options: { hint?: string; part?: FieldPart } = {},
-  ): void {
-    this.list.push({
-      code,
-      path,
-      message,
-      ...(options.hint ? { hint: options.hint } : {}),
-      ...this.where(path, options.part ?? 'value'),
-    });
-  }
-
-  /** Throw everything collected as one usage error; nothing when there is nothing. */
-  throwIfAny(): void {
-    if (this.list.length > 0) throw siteProblemsError(this.file, this.list);
-  }
-}
-
-/**
- * One AirgapError for a list of problems, sorted by position, with the code of the first. A single
- * problem keeps its own `where` and hint; several are listed one per line
- * (`file:line:column: message — hint`).
- */
-export function siteProblemsError(file: string, problems: SiteProblem[]): AirgapError {
-  return problemsError(file, problems);
-}
+/** The codes the YAML kit's decoders give the problems they find in a site file. */
+export const SITE_DECODE_CODES: DecodeCodes<SiteErrorCode> = {
+  invalid: SiteErrorCode.Invalid,
+  required: SiteErrorCode.Required,
+  unknownField: SiteErrorCode.UnknownField,
+};

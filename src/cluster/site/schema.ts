@@ -2,7 +2,7 @@
  * The site file's schema as small typed decoders: every key allowed at each level, with its type
  * and default. A key not listed is an unknown field (with a "did you mean" when one is close).
  * Decoding records every problem with its path and goes on, so one run reports them all; checks
- * that need several fields (stacks and CIDRs, duplicates, files) are in load.ts.
+ * that need several fields (stacks and CIDRs, duplicates, files) are in sections.ts and hosts.ts.
  */
 import {
   bool,
@@ -15,7 +15,6 @@ import {
   required,
   str,
   withDefault,
-  type DecodeCodes,
   type Decoder,
 } from '../../config/decode.js';
 import { childPath } from '../../config/positions.js';
@@ -44,19 +43,12 @@ import {
 } from './types.js';
 import { SiteErrorCode } from './problems.js';
 
-/** Site problems carry the site's codes. */
-export const SITE_DECODE_CODES: DecodeCodes = {
-  invalid: SiteErrorCode.Invalid,
-  required: SiteErrorCode.Required,
-  unknownField: SiteErrorCode.UnknownField,
-};
-
 /** A string that stands for a quantity (`8Gi`, `100Gi`): a number is accepted as bytes, written back as a string. */
 const quantity: Decoder<string> = (raw, path, ctx) => {
   const s = typeof raw === 'number' ? String(raw) : str(raw, path, ctx);
   if (s === undefined) return undefined;
   if (!/^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/.test(s)) {
-    ctx.problems.add(SITE_DECODE_CODES.invalid, path, `${path} "${s}" is not a storage size`, {
+    ctx.problems.add(SiteErrorCode.Invalid, path, `${path} "${s}" is not a storage size`, {
       hint: 'write it like 8Gi or 100Gi',
     });
     return undefined;
@@ -68,7 +60,7 @@ const port: Decoder<number> = (raw, path, ctx) => {
   const n = int(raw, path, ctx);
   if (n === undefined) return undefined;
   if (n < 1 || n > 65535) {
-    ctx.problems.add(SITE_DECODE_CODES.invalid, path, `${path} ${n} is not a port (1 to 65535)`);
+    ctx.problems.add(SiteErrorCode.Invalid, path, `${path} ${n} is not a port (1 to 65535)`);
     return undefined;
   }
   return n;

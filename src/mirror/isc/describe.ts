@@ -4,8 +4,8 @@
  * supported yet").
  */
 import { usageError } from '../../util/errors.js';
-import { childPath, itemPath } from '../../config/positions.js';
-import { IscErrorCode, lookupPosition, type FieldPart } from '../../config/problems.js';
+import { childPath, itemPath, lookupPosition, type FieldPart } from '../../config/positions.js';
+import { IscErrorCode } from './errors.js';
 import { sourceOf } from './source.js';
 import type { AnyImageSetConfig } from './types.js';
 

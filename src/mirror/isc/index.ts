@@ -12,13 +12,14 @@ export {
   type FieldLocation,
   type SetField,
 } from './describe.js';
-export { IscErrorCode, type IscProblem, type FieldPart } from '../../config/problems.js';
+export { IscErrorCode, type IscProblem } from './errors.js';
 export { sourceOf, type ConfigSource } from './source.js';
 export {
   loadYamlWithPositions,
   type SourcePosition,
   type FieldPositions,
   type PositionMap,
+  type FieldPart,
 } from '../../config/positions.js';
 export { compileGoRegexp, type GoRegexpResult } from './regexp.js';
 export { parseSemver, parseVersion, compareSemver, type SemVer } from './semver.js';

@@ -9,7 +9,9 @@ import { usageError } from '../../util/errors.js';
 import { imageSetContent, archiveSize, TOP_LEVEL_KEYS, TOP_LEVEL_REMOVED } from './schema.js';
 import { describeType, type DecodeContext } from '../../config/decode.js';
 import { childPath, loadYamlWithPositions } from '../../config/positions.js';
-import { IscErrorCode, Problems, didYouMean, problemsError } from '../../config/problems.js';
+import { Problems, problemsError } from '../../config/problems.js';
+import { didYouMean } from '../../config/suggest.js';
+import { ISC_DECODE_CODES, IscErrorCode, type IscProblems } from './errors.js';
 import { registerSource } from './source.js';
 import { validateArchiveSize, validateContent } from './validate.js';
 import {
@@ -53,8 +55,8 @@ export function parseImageSetConfig(
 ): AnyImageSetConfig {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const loaded = loadYaml(body, file);
-  const problems = new Problems(file, loaded.positions);
-  const ctx: DecodeContext = { problems, text: body };
+  const problems = new Problems<IscErrorCode>(file, loaded.positions);
+  const ctx: DecodeContext = { problems, text: body, codes: ISC_DECODE_CODES };
   const root = loaded.value;
   if (root === null || root === undefined || typeof root !== 'object' || Array.isArray(root)) {
     const what = root === null || root === undefined ? 'is empty' : `holds ${describeType(root)}`;
@@ -152,7 +154,7 @@ function loadYaml(text: string, file: string): ReturnType<typeof loadYamlWithPos
   }
 }
 
-function checkKind(raw: unknown, wanted: Kind | undefined, problems: Problems): Kind {
+function checkKind(raw: unknown, wanted: Kind | undefined, problems: IscProblems): Kind {
   const kinds: Kind[] = [ISC_KIND, DISC_KIND];
   if (raw === undefined || raw === null) {
     problems.add(IscErrorCode.Kind, '', 'kind is missing', { hint: `add "kind: ${wanted ?? ISC_KIND}"` });
@@ -178,7 +180,7 @@ function checkKind(raw: unknown, wanted: Kind | undefined, problems: Problems): 
   throw problemsError(problems.file, problems.list); // nothing else can be read without the kind
 }
 
-function checkApiVersion(raw: unknown, kind: Kind, problems: Problems): void {
+function checkApiVersion(raw: unknown, kind: Kind, problems: IscProblems): void {
   const accepted = kind === ISC_KIND ? [ISC_API_VERSION] : [ISC_API_VERSION, DISC_LEGACY_API_VERSION];
   if (raw === undefined || raw === null) {
     problems.add(IscErrorCode.ApiVersion, '', 'apiVersion is missing', {

@@ -3,7 +3,7 @@
  * filter's rules), with a few more that oc-mirror only hits later (tags, target paths, min > max).
  */
 import { itemPath } from '../../config/positions.js';
-import { IscErrorCode, type Problems } from '../../config/problems.js';
+import { IscErrorCode, type IscProblems } from './errors.js';
 import { compileGoRegexp } from './regexp.js';
 import { compareSemver, parseVersion, semverHint, type SemVer } from './semver.js';
 import type { ImageSetContent, IncludeChannel, IncludePackage, Operator, Platform } from './types.js';
@@ -16,7 +16,7 @@ export const PATH_COMPONENTS =
 export const TAG = /^[\w][\w.-]{0,127}$/;
 
 /** Check the content under `base` (`mirror` or `delete`). */
-export function validateContent(content: ImageSetContent, base: string, problems: Problems): void {
+export function validateContent(content: ImageSetContent, base: string, problems: IscProblems): void {
   if (content.platform) validatePlatform(content.platform, `${base}.platform`, problems);
   validateOperators(content.operators, `${base}.operators`, problems);
   content.additionalImages.forEach((img, i) => {
@@ -49,7 +49,7 @@ export function validateContent(content: ImageSetContent, base: string, problems
 }
 
 /** `archiveSize`: GiB per archive segment, a whole number above zero. */
-export function validateArchiveSize(size: number | undefined, problems: Problems): void {
+export function validateArchiveSize(size: number | undefined, problems: IscProblems): void {
   if (size !== undefined && size <= 0) {
     problems.add(
       IscErrorCode.Invalid,
@@ -62,7 +62,7 @@ export function validateArchiveSize(size: number | undefined, problems: Problems
   }
 }
 
-function validatePlatform(platform: Platform, base: string, problems: Problems): void {
+function validatePlatform(platform: Platform, base: string, problems: IscProblems): void {
   const seen = new Map<string, string>();
   platform.channels.forEach((ch, i) => {
     const p = itemPath(`${base}.channels`, i);
@@ -84,7 +84,7 @@ function validatePlatform(platform: Platform, base: string, problems: Problems):
   }
 }
 
-function validateOperators(operators: Operator[], base: string, problems: Problems): void {
+function validateOperators(operators: Operator[], base: string, problems: IscProblems): void {
   const catalogs = new Map<string, string>();
   operators.forEach((op, i) => {
     const p = itemPath(base, i);
@@ -108,7 +108,7 @@ function validateOperators(operators: Operator[], base: string, problems: Proble
   });
 }
 
-function validatePackage(op: Operator, pkg: IncludePackage, base: string, problems: Problems): void {
+function validatePackage(op: Operator, pkg: IncludePackage, base: string, problems: IscProblems): void {
   const pkgRange = pkg.minVersion !== undefined || pkg.maxVersion !== undefined;
   checkRange(pkg.minVersion, pkg.maxVersion, base, problems);
   if (op.full && pkgRange) fullWithRange(pkg, base, problems);
@@ -139,7 +139,7 @@ function validatePackage(op: Operator, pkg: IncludePackage, base: string, proble
 function fullWithRange(
   item: { minVersion?: string; maxVersion?: string },
   base: string,
-  problems: Problems,
+  problems: IscProblems,
 ): void {
   const field = item.minVersion !== undefined ? 'minVersion' : 'maxVersion';
   problems.add(
@@ -158,7 +158,7 @@ function checkRange(
   min: string | undefined,
   max: string | undefined,
   base: string,
-  problems: Problems,
+  problems: IscProblems,
 ): void {
   const lo = checkVersion(min, `${base}.minVersion`, problems);
   const hi = checkVersion(max, `${base}.maxVersion`, problems);
@@ -174,7 +174,7 @@ function checkRange(
   }
 }
 
-function checkVersion(value: string | undefined, path: string, problems: Problems): SemVer | undefined {
+function checkVersion(value: string | undefined, path: string, problems: IscProblems): SemVer | undefined {
   if (value === undefined) return undefined;
   const v = parseVersion(value);
   if (!v) {
@@ -185,7 +185,7 @@ function checkVersion(value: string | undefined, path: string, problems: Problem
   return v;
 }
 
-function checkTargetPath(value: string | undefined, path: string, problems: Problems): void {
+function checkTargetPath(value: string | undefined, path: string, problems: IscProblems): void {
   if (value === undefined || PATH_COMPONENTS.test(value)) return;
   problems.add(IscErrorCode.Invalid, path, `${path} ${JSON.stringify(value)} is not a repository path`, {
     hint:
@@ -194,7 +194,7 @@ function checkTargetPath(value: string | undefined, path: string, problems: Prob
   });
 }
 
-function checkTag(value: string | undefined, path: string, problems: Problems): void {
+function checkTag(value: string | undefined, path: string, problems: IscProblems): void {
   if (value === undefined || TAG.test(value)) return;
   problems.add(IscErrorCode.Invalid, path, `${path} ${JSON.stringify(value)} is not a valid tag`, {
     hint: 'a tag is up to 128 letters, digits, _, . and -, and does not start with . or -',
@@ -207,7 +207,7 @@ function duplicate(
   key: string,
   path: string,
   label: string,
-  problems: Problems,
+  problems: IscProblems,
 ): void {
   const first = seen.get(key);
   if (first === undefined) {

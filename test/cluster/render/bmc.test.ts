@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bmcAddress, bmcUrlProblem } from '../../../src/cluster/render/bmc.js';
+import { bmcAddress } from '../../../src/cluster/render/bmc.js';
 
 describe('bmcAddress', () => {
   it('redfish virtual media, IPv6 in brackets, port and system id', () => {
@@ -36,27 +36,5 @@ describe('bmcAddress', () => {
   it('a full URL is used as written', () => {
     const url = 'idrac-virtualmedia+https://[fd00::2]/redfish/v1/Systems/System.Embedded.1';
     expect(bmcAddress({ bmc: { url } })).toBe(url);
-  });
-});
-
-describe('bmcUrlProblem', () => {
-  it('accepts the schemes baremetal-operator knows', () => {
-    for (const u of [
-      'redfish-virtualmedia://[fd00::1]:8000/redfish/v1/Systems/1',
-      'redfish+https://10.0.0.1/redfish/v1/Systems/1',
-      'ipmi://10.0.0.1:623',
-      'ilo5-virtualmedia://bmc.example.com/redfish/v1/Systems/1',
-    ])
-      expect(bmcUrlProblem(u), u).toBeUndefined();
-  });
-
-  it('refuses an unbracketed IPv6, an unknown scheme, and a non-URL', () => {
-    expect(bmcUrlProblem('redfish-virtualmedia://fd00::1/redfish/v1/Systems/1')).toMatchObject({
-      message: expect.stringMatching(/not in brackets/),
-      hint: expect.stringMatching(/redfish-virtualmedia:\/\/\[fd00::1\]/),
-    });
-    expect(bmcUrlProblem('https://10.0.0.1/redfish/v1/Systems/1')?.message).toMatch(/not a BMC driver/);
-    expect(bmcUrlProblem('10.0.0.1')?.message).toMatch(/not a URL/);
-    expect(bmcUrlProblem('redfish://[fd00::zz]/x')?.message).toMatch(/not a bracketed IPv6/);
   });
 });

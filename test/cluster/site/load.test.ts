@@ -1,7 +1,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applySiteOverrides, loadSite, parseSite } from '../../../src/cluster/site/load.js';
+import { loadSite, parseSite } from '../../../src/cluster/site/load.js';
 import { readSiteInputs } from '../../../src/cluster/site/inputs.js';
 import type { SiteProblem } from '../../../src/cluster/site/problems.js';
 import { AirgapError } from '../../../src/util/errors.js';
@@ -286,6 +286,23 @@ describe('bad input: every problem with file:line:column and the field', () => {
     );
   });
 
+  it('a missing required field inside a section is reported, not a crash', () => {
+    const noRelease = edit(
+      '  release:\n    # In the mirror, by tag or digest: airgap resolves a tag to its digest before rendering.\n    image: registry.lab.example.com:8443/openshift/release-images:4.17.3-x86_64\n',
+      '',
+    );
+    expect(problems(noRelease)).toEqual([
+      expect.stringMatching(/^site\.yaml:\d+:\d+ cluster\.release is required/),
+    ]);
+    const noInterfaces = edit(
+      '      interfaces:\n        - name: eno1\n          macAddress: 52:54:00:aa:01:02\n      config:',
+      '      config:',
+    );
+    expect(problems(noInterfaces)).toEqual([
+      expect.stringMatching(/^site\.yaml:\d+:\d+ hosts\[1\]\.network\.interfaces is required/),
+    ]);
+  });
+
   it('YAML syntax errors have a line', () => {
     try {
       parseSite('cluster:\n  name: [a\n', 'site.yaml');
@@ -348,23 +365,5 @@ describe('bad input: every problem with file:line:column and the field', () => {
     );
     expect(all).not.toContain(BMC_PASSWORD);
     expect(all).not.toContain('secretstuff');
-  });
-});
-
-describe('applySiteOverrides', () => {
-  it('replaces name, namespace, release; checks them like the file', async () => {
-    const site = await loadSite(join(dir, 'site.yaml'));
-    const o = applySiteOverrides(site, {
-      name: 'other',
-      namespace: 'hcp',
-      release: 'registry.lab.example.com:8443/openshift/release-images:4.17.4-x86_64',
-    });
-    expect(o.cluster).toMatchObject({ name: 'other', namespace: 'hcp', infraID: 'other' });
-    expect(o.cluster.release.image).toMatch(/4\.17\.4/);
-    expect(site.cluster.name).toBe('hosted');
-    expect(() => applySiteOverrides(site, { name: 'clusters' })).toThrow(/--name: "clusters" cannot be/);
-    expect(() => applySiteOverrides(site, { release: 'quay.io/x/y' })).toThrow(
-      /--release: .*neither a tag nor a digest/,
-    );
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareSemver, compileGoRegexp, parseSemver } from '../../../src/mirror/isc/index.js';
 import { parseVersion, semverHint } from '../../../src/mirror/isc/semver.js';
-import { didYouMean, editDistance } from '../../../src/config/problems.js';
+import { didYouMean, editDistance } from '../../../src/config/suggest.js';
 
 describe('parseSemver (strict)', () => {
   it('accepts MAJOR.MINOR.PATCH with prerelease and build', () => {
