@@ -124,14 +124,8 @@ export interface ApplyOptions {
   now?: () => Date;
 }
 
-/** Server-side apply `config` to the object at `key` (see the file comment). Returns the result. */
-export function serverSideApply(
-  store: HubStore,
-  type: ResourceType,
-  key: ObjectKey,
-  config: KubeObject,
-  opts: ApplyOptions,
-): KubeObject {
+/** 400 unless `config` is an object of `type` with the name (and namespace, if any) of `key`; its metadata. */
+function checkConfig(type: ResourceType, key: ObjectKey, config: KubeObject): Record<string, unknown> {
   if (!isObject(config)) throw new HubApiError(400, 'BadRequest', 'the apply configuration is not an object');
   if (config.apiVersion !== type.apiVersion || config.kind !== type.kind) {
     throw new HubApiError(
@@ -155,6 +149,166 @@ export function serverSideApply(
       'the namespace of the provided object does not match the namespace sent on the request',
     );
   }
+  return meta;
+}
+
+interface Conflict {
+  manager: string;
+  apiVersion: string;
+  path: Path;
+}
+
+/** The fields other managers own that this configuration sets to a different value. */
+function findConflicts(
+  others: ManagedEntry[],
+  fields: Path[],
+  config: KubeObject,
+  live: KubeObject,
+  type: ResourceType,
+): Conflict[] {
+  const conflicts: Conflict[] = [];
+  for (const other of others) {
+    for (const owned of decodeFields(other.fieldsV1)) {
+      for (const f of fields) {
+        if (!overlaps(owned, f)) continue;
+        const at = owned.length <= f.length ? owned : f;
+        if (isObject(valueAt(config, f)) && owned.length > f.length) continue; // an empty map owns nothing below
+        if (!deepEqual(valueAt(live, at), valueAt(config, at))) {
+          conflicts.push({
+            manager: other.manager ?? 'unknown',
+            apiVersion: other.apiVersion ?? type.apiVersion,
+            path: owned,
+          });
+          break;
+        }
+      }
+    }
+  }
+  return conflicts;
+}
+
+/** The 409 of an apply without force that meets `conflicts`, listed by manager as the real server does. */
+function conflictError(conflicts: Conflict[], key: ObjectKey, type: ResourceType): HubApiError {
+  const byManager = new Map<string, Conflict[]>();
+  for (const c of conflicts) byManager.set(c.manager, [...(byManager.get(c.manager) ?? []), c]);
+  const parts = [...byManager].map(([m, cs]) =>
+    cs.length === 1
+      ? `conflict with "${m}" using ${cs[0]!.apiVersion}: ${dotted(cs[0]!.path)}`
+      : `conflicts with "${m}" using ${cs[0]!.apiVersion}:\n${cs.map((c) => `- ${dotted(c.path)}`).join('\n')}`,
+  );
+  const n = conflicts.length;
+  return new HubApiError(
+    409,
+    'Conflict',
+    `Apply failed with ${n} conflict${n === 1 ? '' : 's'}: ${parts.join('\n')}`,
+    {
+      name: key.name,
+      group: type.group,
+      kind: type.plural,
+      causes: conflicts.map((c) => ({
+        reason: 'FieldManagerConflict',
+        message: `conflict with "${c.manager}" using ${c.apiVersion}`,
+        field: dotted(c.path),
+      })),
+    },
+  );
+}
+
+/** The other managers' entries after a forced apply took the fields in conflict (emptied ones go). */
+function withoutLost(others: ManagedEntry[], conflicts: Conflict[], time: string): ManagedEntry[] {
+  const lost = new Set(conflicts.map((c) => `${c.manager}\0${pathKey(c.path)}`));
+  return others
+    .map((e) => {
+      const kept = decodeFields(e.fieldsV1).filter(
+        (p) => !lost.has(`${e.manager ?? 'unknown'}\0${pathKey(p)}`),
+      );
+      return { ...e, fieldsV1: encodeFields(kept), time };
+    })
+    .filter((e) => decodeFields(e.fieldsV1).length > 0);
+}
+
+/** `live` with the configuration merged in: maps by key, labels and annotations key by key. */
+function mergeConfig(
+  live: KubeObject,
+  config: KubeObject,
+  meta: Record<string, unknown>,
+  type: ResourceType,
+): KubeObject & Record<string, unknown> {
+  const next = structuredClone(live) as KubeObject & Record<string, unknown>;
+  for (const [k, v] of Object.entries(config)) {
+    if (k === 'apiVersion' || k === 'kind' || k === 'metadata') continue;
+    if (k === 'status' && type.hasStatus) continue;
+    next[k] = merge(next[k], v);
+  }
+  for (const m of ['labels', 'annotations'] as const) {
+    if (isObject(meta[m]))
+      next.metadata[m] = { ...(next.metadata[m] ?? {}), ...(meta[m] as Record<string, string>) };
+  }
+  if (meta.finalizers !== undefined) next.metadata.finalizers = structuredClone(meta.finalizers) as string[];
+  if (meta.ownerReferences !== undefined)
+    next.metadata.ownerReferences = structuredClone(meta.ownerReferences) as unknown[];
+  return next;
+}
+
+/** Remove from `next` the fields this manager applied before (`previous`) and omits now, unless another manager owns them. */
+function removeDropped(
+  next: KubeObject,
+  previous: Path[],
+  fields: Path[],
+  config: KubeObject,
+  remaining: ManagedEntry[],
+): void {
+  const current = new Set(fields.map(pathKey));
+  // A field of the configuration keeps `p`: the same field, one under it, or a list or scalar above it
+  // (an empty map above it owns nothing below).
+  const covers = (f: Path, p: Path) =>
+    overlaps(f, p) && !(f.length < p.length && isObject(valueAt(config, f)));
+  const otherOwned = remaining.flatMap((e) => decodeFields(e.fieldsV1));
+  const ownedByOthers = (p: Path) => otherOwned.some((o) => overlaps(o, p));
+  for (const old of previous) {
+    if (current.has(pathKey(old)) || ownedByOthers(old)) continue;
+    if (fields.some((f) => covers(f, old))) continue;
+    deleteAt(
+      next as Record<string, unknown>,
+      old,
+      (p) => ownedByOthers(p) || fields.some((f) => covers(f, p)),
+    );
+  }
+}
+
+/**
+ * The managedFields after the apply, in the recorded order: entries as they were (without those a
+ * forced apply emptied), this manager's in its old place or, when new, last.
+ */
+function managedFieldsAfter(
+  entries: ManagedEntry[],
+  mine: ManagedEntry | undefined,
+  remaining: ManagedEntry[],
+  myEntry: ManagedEntry,
+): ManagedEntry[] {
+  const managed = [...remaining, myEntry];
+  const out = entries
+    .map((e) =>
+      e === mine
+        ? myEntry
+        : managed.find(
+            (m) => m.manager === e.manager && m.operation === e.operation && m.subresource === e.subresource,
+          ),
+    )
+    .filter((e): e is ManagedEntry => e !== undefined);
+  if (!mine) out.push(myEntry);
+  return out;
+}
+
+/** Server-side apply `config` to the object at `key` (see the file comment). Returns the result. */
+export function serverSideApply(
+  store: HubStore,
+  type: ResourceType,
+  key: ObjectKey,
+  config: KubeObject,
+  opts: ApplyOptions,
+): KubeObject {
+  const meta = checkConfig(type, key, config);
   const now = opts.now ?? (() => new Date());
   const time = now()
     .toISOString()
@@ -191,111 +345,17 @@ export function serverSideApply(
   const mine = entries.find((e) => e.manager === opts.manager && e.operation === 'Apply' && !e.subresource);
   const others = entries.filter((e) => e !== mine && !e.subresource);
 
-  // Conflicts: another manager owns a field this configuration sets to a different value.
-  const conflicts: { manager: string; apiVersion: string; path: Path }[] = [];
-  for (const other of others) {
-    for (const owned of decodeFields(other.fieldsV1)) {
-      for (const f of fields) {
-        if (!overlaps(owned, f)) continue;
-        const at = owned.length <= f.length ? owned : f;
-        if (isObject(valueAt(config, f)) && owned.length > f.length) continue; // an empty map owns nothing below
-        if (!deepEqual(valueAt(live, at), valueAt(config, at))) {
-          conflicts.push({
-            manager: other.manager ?? 'unknown',
-            apiVersion: other.apiVersion ?? type.apiVersion,
-            path: owned,
-          });
-          break;
-        }
-      }
-    }
-  }
-  let remaining = others;
-  if (conflicts.length > 0) {
-    if (!opts.force) {
-      const byManager = new Map<string, typeof conflicts>();
-      for (const c of conflicts) byManager.set(c.manager, [...(byManager.get(c.manager) ?? []), c]);
-      const parts = [...byManager].map(([m, cs]) =>
-        cs.length === 1
-          ? `conflict with "${m}" using ${cs[0]!.apiVersion}: ${dotted(cs[0]!.path)}`
-          : `conflicts with "${m}" using ${cs[0]!.apiVersion}:\n${cs.map((c) => `- ${dotted(c.path)}`).join('\n')}`,
-      );
-      const n = conflicts.length;
-      throw new HubApiError(
-        409,
-        'Conflict',
-        `Apply failed with ${n} conflict${n === 1 ? '' : 's'}: ${parts.join('\n')}`,
-        {
-          name: key.name,
-          group: type.group,
-          kind: type.plural,
-          causes: conflicts.map((c) => ({
-            reason: 'FieldManagerConflict',
-            message: `conflict with "${c.manager}" using ${c.apiVersion}`,
-            field: dotted(c.path),
-          })),
-        },
-      );
-    }
-    // force: the other managers lose the fields in conflict.
-    const lost = new Set(conflicts.map((c) => `${c.manager}\0${pathKey(c.path)}`));
-    remaining = others
-      .map((e) => {
-        const kept = decodeFields(e.fieldsV1).filter(
-          (p) => !lost.has(`${e.manager ?? 'unknown'}\0${pathKey(p)}`),
-        );
-        return { ...e, fieldsV1: encodeFields(kept), time };
-      })
-      .filter((e) => decodeFields(e.fieldsV1).length > 0);
-  }
+  const conflicts = findConflicts(others, fields, config, live, type);
+  if (conflicts.length > 0 && !opts.force) throw conflictError(conflicts, key, type);
+  // force: the other managers lose the fields in conflict.
+  const remaining = conflicts.length > 0 ? withoutLost(others, conflicts, time) : others;
 
-  // Merge the configuration into the live object.
-  const next = structuredClone(live) as KubeObject & Record<string, unknown>;
-  for (const [k, v] of Object.entries(config)) {
-    if (k === 'apiVersion' || k === 'kind' || k === 'metadata') continue;
-    if (k === 'status' && type.hasStatus) continue;
-    next[k] = merge(next[k], v);
-  }
-  for (const m of ['labels', 'annotations'] as const) {
-    if (isObject(meta[m]))
-      next.metadata[m] = { ...(next.metadata[m] ?? {}), ...(meta[m] as Record<string, string>) };
-  }
-  if (meta.finalizers !== undefined) next.metadata.finalizers = structuredClone(meta.finalizers) as string[];
-  if (meta.ownerReferences !== undefined)
-    next.metadata.ownerReferences = structuredClone(meta.ownerReferences) as unknown[];
+  const next = mergeConfig(live, config, meta, type);
+  const previous = mine ? decodeFields(mine.fieldsV1) : [];
+  removeDropped(next, previous, fields, config, remaining);
 
-  // Fields this manager applied before and omits now go, unless another manager owns them.
-  const now2 = new Set(fields.map(pathKey));
-  // A field of the configuration keeps `p`: the same field, one under it, or a list or scalar above it
-  // (an empty map above it owns nothing below).
-  const covers = (f: Path, p: Path) =>
-    overlaps(f, p) && !(f.length < p.length && isObject(valueAt(config, f)));
-  const otherOwned = remaining.flatMap((e) => decodeFields(e.fieldsV1));
-  const ownedByOthers = (p: Path) => otherOwned.some((o) => overlaps(o, p));
-  for (const old of mine ? decodeFields(mine.fieldsV1) : []) {
-    if (now2.has(pathKey(old)) || ownedByOthers(old)) continue;
-    if (fields.some((f) => covers(f, old))) continue;
-    deleteAt(
-      next as Record<string, unknown>,
-      old,
-      (p) => ownedByOthers(p) || fields.some((f) => covers(f, p)),
-    );
-  }
-
-  const sameSet = mine && deepEqual(decodeFields(mine.fieldsV1).map(pathKey).sort(), [...now2].sort());
-  const myEntry = sameSet ? mine : entry();
-  const managed = [...remaining, myEntry];
-  // Keep the recorded order: entries as they were, this manager's in its old place.
-  next.metadata.managedFields = entries
-    .map((e) =>
-      e === mine
-        ? myEntry
-        : managed.find(
-            (m) => m.manager === e.manager && m.operation === e.operation && m.subresource === e.subresource,
-          ),
-    )
-    .filter((e): e is ManagedEntry => e !== undefined);
-  if (!mine) (next.metadata.managedFields as ManagedEntry[]).push(myEntry);
+  const sameSet = mine && deepEqual(previous.map(pathKey).sort(), [...new Set(fields.map(pathKey))].sort());
+  next.metadata.managedFields = managedFieldsAfter(entries, mine, remaining, sameSet ? mine : entry());
   if (deepEqual(next, live)) return live;
   return store.update(next);
 }

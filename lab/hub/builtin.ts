@@ -1,12 +1,15 @@
 /**
  * The built-in resource types the hub simulator serves beside the CRDs: the core and apps types the
  * install touches, RBAC, StorageClass and OpenShift's ClusterVersion. They have no schema (any field
- * is kept); Secrets get the API server's `stringData` folding and base64 check, and Namespaces get
- * `status.phase: Active`.
+ * is kept); Secrets get the API server's `stringData` folding and base64 check, Namespaces get
+ * `status.phase: Active`, and Nodes print the columns kube-apiserver computes for them (STATUS from
+ * the Ready condition, ROLES from the node-role labels, VERSION) so `kubectl get nodes` reads the same.
  */
+import { isObject } from './schema.js';
 import { HubApiError, type KubeObject, type ResourceType } from './types.js';
 
 type Columns = NonNullable<ResourceType['printerColumns']>;
+/** Last, unless a type's columns place it themselves. */
 const AGE = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
 
 function t(
@@ -27,7 +30,7 @@ function t(
     shortNames: opts.shortNames ?? [],
     namespaced: opts.namespaced ?? true,
     hasStatus: opts.status ?? false,
-    printerColumns: [...(opts.columns ?? []), AGE],
+    printerColumns: opts.columns?.includes(AGE) ? opts.columns : [...(opts.columns ?? []), AGE],
     source: 'builtin',
   };
 }
@@ -83,6 +86,108 @@ function firstBadByte(s: string): number {
   return i >= 0 ? i : s.length - (s.length % 4);
 }
 
+const NODE_ROLE_PREFIX = 'node-role.kubernetes.io/';
+
+/** A Node's STATUS: Ready or NotReady from its (last) Ready condition, Unknown without one; cordoned: `,SchedulingDisabled`. */
+function nodeStatus(node: KubeObject): string {
+  let ready: Record<string, unknown> | undefined;
+  const conditions = node.status?.conditions;
+  for (const c of Array.isArray(conditions) ? conditions : [])
+    if (isObject(c) && c.type === 'Ready') ready = c;
+  const status = [ready ? (ready.status === 'True' ? 'Ready' : 'NotReady') : 'Unknown'];
+  if (node.spec?.unschedulable === true) status.push('SchedulingDisabled');
+  return status.join(',');
+}
+
+/** A Node's ROLES: the `node-role.kubernetes.io/<role>` suffixes and `kubernetes.io/role`, sorted, or `<none>`. */
+function nodeRoles(node: KubeObject): string {
+  const roles = new Set<string>();
+  for (const [k, v] of Object.entries(node.metadata.labels ?? {})) {
+    if (k.startsWith(NODE_ROLE_PREFIX)) {
+      if (k.length > NODE_ROLE_PREFIX.length) roles.add(k.slice(NODE_ROLE_PREFIX.length));
+    } else if (k === 'kubernetes.io/role' && v !== '') roles.add(v);
+  }
+  return roles.size > 0 ? [...roles].sort().join(',') : '<none>';
+}
+
+/** The first address of `type` a Node reports, or `<none>`. */
+function nodeAddress(node: KubeObject, type: string): string {
+  const addresses = node.status?.addresses;
+  for (const a of Array.isArray(addresses) ? addresses : [])
+    if (isObject(a) && a.type === type) return String(a.address);
+  return '<none>';
+}
+
+/** A `status.nodeInfo` field, or `fallback` when empty (kube-apiserver prints '' for the version). */
+function nodeInfo(field: string, fallback: string): (node: KubeObject) => string {
+  return (node) => {
+    const info = node.status?.nodeInfo;
+    const v = isObject(info) ? info[field] : undefined;
+    return typeof v === 'string' && v !== '' ? v : fallback;
+  };
+}
+
+/** The columns kube-apiserver's Node printer has (the priority 1 ones only with `-o wide`). */
+const NODE_COLUMNS: Columns = [
+  {
+    name: 'Status',
+    type: 'string',
+    jsonPath: '.status.conditions',
+    description: 'The status of the node',
+    cell: nodeStatus,
+  },
+  {
+    name: 'Roles',
+    type: 'string',
+    jsonPath: '.metadata.labels',
+    description: 'The roles of the node',
+    cell: nodeRoles,
+  },
+  AGE,
+  {
+    name: 'Version',
+    type: 'string',
+    jsonPath: '.status.nodeInfo.kubeletVersion',
+    description: 'Kubelet Version reported by the node.',
+    cell: nodeInfo('kubeletVersion', ''),
+  },
+  {
+    name: 'Internal-IP',
+    type: 'string',
+    jsonPath: '.status.addresses',
+    priority: 1,
+    cell: (n) => nodeAddress(n, 'InternalIP'),
+  },
+  {
+    name: 'External-IP',
+    type: 'string',
+    jsonPath: '.status.addresses',
+    priority: 1,
+    cell: (n) => nodeAddress(n, 'ExternalIP'),
+  },
+  {
+    name: 'OS-Image',
+    type: 'string',
+    jsonPath: '.status.nodeInfo.osImage',
+    priority: 1,
+    cell: nodeInfo('osImage', '<unknown>'),
+  },
+  {
+    name: 'Kernel-Version',
+    type: 'string',
+    jsonPath: '.status.nodeInfo.kernelVersion',
+    priority: 1,
+    cell: nodeInfo('kernelVersion', '<unknown>'),
+  },
+  {
+    name: 'Container-Runtime',
+    type: 'string',
+    jsonPath: '.status.nodeInfo.containerRuntimeVersion',
+    priority: 1,
+    cell: nodeInfo('containerRuntimeVersion', '<unknown>'),
+  },
+];
+
 /** The built-in types: core v1, apps/v1, RBAC, StorageClass and config.openshift.io ClusterVersion. */
 export function builtinTypes(): ResourceType[] {
   const secret = t('v1', 'Secret', 'secrets', {
@@ -104,7 +209,7 @@ export function builtinTypes(): ResourceType[] {
     namespace,
     secret,
     t('v1', 'ConfigMap', 'configmaps', { shortNames: ['cm'] }),
-    t('v1', 'Node', 'nodes', { namespaced: false, status: true, shortNames: ['no'] }),
+    t('v1', 'Node', 'nodes', { namespaced: false, status: true, shortNames: ['no'], columns: NODE_COLUMNS }),
     t('v1', 'Pod', 'pods', {
       status: true,
       shortNames: ['po'],

@@ -1,6 +1,7 @@
 /**
  * `meta.k8s.io/v1` Table output (what `kubectl get` asks for): NAME, then the type's printer columns
- * (a CRD's additionalPrinterColumns, or AGE when it has none), cells computed with the small JSONPath
+ * (a CRD's additionalPrinterColumns, a built-in type's columns, or AGE when it has none), cells
+ * computed by the column itself (built-in columns the real server computes) or with the small JSONPath
  * subset printer columns use: `.a.b`, `[0]`, `[*]`, `[?(@.type=="Available")]`, `[?(@.state!="")]`.
  */
 import { isObject } from './schema.js';
@@ -62,6 +63,7 @@ export function humanAge(from: string | undefined, now = Date.now()): string {
 }
 
 function cell(obj: KubeObject, col: Column): unknown {
+  if (col.cell) return col.cell(obj);
   const found = evalJsonPath(obj, col.jsonPath);
   if (found.length === 0) return null;
   const v = found[0];

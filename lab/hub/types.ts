@@ -46,13 +46,16 @@ export interface ResourceType {
   namespaced: boolean;
   /** True when the type has a status subresource: writes to the main resource ignore `status`. */
   hasStatus: boolean;
-  /** `additionalPrinterColumns` of the CRD (for Table output), if any. */
+  /** `additionalPrinterColumns` of the CRD, or a built-in type's columns (for Table output), if any. */
   printerColumns?: {
     name: string;
     type: string;
+    /** Where the cell's value is; for a column with `cell`, only what it is computed from. */
     jsonPath: string;
     description?: string;
     priority?: number;
+    /** Computes the cell, for the built-in columns kube-apiserver computes in Go (a Node's STATUS). */
+    cell?(obj: KubeObject): unknown;
   }[];
   /** Validates a whole object; returns field errors (`spec.platform.type: Unsupported value ...`). Built-ins: none. */
   validate?(obj: KubeObject): FieldError[];

@@ -91,6 +91,72 @@ describe.skipIf(!KUBECTL)('kubectl against the hub API server', () => {
     expect(missing.stderr).toContain('hostedclusters.hypershift.openshift.io "nope" not found');
   });
 
+  it('prints nodes with the STATUS, ROLES, AGE and VERSION kube-apiserver computes', async () => {
+    const node = (
+      name: string,
+      labels: Record<string, string>,
+      ready: string,
+      version: string,
+      ip: string,
+    ) => {
+      const created = hub.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels } });
+      hub.store.updateStatus({
+        ...created,
+        status: {
+          conditions: [
+            { type: 'MemoryPressure', status: 'False' },
+            { type: 'Ready', status: ready, reason: ready === 'True' ? 'KubeletReady' : 'KubeletNotReady' },
+          ],
+          addresses: [{ type: 'InternalIP', address: ip }],
+          nodeInfo: {
+            kubeletVersion: version,
+            osImage: 'RHCOS',
+            kernelVersion: '5.14.0',
+            containerRuntimeVersion: 'cri-o://1.31.4',
+          },
+        },
+      });
+    };
+    node(
+      'worker-0',
+      { 'node-role.kubernetes.io/worker': '', 'kubernetes.io/os': 'linux' },
+      'True',
+      'v1.31.6',
+      '10.0.0.10',
+    );
+    node('worker-1', { 'kubernetes.io/os': 'linux' }, 'False', 'v1.30.4', '10.0.0.11');
+
+    const rows = async (args: string[]) => {
+      const r = await kubectl(['get', 'nodes', ...args]);
+      expect(r.stderr).toBe('');
+      expect(r.exitCode).toBe(0);
+      return r.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.trim().split(/\s+/));
+    };
+    const plain = await rows([]);
+    expect(plain[0]).toEqual(['NAME', 'STATUS', 'ROLES', 'AGE', 'VERSION']);
+    expect(plain.slice(1)).toEqual([
+      ['worker-0', 'Ready', 'worker', expect.stringMatching(/^\d+s$/), 'v1.31.6'],
+      ['worker-1', 'NotReady', '<none>', expect.stringMatching(/^\d+s$/), 'v1.30.4'],
+    ]);
+    const wide = await rows(['-o', 'wide']);
+    expect(wide[0]).toEqual([
+      'NAME',
+      'STATUS',
+      'ROLES',
+      'AGE',
+      'VERSION',
+      'INTERNAL-IP',
+      'EXTERNAL-IP',
+      'OS-IMAGE',
+      'KERNEL-VERSION',
+      'CONTAINER-RUNTIME',
+    ]);
+    expect(wide[1]!.slice(5)).toEqual(['10.0.0.10', '<none>', 'RHCOS', '5.14.0', 'cri-o://1.31.4']);
+  });
+
   it('applies the rendered cluster server-side; a second apply changes nothing', async () => {
     const first = await kubectl(['apply', '--server-side', '-f', join(dir, 'sample.yaml')]);
     expect(first.stderr).toBe('');
