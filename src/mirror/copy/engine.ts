@@ -5,6 +5,7 @@ import { blobsOf, matchesArch, parseManifest, type Descriptor, type ManifestData
 import type { Endpoint } from './endpoints.js';
 import type { Journal } from './journal.js';
 import { ResumableReader } from './reader.js';
+import { RegistryError } from '../registry/errors.js';
 
 /** One side of one image copy. `ref` is a tag or a digest. */
 export interface ImageSide {
@@ -170,7 +171,7 @@ export class CopyEngine {
           src,
         );
       } catch (e) {
-        if (sparse && isAirgapError(e) && /MANIFEST_BLOB_UNKNOWN|MANIFEST_INVALID/.test(e.message)) {
+        if (sparse && e instanceof RegistryError && e.hasRegistryCode('MANIFEST_BLOB_UNKNOWN', 'MANIFEST_INVALID')) {
           throw new AirgapError(
             'MIRROR_SPARSE_INDEX_REFUSED',
             `${dst} refused the multi-arch index because --arch left some of its architectures out`,

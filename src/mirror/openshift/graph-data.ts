@@ -13,7 +13,8 @@ import { Parser, type ReadEntry } from 'tar';
 import { AirgapError, usageError } from '../../util/errors.js';
 import { writeStreamAtomic } from '../../util/fs.js';
 import { AgentPool, getFollowingRedirects, shownUrl } from '../../net/download.js';
-import { backoffMs, netErrorCode, retryAfterMs, type TlsOptions } from '../../net/http.js';
+import type { TlsOptions } from '../../net/http.js';
+import { backoffMs, isRetryableStatus, netErrorCode, retryAfterMs } from '../../net/retry.js';
 import { OCP_UPDATE_URL } from './graph.js';
 
 /** The graph-data tarball of the public update service. */
@@ -65,7 +66,6 @@ export interface GraphDataDownload {
   digest: string;
 }
 
-const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
 const MAX_REDIRECTS = 5;
 
 const UNREACHABLE_HINT =
@@ -201,7 +201,7 @@ export async function downloadGraphData(
       }
       const res = got.res;
       const where = shownUrl(got.url);
-      if (RETRYABLE.has(res.statusCode)) {
+      if (isRetryableStatus(res.statusCode)) {
         await res.body.dump().catch(() => undefined);
         last = `HTTP ${res.statusCode}`;
         if (attempt < retries) await sleep(backoff(attempt, retryAfterMs(res.headers['retry-after'])));
