@@ -5,7 +5,8 @@ import { gzipSync } from 'node:zlib';
 import type { Descriptor, ManifestData } from '../src/mirror/manifest.js';
 import { MediaType } from '../src/mirror/media-types.js';
 import type { OciLayout } from '../src/mirror/layout/store.js';
-import { CONFIGS_LABEL, writeTar, type TarEntry } from '../src/mirror/openshift/catalog-image.js';
+import { CONFIGS_LABEL } from '../src/mirror/openshift/catalog-config.js';
+import { writeTar, type TarEntry } from '../src/mirror/openshift/tar-writer.js';
 import { putImageManifest } from './images.js';
 
 /**

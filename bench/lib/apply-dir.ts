@@ -6,7 +6,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
-import { applyObjects } from '../../src/cluster/install-cluster.js';
+import { applyObjects } from '../../src/cluster/install/apply.js';
 import { Kube, type KubeObject } from '../../src/cluster/kube.js';
 import { silent } from '../../src/cluster/progress.js';
 

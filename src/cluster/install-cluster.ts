@@ -36,11 +36,6 @@ import {
   type AgentLabelSelector,
 } from './install/nodepool.js';
 
-export { applyObjects, type AppliedObject } from './install/apply.js';
-export { DEFAULT_PHASE_TIMEOUT_MS } from './install/context.js';
-export { clusterPreflight, type ClusterPreflightOptions } from './install/preflight.js';
-export { controlPlaneNamespace, type ClusterIdentity } from './identity.js';
-export { hostedKubeconfig, writeHostedKubeconfig } from './kubeconfig.js';
 
 export interface InstallClusterOptions {
   kube: Kube;

@@ -6,7 +6,7 @@
  * default catalogs pinned by digest, and an existing cluster's etcd encryption key kept (a new key
  * would make its etcd data unreadable).
  */
-import { loadSite, applySiteOverrides } from './site/load.js';
+import { applySiteOverrides, loadSite } from './site/index.js';
 import { readSiteInputs, resolveSite } from './site/inputs.js';
 import type { CatalogOverrides, ResolvedSite, Site, SiteInputs, SiteOverrides } from './site/types.js';
 import { parseReference } from '../mirror/index.js';

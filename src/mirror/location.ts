@@ -6,7 +6,7 @@
  * resolves them against its working directory.
  */
 import { usageError } from '../util/errors.js';
-import { parseLocation as parseTransport } from './reference.js';
+import { parseTransport } from './reference.js';
 
 /** One argument of a mirror run, parsed. */
 export type Location = RegistryLocation | DirectoryLocation | LayoutLocation;

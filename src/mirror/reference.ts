@@ -104,7 +104,7 @@ export function repositoryName(r: Pick<ImageReference, 'registry' | 'repository'
 }
 
 /** Where a transfer reads or writes: a registry, an OCI layout directory, or an archive directory. */
-export type Location =
+export type TransportReference =
   | { transport: 'docker'; reference: ImageReference }
   | { transport: 'docker-prefix'; registry: string; prefix: string }
   | { transport: 'oci'; path: string; refName?: string }
@@ -115,7 +115,7 @@ export type Location =
  * `docker://host[:port][/prefix]` (a destination registry with an optional path prefix),
  * `docker://host/repo:tag` (an image), `oci:/path[:ref]`, `file://dir`. A bare reference is docker.
  */
-export function parseLocation(input: string, kind: 'image' | 'destination'): Location {
+export function parseTransport(input: string, kind: 'image' | 'destination'): TransportReference {
   if (input.startsWith('file://')) {
     const path = input.slice('file://'.length);
     if (path === '') throw usageError('LOCATION_INVALID', `"${input}" names no directory`);

@@ -15,13 +15,8 @@ import { positionOf } from './isc/index.js';
 import type { ImageSetConfig } from './isc/types.js';
 import { OciLayout } from './layout/store.js';
 import { pinnedEntry, planCatalogs } from './openshift/catalog-plan.js';
-import {
-  buildGraphImage,
-  downloadGraphData,
-  GRAPH_BASE_IMAGE,
-  GRAPH_IMAGE_REPO,
-  graphDataUrl,
-} from './openshift/graph-image.js';
+import { downloadGraphData, graphDataUrl } from './openshift/graph-data.js';
+import { buildGraphImage, GRAPH_BASE_IMAGE, GRAPH_IMAGE_REPO } from './openshift/graph-image.js';
 import { graphEndpoint } from './openshift/graph.js';
 import { planReleases } from './openshift/release-plan.js';
 import {

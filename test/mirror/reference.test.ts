@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   formatReference,
-  parseLocation,
+  parseTransport,
   parseReference,
   type ImageReference,
-  type Location,
+  type TransportReference,
 } from '../../src/mirror/reference.js';
 import { AirgapError } from '../../src/util/errors.js';
 
@@ -30,7 +30,7 @@ function refError(input: string): AirgapError {
 function locationError(input: string, kind: 'image' | 'destination'): AirgapError {
   let caught: unknown;
   try {
-    parseLocation(input, kind);
+    parseTransport(input, kind);
   } catch (e) {
     caught = e;
   }
@@ -234,8 +234,8 @@ describe('parseReference: invalid references are usage errors naming the input',
   });
 });
 
-describe('parseLocation: destinations', () => {
-  const cases: [string, Location][] = [
+describe('parseTransport: destinations', () => {
+  const cases: [string, TransportReference][] = [
     [
       'docker://host:5000/prefix/sub',
       { transport: 'docker-prefix', registry: 'host:5000', prefix: 'prefix/sub' },
@@ -257,7 +257,7 @@ describe('parseLocation: destinations', () => {
     ['oci:rel/dir', { transport: 'oci', path: 'rel/dir' }],
   ];
   it.each(cases)('%s', (input, want) => {
-    expect(parseLocation(input, 'destination')).toEqual(want);
+    expect(parseTransport(input, 'destination')).toEqual(want);
   });
 
   it('rejects a destination whose first component cannot be a host (it would mean docker.io)', () => {
@@ -289,13 +289,13 @@ describe('parseLocation: destinations', () => {
   });
 });
 
-describe('parseLocation: images', () => {
+describe('parseTransport: images', () => {
   it('parses docker:// and bare references as images with normalization', () => {
-    expect(parseLocation('docker://quay.io/org/app:v1', 'image')).toEqual({
+    expect(parseTransport('docker://quay.io/org/app:v1', 'image')).toEqual({
       transport: 'docker',
       reference: { registry: 'quay.io', repository: 'org/app', tag: 'v1' },
     });
-    expect(parseLocation('busybox', 'image')).toEqual({
+    expect(parseTransport('busybox', 'image')).toEqual({
       transport: 'docker',
       reference: { registry: 'docker.io', repository: 'library/busybox', tag: 'latest' },
     });
@@ -304,7 +304,7 @@ describe('parseLocation: images', () => {
   it('reports an invalid image reference with the reference named', () => {
     let caught: unknown;
     try {
-      parseLocation('docker://quay.io/Org/app', 'image');
+      parseTransport('docker://quay.io/Org/app', 'image');
     } catch (e) {
       caught = e;
     }

@@ -23,7 +23,6 @@ import {
 import { SITE_API_VERSION, SITE_KIND, type Site } from './types.js';
 
 // prepare.ts applies the overrides on what it loads from here.
-export { applySiteOverrides } from './overrides.js';
 
 export interface LoadSiteOptions {
   /** Check that every file and directory the site names exists (default true). */

@@ -25,8 +25,6 @@ import { catalogFiles, scanCatalogLayers, type FoundFile, type ScanState } from 
 import { FbcModelBuilder, type FbcModel } from './fbc.js';
 
 // Also here for lab/catalog-image.ts, which builds test catalog images with the same label and tar writer.
-export { CONFIGS_LABEL } from './catalog-config.js';
-export { writeTar, type TarEntry } from './tar-writer.js';
 
 const ARCH_ALIASES: Record<string, string> = { x86_64: 'amd64', aarch64: 'arm64' };
 

@@ -24,7 +24,6 @@ import { MediaType } from '../media-types.js';
 import { GRAPH_DATA_DIR, assertGzip, writeGraphLayer } from './graph-layer.js';
 
 // The download the image is built from (graph-data.ts), also importable from here.
-export { downloadGraphData, graphDataUrl } from './graph-data.js';
 
 /** The base image oc-mirror builds the graph image on. */
 export const GRAPH_BASE_IMAGE = 'registry.access.redhat.com/ubi9/ubi:latest';
