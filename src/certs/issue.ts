@@ -19,14 +19,27 @@ export interface SubjectNames {
 
 /**
  * Split `--san` values into DNS names and IP addresses, refusing what a TLS client would not match:
- * bracketed IPv6 (`[fd00::1]` is URL syntax, a certificate holds the bare address), invalid host
- * names (RFC 1123 labels; one leading `*.` wildcard allowed), empty values.
+ * IPv6 with a zone (`fe80::1%eth0`: a certificate holds the address only), bracketed IPv6
+ * (`[fd00::1]` is URL syntax, a certificate holds the bare address), invalid host names (RFC 1123
+ * labels; one leading `*.` wildcard allowed), empty values.
  */
 export function parseSubjectNames(values: string[], flag = '--san'): SubjectNames {
   const dnsNames: string[] = [];
   const ipAddresses: string[] = [];
   for (const raw of values.flatMap((v) => v.split(',')).map((v) => v.trim())) {
     if (raw === '') continue;
+    // A zone (`%eth0`) says which interface reaches a link-local address; it means nothing to a
+    // TLS client, and an iPAddress SAN has no room for it.
+    const zoned = /^\[?([^%\]]*)(%[^\]]*)\]?$/.exec(raw);
+    if (zoned && isIP(zoned[1]!) === 6) {
+      throw usageError(
+        'SAN_INVALID',
+        `${flag} ${raw}: a certificate cannot carry an IPv6 zone (${zoned[2]})`,
+        {
+          hint: `give the address without it: ${flag} ${zoned[1]}`,
+        },
+      );
+    }
     if (/^\[.*\]$/.test(raw)) {
       throw usageError(
         'SAN_INVALID',

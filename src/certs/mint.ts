@@ -198,10 +198,15 @@ function signCertificate(t: Template): string {
   return `-----BEGIN CERTIFICATE-----\n${der}\n-----END CERTIFICATE-----\n`;
 }
 
-/** Validity from `notBefore` (default a minute ago, for clock skew) for `days`. */
+/**
+ * Validity from `notBefore` for exactly `days`. notBefore defaults to a minute ago, so that a client
+ * whose clock is a little behind ours already accepts the certificate; the end is counted from that
+ * start, not from now, so the certificate never lasts longer than asked (825 days is a limit TLS
+ * clients enforce on the whole validity period).
+ */
 function validity(days: number, notBefore?: Date): { notBefore: Date; notAfter: Date } {
   const start = notBefore ?? new Date(Date.now() - 60_000);
-  return { notBefore: start, notAfter: new Date(start.getTime() + days * 86_400_000 + 60_000) };
+  return { notBefore: start, notAfter: new Date(start.getTime() + days * 86_400_000) };
 }
 
 /**

@@ -1,9 +1,10 @@
 /**
  * Host names and registry hosts, checked one way for every certs command: RFC 1123 names (labels of
  * 1–63 letters, digits and inner hyphens, 253 characters at most), IPv4, and IPv6 (in brackets
- * wherever a port may follow).
+ * wherever a port may follow). Also a host and a port given as separate flags (`certs registry`).
  */
 import { isIP } from 'node:net';
+import { usageError } from '../util/errors.js';
 
 const LABEL_RE = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 
@@ -67,4 +68,46 @@ export function parseHostPort(text: string): HostPort | { error: string } {
   if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535)
     return { error: `"${portText}" is not a port (1 to 65535)` };
   return { host, port: Number(portText), ipv6: host.startsWith('[') };
+}
+
+/** A host name or address as given on the command line, checked. */
+export interface CheckedHost {
+  /** The name, or the IP address without brackets. */
+  host: string;
+  ip: boolean;
+  /** As it goes before `:port` in a reference: `registry.example.com`, `10.0.0.5`, `[fd00::5]`. */
+  display: string;
+}
+
+/**
+ * Check a host name (RFC 1123: dot-separated labels of letters, digits and inner hyphens, each at
+ * most 63 characters, at most 253 in all, the last label not all digits) or an IP address (IPv6
+ * with or without brackets). Throws a usage error naming `flag`.
+ */
+export function checkHost(input: string, flag: string): CheckedHost {
+  const bare = input.startsWith('[') && input.endsWith(']') ? input.slice(1, -1) : input;
+  const kind = isIP(bare);
+  if (kind === 6) return { host: bare, ip: true, display: `[${bare}]` };
+  if (kind === 4 && bare === input) return { host: bare, ip: true, display: bare };
+  const bad = (why: string): never => {
+    throw usageError('FLAG_INVALID', `${flag} "${input}" is not a valid host name: ${why}`, {
+      hint: `give a DNS name like registry.example.com, an IPv4 address, or an IPv6 address like fd00::5`,
+    });
+  };
+  if (input !== bare) bad('only an IPv6 address goes in brackets');
+  const problem = hostNameProblem(input);
+  if (problem) bad(problem);
+  return { host: input, ip: false, display: input };
+}
+
+/** Check a TCP port given as a number or a string: a whole number from 1 to 65535. */
+export function checkPort(input: number | string, flag: string): number {
+  const text = String(input).trim();
+  const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+  if (!(port >= 1 && port <= 65535)) {
+    throw usageError('FLAG_INVALID', `${flag} "${String(input)}" is not a TCP port`, {
+      hint: 'give a whole number from 1 to 65535, e.g. 5000',
+    });
+  }
+  return port;
 }

@@ -10,7 +10,7 @@ import { usageError } from '../util/errors.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { parseHostPort } from './names.js';
 import { readInputFile } from './inspect.js';
-import { checkUsername, readPasswordFile } from './registry.js';
+import { checkUsername, readPasswordFile } from './registry/htpasswd.js';
 
 /**
  * Check a registry as pull secrets and image references name it: `host` or `host:port`, the host

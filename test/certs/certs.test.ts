@@ -303,6 +303,11 @@ describe('airgap certs: a CA and a registry certificate that real clients trust'
       ]);
     const cases: [Promise<{ exitCode: number; stderr: string }>, RegExp][] = [
       [issue('[fd00::1]'), /without brackets[\s\S]*--san fd00::1/],
+      [
+        issue('fe80::1%eth0'),
+        /--san fe80::1%eth0: a certificate cannot carry an IPv6 zone \(%eth0\)[\s\S]*without it: --san fe80::1$/,
+      ],
+      [issue('[fe80::1%eth0]'), /IPv6 zone \(%eth0\)[\s\S]*--san fe80::1$/],
       [issue('registry_01.example.com'), /registry_01\.example\.com is neither a valid host name nor an IP/],
       [issue('10.0.0.300'), /10\.0\.0\.300 is neither[\s\S]*four numbers/],
       [issue('-bad.example.com'), /-bad\.example\.com is neither/],

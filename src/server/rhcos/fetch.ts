@@ -15,6 +15,7 @@ import { noProgress, type ProgressSink } from '../../util/progress.js';
 import { readReleasePayload } from '../../mirror/index.js';
 import { parseReference } from '../../mirror/index.js';
 import { RegistryClient, type RegistryClientOptions } from '../../mirror/index.js';
+import type { CoreosStream } from '../../mirror/index.js';
 import { downloadVerified } from '../../net/download.js';
 import { getJson, type TlsOptions } from '../../net/http.js';
 import {
@@ -215,18 +216,20 @@ function stopsTheRest(e: unknown): boolean {
   return isAirgapError(e) && /_(TLS|UNREACHABLE|WRITE_FAILED)$/.test(e.code);
 }
 
-/**
- * Fetch the boot images: read the stream, pick its artifacts, download what is not already there
- * and verified, and merge the manifest. A file that fails is reported after the others were tried
- * (an error about the server or the disk stops the rest); the manifest then lists what is there,
- * and the error is that file's (or IMAGES_FETCH_FAILED naming each).
- */
-export async function fetchBootImages(o: FetchBootImagesOptions): Promise<FetchBootImagesResult> {
-  const progress = o.progress ?? noProgress;
-  const asked = parseArches(o.arches);
-  const dir = resolve(o.dir);
-  await checkDir(dir);
+/** What the stream says to fetch: the stream chosen, its artifacts for the architectures asked, the OpenShift version. */
+interface FetchPlan {
+  loaded: LoadedStream;
+  stream: CoreosStream;
+  artifacts: BootArtifact[];
+  openshiftVersion: string | undefined;
+}
 
+/** Read the stream from its source and pick the artifacts of the architectures asked. */
+async function planFetch(
+  o: FetchBootImagesOptions,
+  asked: CoreosArch[] | 'all',
+  progress: ProgressSink,
+): Promise<FetchPlan> {
   progress({ type: 'phase', name: 'stream', detail: describeSource(o.source) });
   const loaded = await loadStream(o.source, {
     tls: o.tls,
@@ -244,8 +247,11 @@ export async function fetchBootImages(o: FetchBootImagesOptions): Promise<FetchB
       : asked;
   const artifacts = selectBootArtifacts(stream, { arches, pxe: o.pxe, source: loaded.doc.source });
   const openshiftVersion = loaded.openshiftVersion ?? openshiftVersionOfStream(stream.stream);
+  return { loaded, stream, artifacts, openshiftVersion };
+}
 
-  const imagesDir = imagesDirOf(dir);
+/** Create `<dir>/images` and lock it for this run; the function returned unlocks it. */
+async function openImagesDir(imagesDir: string): Promise<() => Promise<void>> {
   try {
     await mkdir(imagesDir, { recursive: true });
   } catch (e) {
@@ -253,123 +259,194 @@ export async function fetchBootImages(o: FetchBootImagesOptions): Promise<FetchB
       hint: 'check the permissions of the directory, and that images is not a file',
     });
   }
-  const unlock = await lockDirectory(imagesDir).catch((e: unknown) => {
+  return lockDirectory(imagesDir).catch((e: unknown) => {
     if (isAirgapError(e)) throw e;
     throw usageError('IMAGES_DIR_INVALID', `cannot write in ${imagesDir}: ${messageOf(e)}`, {
       hint: 'check the permissions of the directory',
     });
   });
+}
+
+/** The manifest of an earlier run, if any; one that cannot be read is a warning (it is written anew). */
+async function readExistingManifest(
+  dir: string,
+  progress: ProgressSink,
+): Promise<BootImagesManifest | undefined> {
   try {
-    let existing: BootImagesManifest | undefined;
+    return await readBootImagesManifest(dir);
+  } catch (e) {
+    if (!(isAirgapError(e) && e.code === 'IMAGES_MANIFEST_MISSING'))
+      progress({ type: 'warning', message: `${messageOf(e)}; it is written anew` });
+    return undefined;
+  }
+}
+
+/** What a download left on disk. */
+interface Downloaded {
+  size: number;
+  downloaded: boolean;
+  resumedFrom: number;
+}
+
+/** A file that could not be fetched, and why. */
+interface FailedDownload {
+  artifact: BootArtifact;
+  error: unknown;
+}
+
+/**
+ * Download each file (one per name), verified. A file that fails does not stop the others, unless
+ * its error is about the server or the disk: then the rest fail with it, untried.
+ */
+async function downloadAll(
+  files: Iterable<BootArtifact>,
+  imagesDir: string,
+  o: FetchBootImagesOptions,
+  progress: ProgressSink,
+): Promise<{ done: Map<string, Downloaded>; failed: FailedDownload[] }> {
+  const done = new Map<string, Downloaded>();
+  const failed: FailedDownload[] = [];
+  let stopped: unknown;
+  for (const a of files) {
+    if (stopped !== undefined) {
+      failed.push({ artifact: a, error: stopped });
+      continue;
+    }
+    progress({ type: 'phase', name: 'fetch', detail: `${a.file} (${a.architecture} ${a.artifact})` });
     try {
-      existing = await readBootImagesManifest(dir);
-    } catch (e) {
-      if (!(isAirgapError(e) && e.code === 'IMAGES_MANIFEST_MISSING'))
-        progress({ type: 'warning', message: `${messageOf(e)}; it is written anew` });
-    }
-
-    // One download per file name (two artifacts may share one file).
-    const unique = new Map<string, BootArtifact>();
-    for (const a of artifacts) if (!unique.has(a.file)) unique.set(a.file, a);
-    progress({ type: 'items-total', total: artifacts.length });
-
-    const done = new Map<string, { size: number; downloaded: boolean; resumedFrom: number }>();
-    const failed: { artifact: BootArtifact; error: unknown }[] = [];
-    let stopped: unknown;
-    for (const a of unique.values()) {
-      if (stopped !== undefined) {
-        failed.push({ artifact: a, error: stopped });
-        continue;
-      }
-      progress({ type: 'phase', name: 'fetch', detail: `${a.file} (${a.architecture} ${a.artifact})` });
-      try {
-        const r = await downloadVerified(a.location, join(imagesDir, a.file), {
-          sha256: a.sha256,
-          ...(a.size !== undefined ? { size: a.size } : {}),
-          tls: o.tls,
-          retries: o.retries,
-          ...(o.baseDelayMs !== undefined ? { baseDelayMs: o.baseDelayMs } : {}),
-          ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
-          errorPrefix: 'IMAGES_DOWNLOAD',
-          onBytes: (bytes) => progress({ type: 'bytes', bytes }),
-          onPlanned: (bytes) => progress({ type: 'bytes-planned', bytes }),
-        });
-        if (r.replaced)
-          progress({
-            type: 'warning',
-            message: `${a.file} was in ${imagesDir} but did not match its sha256; it was fetched again`,
-          });
-        done.set(a.file, { size: r.size, downloaded: r.downloaded, resumedFrom: r.resumedFrom });
-        progress({ type: 'item-done', ok: true, name: a.file });
-      } catch (e) {
-        failed.push({ artifact: a, error: e });
-        progress({ type: 'item-done', ok: false, name: a.file, message: messageOf(e) });
-        if (stopsTheRest(e)) stopped = e;
-      }
-    }
-
-    const entries: BootImageEntry[] = artifacts
-      .filter((a) => done.has(a.file))
-      .map((a) => ({
-        architecture: a.architecture,
-        artifact: a.artifact,
-        release: a.release,
-        file: a.file,
+      const r = await downloadVerified(a.location, join(imagesDir, a.file), {
         sha256: a.sha256,
-        size: done.get(a.file)!.size,
-        location: a.location,
-        stream: stream.stream,
-        ...(openshiftVersion ? { openshiftVersion } : {}),
-      }));
-    let manifest: BootImagesManifest | undefined;
-    const manifestPath = bootImagesManifestPath(dir);
-    if (entries.length > 0) {
-      manifest = mergeBootImagesManifest(existing, {
-        stream: stream.stream,
-        ...(openshiftVersion ? { openshiftVersion } : {}),
-        source: loaded.doc.source,
-        images: entries,
+        ...(a.size !== undefined ? { size: a.size } : {}),
+        tls: o.tls,
+        retries: o.retries,
+        ...(o.baseDelayMs !== undefined ? { baseDelayMs: o.baseDelayMs } : {}),
+        ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+        errorPrefix: 'IMAGES_DOWNLOAD',
+        onBytes: (bytes) => progress({ type: 'bytes', bytes }),
+        onPlanned: (bytes) => progress({ type: 'bytes-planned', bytes }),
       });
-      await writeBootImagesManifest(dir, manifest);
+      if (r.replaced)
+        progress({
+          type: 'warning',
+          message: `${a.file} was in ${imagesDir} but did not match its sha256; it was fetched again`,
+        });
+      done.set(a.file, { size: r.size, downloaded: r.downloaded, resumedFrom: r.resumedFrom });
+      progress({ type: 'item-done', ok: true, name: a.file });
+    } catch (e) {
+      failed.push({ artifact: a, error: e });
+      progress({ type: 'item-done', ok: false, name: a.file, message: messageOf(e) });
+      if (stopsTheRest(e)) stopped = e;
     }
+  }
+  return { done, failed };
+}
 
-    if (failed.length === 1 && failed[0]!.error instanceof AirgapError) throw failed[0]!.error;
-    if (failed.length > 0) {
-      const lines = failed.map((f) => `${f.artifact.file}: ${messageOf(f.error)}`);
-      throw new AirgapError(
-        'IMAGES_FETCH_FAILED',
-        `${failed.length} of ${unique.size} boot images could not be fetched:\n  ${lines.join('\n  ')}`,
-        {
-          where: imagesDir,
-          hint: 'run the same command again: verified files are kept, broken downloads continue where they stopped',
-          details: { failed: failed.map((f) => ({ file: f.artifact.file, error: messageOf(f.error) })) },
-        },
-      );
-    }
-
-    return {
+/** Merge what is now there into the manifest and write it; undefined when nothing is there. */
+async function recordFetched(
+  dir: string,
+  plan: FetchPlan,
+  existing: BootImagesManifest | undefined,
+  done: Map<string, Downloaded>,
+): Promise<BootImagesManifest | undefined> {
+  const { stream, openshiftVersion } = plan;
+  const entries: BootImageEntry[] = plan.artifacts
+    .filter((a) => done.has(a.file))
+    .map((a) => ({
+      architecture: a.architecture,
+      artifact: a.artifact,
+      release: a.release,
+      file: a.file,
+      sha256: a.sha256,
+      size: done.get(a.file)!.size,
+      location: a.location,
       stream: stream.stream,
       ...(openshiftVersion ? { openshiftVersion } : {}),
-      source: loaded.doc.source,
-      ...(loaded.releaseVersion ? { releaseVersion: loaded.releaseVersion } : {}),
+    }));
+  if (entries.length === 0) return undefined;
+  const manifest = mergeBootImagesManifest(existing, {
+    stream: stream.stream,
+    ...(openshiftVersion ? { openshiftVersion } : {}),
+    source: plan.loaded.doc.source,
+    images: entries,
+  });
+  await writeBootImagesManifest(dir, manifest);
+  return manifest;
+}
+
+/** The error of the files that failed: that file's own when only one did, else IMAGES_FETCH_FAILED naming each. */
+function throwIfFailed(failed: FailedDownload[], total: number, imagesDir: string): void {
+  if (failed.length === 1 && failed[0]!.error instanceof AirgapError) throw failed[0]!.error;
+  if (failed.length > 0) {
+    const lines = failed.map((f) => `${f.artifact.file}: ${messageOf(f.error)}`);
+    throw new AirgapError(
+      'IMAGES_FETCH_FAILED',
+      `${failed.length} of ${total} boot images could not be fetched:\n  ${lines.join('\n  ')}`,
+      {
+        where: imagesDir,
+        hint: 'run the same command again: verified files are kept, broken downloads continue where they stopped',
+        details: { failed: failed.map((f) => ({ file: f.artifact.file, error: messageOf(f.error) })) },
+      },
+    );
+  }
+}
+
+/** One result entry per artifact (two may share one file). */
+function fetchedFiles(
+  artifacts: BootArtifact[],
+  done: Map<string, Downloaded>,
+  imagesDir: string,
+): FetchedBootImage[] {
+  return artifacts.map((a) => {
+    const d = done.get(a.file)!;
+    return {
+      artifact: a.artifact,
+      arch: a.architecture,
+      release: a.release,
+      file: a.file,
+      path: join(imagesDir, a.file),
+      sha256: a.sha256,
+      size: d.size,
+      downloaded: d.downloaded,
+      location: a.location,
+      resumedFrom: d.resumedFrom,
+    };
+  });
+}
+
+/**
+ * Fetch the boot images: read the stream, pick its artifacts, download what is not already there
+ * and verified, and merge the manifest. A file that fails is reported after the others were tried
+ * (an error about the server or the disk stops the rest); the manifest then lists what is there,
+ * and the error is that file's (or IMAGES_FETCH_FAILED naming each).
+ */
+export async function fetchBootImages(o: FetchBootImagesOptions): Promise<FetchBootImagesResult> {
+  const progress = o.progress ?? noProgress;
+  const asked = parseArches(o.arches);
+  const dir = resolve(o.dir);
+  await checkDir(dir);
+  const plan = await planFetch(o, asked, progress);
+
+  const imagesDir = imagesDirOf(dir);
+  const unlock = await openImagesDir(imagesDir);
+  try {
+    const existing = await readExistingManifest(dir, progress);
+    // One download per file name (two artifacts may share one file).
+    const unique = new Map<string, BootArtifact>();
+    for (const a of plan.artifacts) if (!unique.has(a.file)) unique.set(a.file, a);
+    progress({ type: 'items-total', total: plan.artifacts.length });
+
+    const { done, failed } = await downloadAll(unique.values(), imagesDir, o, progress);
+    const manifest = await recordFetched(dir, plan, existing, done);
+    throwIfFailed(failed, unique.size, imagesDir);
+    return {
+      stream: plan.stream.stream,
+      ...(plan.openshiftVersion ? { openshiftVersion: plan.openshiftVersion } : {}),
+      source: plan.loaded.doc.source,
+      ...(plan.loaded.releaseVersion ? { releaseVersion: plan.loaded.releaseVersion } : {}),
       imagesDir,
-      manifestPath,
+      manifestPath: bootImagesManifestPath(dir),
       manifest: manifest!,
-      files: artifacts.map((a) => {
-        const d = done.get(a.file)!;
-        return {
-          artifact: a.artifact,
-          arch: a.architecture,
-          release: a.release,
-          file: a.file,
-          path: join(imagesDir, a.file),
-          sha256: a.sha256,
-          size: d.size,
-          downloaded: d.downloaded,
-          location: a.location,
-          resumedFrom: d.resumedFrom,
-        };
-      }),
+      files: fetchedFiles(plan.artifacts, done, imagesDir),
     };
   } finally {
     await unlock();

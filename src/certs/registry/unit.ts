@@ -1,0 +1,123 @@
+/**
+ * How the bastion runs the registry: a systemd unit in which podman runs the registry image with
+ * the files mounted where config.yml expects them, and install.txt, the steps to install the unit
+ * and trust the CA. Paths go unquoted into the unit, so only safe characters are allowed in them.
+ */
+import { join } from 'node:path';
+import { usageError } from '../../util/errors.js';
+import type { CheckedHost } from '../names.js';
+import { IN_CONTAINER, REGISTRY_FILES } from './layout.js';
+
+/** Characters a path may hold to go unquoted into a systemd ExecStart line and a `podman -v` spec. */
+const SAFE_PATH_RE = /^\/[\w./+@-]*$/;
+
+/** `path`, when it may go into the systemd unit; else a usage error naming `flag`. */
+export function checkUnitPath(path: string, flag: string): string {
+  if (!SAFE_PATH_RE.test(path)) {
+    throw usageError(
+      'FLAG_INVALID',
+      `${flag} ${path} cannot go into the systemd unit: use only letters, digits and . _ - + @ /`,
+      {
+        hint: 'spaces, ":", ",", "%" and "$" have meanings of their own in a systemd unit or in podman -v; choose another directory',
+      },
+    );
+  }
+  return path;
+}
+
+/** The systemd unit that runs the registry with podman (`systemctl enable --now registry`). */
+export function registryUnit(opts: {
+  outDir: string;
+  dataDir: string;
+  image: string;
+  address: string;
+}): string {
+  const { outDir, dataDir, image, address } = opts;
+  const mounts = [
+    `${join(outDir, 'auth')}:/auth:z`,
+    `${join(outDir, 'certs')}:/certs:z`,
+    `${join(outDir, REGISTRY_FILES.config)}:${IN_CONTAINER.config}:z`,
+    `${join(outDir, REGISTRY_FILES.config)}:${IN_CONTAINER.configV3}:z`,
+    `${dataDir}:${IN_CONTAINER.storage}:z`,
+  ];
+  return [
+    `# The mirror registry ${address}, written by airgap certs registry.`,
+    `# Install: see ${join(outDir, REGISTRY_FILES.install)}.`,
+    `# The config is mounted twice: registry:2 reads ${IN_CONTAINER.config}, registry:3 ${IN_CONTAINER.configV3}.`,
+    '[Unit]',
+    `Description=Mirror registry ${address} (CNCF distribution in podman)`,
+    'Wants=network-online.target',
+    'After=network-online.target',
+    '',
+    '[Service]',
+    'Type=simple',
+    `ExecStartPre=/usr/bin/mkdir -p ${dataDir}`,
+    // A container left behind by a crash would block the name; "-" ignores "no such container".
+    'ExecStartPre=-/usr/bin/podman rm --force registry',
+    `ExecStart=/usr/bin/podman run --rm --name registry --net host \\`,
+    ...mounts.map((m) => `  -v ${m} \\`),
+    `  ${image}`,
+    'ExecStop=/usr/bin/podman stop --time 10 registry',
+    'Restart=always',
+    'RestartSec=5',
+    '',
+    '[Install]',
+    'WantedBy=multi-user.target',
+    '',
+  ].join('\n');
+}
+
+/** install.txt: the commands to install the unit and trust the CA on the bastion. */
+export function installText(opts: {
+  outDir: string;
+  dataDir: string;
+  address: string;
+  host: CheckedHost;
+  port: number;
+  username: string;
+  image: string;
+  /** The file to trust: certs/ca.crt, or the self-signed tls.crt; undefined when neither applies. */
+  trustFile?: string;
+}): string {
+  const { outDir, address, port, username } = opts;
+  const anchor = `/etc/pki/ca-trust/source/anchors/${opts.host.host.replace(/[^\w.-]/g, '_')}-registry-ca.crt`;
+  const trust = opts.trustFile
+    ? [`  cp ${opts.trustFile} ${anchor}`, '  update-ca-trust extract']
+    : [
+        '  The certificate was not self-signed and no --ca was given: copy the CA that signed',
+        `  ${join(outDir, REGISTRY_FILES.certificate)} to ${anchor}, then run: update-ca-trust extract`,
+      ];
+  return [
+    `The mirror registry ${address}`,
+    '='.repeat(`The mirror registry ${address}`.length),
+    '',
+    `Written by airgap certs registry into ${outDir}. Run these as root on the bastion.`,
+    '',
+    '1. Install and start the service (podman runs the registry image; it listens on',
+    `   port ${port} of every address of this host, with TLS and a password):`,
+    '',
+    `  cp ${join(outDir, REGISTRY_FILES.unit)} /etc/systemd/system/registry.service`,
+    '  systemctl daemon-reload',
+    '  systemctl enable --now registry',
+    '',
+    '2. Trust the registry CA on this bastion (podman, skopeo, curl and oc read the system trust):',
+    '',
+    ...trust,
+    '',
+    '3. Check it (asks for the password; {"repositories":[…]} means it works):',
+    '',
+    `  curl -u ${username} https://${address}/v2/_catalog`,
+    `  systemctl status registry        # logs: journalctl -u registry`,
+    '',
+    'Notes:',
+    `- Images are stored in ${opts.dataDir} (created on start); give it room (hundreds of GB).`,
+    `- Open the port if firewalld runs: firewall-cmd --permanent --add-port=${port}/tcp && firewall-cmd --reload`,
+    `- podman pulls ${opts.image} the first time. Without internet, load it first:`,
+    `  on a connected host: podman pull ${opts.image} && podman save -o registry.tar ${opts.image}`,
+    `  here:                podman load -i registry.tar`,
+    `- Add the credentials to the pull secret: airgap certs pull-secret --pull-secret pull-secret.json \\`,
+    `    --registry ${address} --username ${username} --password-file <file> --out pull-secret-mirror.json`,
+    `- ${REGISTRY_FILES.htpasswd}, ${REGISTRY_FILES.key} and ${REGISTRY_FILES.config} are secrets (mode 0600).`,
+    '',
+  ].join('\n');
+}
