@@ -86,6 +86,14 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'airgap/boundaries': 'error',
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            ":matches(CallExpression, NewExpression)[callee.name=/^(usageError|AirgapError|RegistryError)$/][arguments.0.type='Literal']",
+          message: "Name the error code from its domain's catalog (src/<domain>/errors.ts), not as a string.",
+        },
+      ],
     },
   },
   {

@@ -5,7 +5,7 @@
  *   - peak RSS under 300 MB (10^6 bytes) at 1×;
  *   - filtering linear in catalog size: the filter time may grow by at most 2.6× per doubling.
  *
- * The catalogs come from src/lab/catalog.ts buildSyntheticCatalog (Red Hat's shape: one
+ * The catalogs come from lab/catalog.ts buildSyntheticCatalog (Red Hat's shape: one
  * `<package>/catalog.json` of 4-space indented objects, three channels per package with replaces,
  * skips and skipRange, three relatedImages per bundle). Bundles are spread unevenly over channels
  * (a few large packages, many small ones, as in the real index); 2× and 4× double every channel,

@@ -2,7 +2,7 @@
  * OpenShift mirror benchmark: a synthetic release plus catalog, airgap against `skopeo copy` of the
  * same pairs.
  *
- * What is mirrored. src/lab/upstream.ts buildUpstream fills a source registry with an OpenShift-shaped
+ * What is mirrored. lab/upstream.ts buildUpstream fills a source registry with an OpenShift-shaped
  * upstream: four 4.18.z release payloads of 60 components each (every component has 3 shared base
  * layers of 48, 32 and 16 MiB and a 3 MiB layer of its own; components of different releases are
  * different images, as in a real payload), the KubeVirt container disk, an operator catalog of
@@ -570,7 +570,7 @@ export function render(res: OpenShiftBenchResult): string {
 async function main(): Promise<void> {
   const opts = parseOptions(process.argv.slice(2));
   const work = await mkdtemp(join(tmpdir(), 'airgap-bench-openshift-'));
-  // Registries die with this process (src/lab/registry.ts); the work dir must go too.
+  // Registries die with this process (lab/registry.ts); the work dir must go too.
   process.once('exit', () => rmSync(work, { recursive: true, force: true }));
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(130));
   try {

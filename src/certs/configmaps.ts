@@ -18,7 +18,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildRegistriesConfFromMappings, registriesConfToml } from '../mirror/index.js';
-import { usageError } from '../util/errors.js';
+import { usageError, CommonError } from '../util/errors.js';
 import { writeFilesAtomic } from '../util/fs.js';
 import { toYaml, toYamlDocuments } from '../util/yaml.js';
 import { describeCertificate, EXPIRY_WARNING_DAYS, readCertificates } from './inspect.js';
@@ -31,6 +31,7 @@ import {
   type MirrorMapping,
   type MirrorMappingsRead,
 } from './mirror-mapping.js';
+import { CertsError } from './errors.js';
 
 export const REGISTRY_CONFIG = 'registry-config';
 export const USER_CA_BUNDLE = 'user-ca-bundle';
@@ -153,7 +154,7 @@ export async function readCaFile(
     const info = describeCertificate(x, now);
     if (!info.isCA) {
       throw usageError(
-        'CA_NOT_CA',
+        CertsError.CA_NOT_CA,
         `${info.subject} is not a CA certificate (it lacks basicConstraints CA:true)`,
         {
           where,
@@ -162,16 +163,20 @@ export async function readCaFile(
       );
     }
     if (Date.parse(info.notAfter) <= now.getTime()) {
-      throw usageError('CA_EXPIRED', `the CA ${info.subject} expired on ${info.notAfter}`, {
+      throw usageError(CertsError.CA_EXPIRED, `the CA ${info.subject} expired on ${info.notAfter}`, {
         where,
         hint: 'nothing trusts an expired CA: renew it (airgap certs ca) and reissue the registry certificate',
       });
     }
     if (Date.parse(info.notBefore) > now.getTime()) {
-      throw usageError('CA_NOT_YET_VALID', `the CA ${info.subject} is not valid before ${info.notBefore}`, {
-        where,
-        hint: "check this machine's clock, or the clock of the machine that made the CA",
-      });
+      throw usageError(
+        CertsError.CA_NOT_YET_VALID,
+        `the CA ${info.subject} is not valid before ${info.notBefore}`,
+        {
+          where,
+          hint: "check this machine's clock, or the clock of the machine that made the CA",
+        },
+      );
     }
     if (Date.parse(info.notAfter) - now.getTime() < EXPIRY_WARNING_DAYS * DAY) {
       warnings.push(`${where} (${info.subject}) expires in ${info.daysLeft} day(s), on ${info.notAfter}`);
@@ -195,13 +200,13 @@ export async function readCaFile(
 export function registryConfigKey(registry: string, origin = `--registry ${registry}`): string {
   const parsed = parseHostPort(registry);
   if ('error' in parsed) {
-    throw usageError('REGISTRY_INVALID', `${origin}: ${parsed.error}`, {
+    throw usageError(CertsError.REGISTRY_INVALID, `${origin}: ${parsed.error}`, {
       hint: 'write the registry as image references name it: host[:port], e.g. registry.example.com:8443',
     });
   }
   if (parsed.ipv6) {
     throw usageError(
-      'REGISTRY_INVALID',
+      CertsError.REGISTRY_INVALID,
       `${origin}: an IPv6 address cannot be a key of ${REGISTRY_CONFIG} (ConfigMap keys allow only letters, digits, "-", "_" and ".")`,
       {
         hint: 'give the registry a DNS name (in DNS or /etc/hosts on the nodes, and in its certificate) and mirror to that name',
@@ -240,9 +245,13 @@ async function readMappings(opts: TrustConfigMapsOptions): Promise<MirrorMapping
   const idms = opts.idmsFiles ?? [];
   const itms = opts.itmsFiles ?? [];
   if (opts.clusterResources !== undefined && idms.length + itms.length > 0) {
-    throw usageError('FLAG_CONFLICT', '--cluster-resources cannot be combined with --idms or --itms', {
-      hint: 'give the directory, or the files, not both',
-    });
+    throw usageError(
+      CommonError.FLAG_CONFLICT,
+      '--cluster-resources cannot be combined with --idms or --itms',
+      {
+        hint: 'give the directory, or the files, not both',
+      },
+    );
   }
   const read: MirrorMappingsRead =
     opts.clusterResources !== undefined
@@ -252,9 +261,13 @@ async function readMappings(opts: TrustConfigMapsOptions): Promise<MirrorMapping
   for (const f of itms) await readMirrorSetFile(f, 'tag', read);
   for (const m of opts.mirrors ?? []) read.mappings.push(parseMirrorFlag(m));
   if (read.mappings.length === 0) {
-    throw usageError('MIRROR_MAPPING_MISSING', `${CUSTOM_REGISTRIES} needs at least one mirror mapping`, {
-      hint: 'give --cluster-resources <workspace>/cluster-resources (from airgap mirror), --idms/--itms files, or --mirror source=mirror',
-    });
+    throw usageError(
+      CertsError.MIRROR_MAPPING_MISSING,
+      `${CUSTOM_REGISTRIES} needs at least one mirror mapping`,
+      {
+        hint: 'give --cluster-resources <workspace>/cluster-resources (from airgap mirror), --idms/--itms files, or --mirror source=mirror',
+      },
+    );
   }
   return read;
 }
@@ -313,9 +326,13 @@ export async function renderTrustConfigMaps(opts: TrustConfigMapsOptions): Promi
   const warnings: string[] = [];
   const namespace = opts.hostedClusterNamespace ?? DEFAULT_HOSTED_CLUSTER_NAMESPACE;
   if (!DNS1123_LABEL_RE.test(namespace)) {
-    throw usageError('FLAG_INVALID', `--hosted-cluster-namespace ${namespace} is not a namespace name`, {
-      hint: 'lowercase letters, digits and inner hyphens, at most 63 characters (the default is clusters)',
-    });
+    throw usageError(
+      CommonError.FLAG_INVALID,
+      `--hosted-cluster-namespace ${namespace} is not a namespace name`,
+      {
+        hint: 'lowercase letters, digits and inner hyphens, at most 63 characters (the default is clusters)',
+      },
+    );
   }
 
   // The registries: syntax first (cheap), then the CA files, then the mapping.
@@ -325,13 +342,13 @@ export async function renderTrustConfigMaps(opts: TrustConfigMapsOptions): Promi
     const registry = eq < 0 ? spec : spec.slice(0, eq);
     const file = eq < 0 ? undefined : spec.slice(eq + 1);
     if (file === '') {
-      throw usageError('REGISTRY_INVALID', `--registry ${spec}: the CA file after "=" is empty`, {
+      throw usageError(CertsError.REGISTRY_INVALID, `--registry ${spec}: the CA file after "=" is empty`, {
         hint: 'write --registry host[:port] or --registry host[:port]=<CA PEM file>',
       });
     }
     const key = registryConfigKey(registry);
     if (registrySpecs.some((r) => r.key === key)) {
-      throw usageError('REGISTRY_INVALID', `--registry ${registry} is given twice`, {
+      throw usageError(CertsError.REGISTRY_INVALID, `--registry ${registry} is given twice`, {
         hint: 'give each registry once; put several CAs for it in one PEM file',
       });
     }
@@ -361,7 +378,7 @@ export async function renderTrustConfigMaps(opts: TrustConfigMapsOptions): Promi
     }
   }
   if (common.length === 0 && registrySpecs.some((r) => r.file === undefined)) {
-    throw usageError('CA_MISSING', 'no CA given: --ca is required', {
+    throw usageError(CertsError.CA_MISSING, 'no CA given: --ca is required', {
       hint: 'give --ca <the registry CA PEM> (the ca.crt that signed the registry certificate), or --registry host[:port]=<CA file> for each registry',
     });
   }
@@ -511,7 +528,7 @@ export function trustConfigMapFiles(r: TrustConfigMaps): Map<string, string> {
 export async function writeTrustConfigMaps(dir: string, r: TrustConfigMaps): Promise<string[]> {
   try {
     if (!(await stat(dir)).isDirectory()) {
-      throw usageError('OUTPUT_NOT_DIRECTORY', `--output ${dir} exists and is not a directory`, {
+      throw usageError(CertsError.OUTPUT_NOT_DIRECTORY, `--output ${dir} exists and is not a directory`, {
         hint: 'give a directory (it is created if it does not exist)',
       });
     }

@@ -6,7 +6,8 @@
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
-import { AirgapError, unreadableReason, usageError } from '../util/errors.js';
+import { AirgapError, unreadableReason, usageError, CommonError } from '../util/errors.js';
+import { CertsError } from './errors.js';
 
 /** Warn this many days before a certificate expires. */
 export const EXPIRY_WARNING_DAYS = 30;
@@ -34,10 +35,14 @@ export interface CertificateInfo {
 
 function unreadable(path: string, flag: string, what: string, e: unknown): AirgapError {
   const why = unreadableReason(e);
-  return usageError('FILE_UNREADABLE', `cannot read the ${what} ${flag ? `${flag} ` : ''}${path}: ${why}`, {
-    where: path,
-    hint: flag ? `check the path given to ${flag}` : 'check the path and its permissions',
-  });
+  return usageError(
+    CommonError.FILE_UNREADABLE,
+    `cannot read the ${what} ${flag ? `${flag} ` : ''}${path}: ${why}`,
+    {
+      where: path,
+      hint: flag ? `check the path given to ${flag}` : 'check the path and its permissions',
+    },
+  );
 }
 
 /** Read a whole input file, or throw a usage error that names the flag, the file and why. */
@@ -57,7 +62,7 @@ export async function readCertificates(file: string, flag?: string): Promise<X50
   if (blocks.length === 0) {
     const kind = /-----BEGIN ([A-Z ]+)-----/.exec(text)?.[1];
     throw usageError(
-      'CERT_INVALID',
+      CertsError.CERT_INVALID,
       `${named} holds no PEM certificate${kind ? ` (it holds a ${kind})` : ''}`,
       {
         where: file,
@@ -72,7 +77,7 @@ export async function readCertificates(file: string, flag?: string): Promise<X50
       return new X509Certificate(b);
     } catch (e) {
       throw usageError(
-        'CERT_INVALID',
+        CertsError.CERT_INVALID,
         `certificate ${i + 1} of ${named} cannot be read: ${(e as Error).message}`,
         {
           where: file,
@@ -97,14 +102,14 @@ export async function readPrivateKeyFile(
       (e as NodeJS.ErrnoException).code === 'ERR_MISSING_PASSPHRASE' ||
       /passphrase/i.test((e as Error).message)
     ) {
-      throw usageError('KEY_INVALID', `the private key ${named} is encrypted`, {
+      throw usageError(CertsError.KEY_INVALID, `the private key ${named} is encrypted`, {
         where: file,
         hint: 'servers cannot ask for a passphrase; decrypt it first: openssl pkey -in <key> -out tls.key',
       });
     }
     const kind = /-----BEGIN ([A-Z ]+)-----/.exec(bytes.toString('utf8'))?.[1];
     throw usageError(
-      'KEY_INVALID',
+      CertsError.KEY_INVALID,
       `${named} holds no usable private key${kind ? ` (it holds a ${kind})` : ''}`,
       {
         where: file,
@@ -243,7 +248,7 @@ export async function loadSigningCA(
   const key = await readPrivateKey(keyFile);
   if (!ca!.ca)
     throw usageError(
-      'CERT_NOT_CA',
+      CertsError.CERT_NOT_CA,
       `${certFile} is not a CA certificate (basicConstraints CA:FALSE or missing)`,
       {
         where: certFile,
@@ -251,12 +256,16 @@ export async function loadSigningCA(
       },
     );
   if (now > new Date(ca!.validTo))
-    throw usageError('CERT_EXPIRED', `the CA ${certFile} expired on ${new Date(ca!.validTo).toISOString()}`, {
-      where: certFile,
-      hint: 'make a new CA with `airgap certs ca` and distribute it again (registry-config, user-ca-bundle, custom-registries)',
-    });
+    throw usageError(
+      CertsError.CERT_EXPIRED,
+      `the CA ${certFile} expired on ${new Date(ca!.validTo).toISOString()}`,
+      {
+        where: certFile,
+        hint: 'make a new CA with `airgap certs ca` and distribute it again (registry-config, user-ca-bundle, custom-registries)',
+      },
+    );
   if (!ca!.checkPrivateKey(key))
-    throw usageError('KEY_MISMATCH', `${keyFile} is not the key of the CA ${certFile}`, {
+    throw usageError(CertsError.KEY_MISMATCH, `${keyFile} is not the key of the CA ${certFile}`, {
       where: keyFile,
       hint: 'give the ca.key written together with this ca.crt',
     });
@@ -270,7 +279,7 @@ export async function loadSigningCA(
 
 /** Raised when a file the caller wants written already exists. */
 export function existsError(path: string): AirgapError {
-  return usageError('OUTPUT_EXISTS', `${path} already exists`, {
+  return usageError(CommonError.OUTPUT_EXISTS, `${path} already exists`, {
     where: path,
     hint: 'choose another --out directory, or pass --force to replace the files',
   });

@@ -4,12 +4,13 @@
  */
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
-import { usageError } from '../util/errors.js';
+import { usageError, CommonError } from '../util/errors.js';
 import { writeFilesAtomic } from '../util/fs.js';
 import { describeCertificate, existsError, loadSigningCA, type CertificateInfo } from './inspect.js';
 import { createCA, issueServerCert, MAX_LEAF_DAYS, type KeyType } from './mint.js';
 import { hostNameProblem } from './names.js';
 import { X509Certificate } from 'node:crypto';
+import { CertsError } from './errors.js';
 
 /** DNS names and IP addresses for a certificate, sorted out of one list. */
 export interface SubjectNames {
@@ -33,7 +34,7 @@ export function parseSubjectNames(values: string[], flag = '--san'): SubjectName
     const zoned = /^\[?([^%\]]*)(%[^\]]*)\]?$/.exec(raw);
     if (zoned && isIP(zoned[1]!) === 6) {
       throw usageError(
-        'SAN_INVALID',
+        CertsError.SAN_INVALID,
         `${flag} ${raw}: a certificate cannot carry an IPv6 zone (${zoned[2]})`,
         {
           hint: `give the address without it: ${flag} ${zoned[1]}`,
@@ -42,7 +43,7 @@ export function parseSubjectNames(values: string[], flag = '--san'): SubjectName
     }
     if (/^\[.*\]$/.test(raw)) {
       throw usageError(
-        'SAN_INVALID',
+        CertsError.SAN_INVALID,
         `${flag} ${raw}: an IPv6 address goes into a certificate without brackets`,
         {
           hint: `write ${flag} ${raw.slice(1, -1)}`,
@@ -58,7 +59,7 @@ export function parseSubjectNames(values: string[], flag = '--san'): SubjectName
     const problem = looksNumeric ? 'not an address' : hostNameProblem(name, { wildcard: true });
     if (problem) {
       throw usageError(
-        'SAN_INVALID',
+        CertsError.SAN_INVALID,
         `${flag} ${raw} is neither a valid host name nor an IP address (${problem})`,
         {
           hint: looksNumeric
@@ -70,7 +71,7 @@ export function parseSubjectNames(values: string[], flag = '--san'): SubjectName
     dnsNames.push(name);
   }
   if (dnsNames.length === 0 && ipAddresses.length === 0)
-    throw usageError('SAN_MISSING', `a server certificate needs at least one name (${flag})`, {
+    throw usageError(CertsError.SAN_MISSING, `a server certificate needs at least one name (${flag})`, {
       hint: `give the names clients use to reach the server, e.g. ${flag} registry.example.com ${flag} 192.168.1.10`,
     });
   return { dnsNames: [...new Set(dnsNames)], ipAddresses: [...new Set(ipAddresses)] };
@@ -94,7 +95,7 @@ export interface WrittenCertificate {
 /** Make a CA: `<out>/ca.crt` and `<out>/ca.key` (0600). */
 export async function createCaFiles(o: CreateCaFilesOptions): Promise<WrittenCertificate> {
   if (o.days !== undefined && (o.days < 1 || o.days > 36500))
-    throw usageError('FLAG_INVALID', `--days ${o.days} is out of range`, {
+    throw usageError(CommonError.FLAG_INVALID, `--days ${o.days} is out of range`, {
       hint: 'a CA is valid for 1 to 36500 days',
     });
   const out = resolve(o.out);
@@ -142,7 +143,9 @@ export async function issueServerFiles(o: IssueFilesOptions): Promise<WrittenCer
   const warnings: string[] = [];
   let days = o.days ?? MAX_LEAF_DAYS;
   if (days < 1)
-    throw usageError('FLAG_INVALID', `--days ${days} is out of range`, { hint: `1 to ${MAX_LEAF_DAYS}` });
+    throw usageError(CommonError.FLAG_INVALID, `--days ${days} is out of range`, {
+      hint: `1 to ${MAX_LEAF_DAYS}`,
+    });
   if (days > MAX_LEAF_DAYS) {
     warnings.push(
       `--days ${days} is above the ${MAX_LEAF_DAYS}-day limit TLS clients enforce; capped at ${MAX_LEAF_DAYS}`,

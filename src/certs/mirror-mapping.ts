@@ -8,8 +8,9 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { loadAll } from 'js-yaml';
 import type { MirrorMapping } from '../mirror/index.js';
-import { usageError } from '../util/errors.js';
+import { usageError, CommonError } from '../util/errors.js';
 import { parseHostPort } from './names.js';
+import { CertsError } from './errors.js';
 
 export type { MirrorMapping } from '../mirror/index.js';
 
@@ -53,7 +54,7 @@ export function isBareRegistry(scope: string): boolean {
  */
 export function parseMirrorFlag(value: string): MirrorMapping {
   const bad = (why: string) =>
-    usageError('MIRROR_FLAG_INVALID', `--mirror ${value}: ${why}`, {
+    usageError(CertsError.MIRROR_FLAG_INVALID, `--mirror ${value}: ${why}`, {
       hint: 'write it as source=mirror[@digest|@tag], e.g. --mirror quay.io/openshift-release-dev=registry.example.com:8443/ocp/openshift-release-dev@digest',
     });
   const eq = value.indexOf('=');
@@ -122,7 +123,7 @@ function objectMappings(
 ): void {
   const { field, digest } = KINDS[kind];
   const invalid = (path: string, why: string) =>
-    usageError('MIRROR_SET_INVALID', `${kind} ${path} ${why}`, {
+    usageError(CertsError.MIRROR_SET_INVALID, `${kind} ${path} ${why}`, {
       where,
       hint: `fix the file, or give the mapping with --mirror source=mirror${digest ? '@digest' : '@tag'}`,
     });
@@ -162,7 +163,7 @@ async function readYamlDocuments(path: string, code: string): Promise<unknown[]>
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    throw usageError('FILE_UNREADABLE', `cannot read ${path}: ${(e as Error).message}`, {
+    throw usageError(CommonError.FILE_UNREADABLE, `cannot read ${path}: ${(e as Error).message}`, {
       hint: 'check the path',
     });
   }
@@ -189,14 +190,14 @@ export async function readMirrorSetFile(
   const accepted: MirrorSetKind[] =
     expect === 'digest' ? ['ImageDigestMirrorSet', 'ImageContentSourcePolicy'] : ['ImageTagMirrorSet'];
   const flag = expect === 'digest' ? '--idms' : '--itms';
-  const docs = await readYamlDocuments(path, 'MIRROR_SET_INVALID');
+  const docs = await readYamlDocuments(path, CertsError.MIRROR_SET_INVALID);
   const before = into.objects.length;
   for (const [d, doc] of docs.entries()) {
     if (doc === null || doc === undefined) continue;
     for (const { obj, kind, where } of mirrorSetObjects(doc, `${path}, document ${d + 1}`)) {
       if (!(accepted as string[]).includes(kind)) {
         throw usageError(
-          'MIRROR_SET_KIND',
+          CertsError.MIRROR_SET_KIND,
           `${flag} takes ${accepted.join(' or ')}, but this document is ${kind ? `of kind ${kind}` : 'without a kind'}`,
           {
             where,
@@ -211,10 +212,14 @@ export async function readMirrorSetFile(
     }
   }
   if (into.objects.length === before) {
-    throw usageError('MIRROR_SET_KIND', `${flag} takes ${accepted.join(' or ')}, and this file holds none`, {
-      where: path,
-      hint: 'give the file airgap mirror wrote to <workspace>/cluster-resources/',
-    });
+    throw usageError(
+      CertsError.MIRROR_SET_KIND,
+      `${flag} takes ${accepted.join(' or ')}, and this file holds none`,
+      {
+        where: path,
+        hint: 'give the file airgap mirror wrote to <workspace>/cluster-resources/',
+      },
+    );
   }
   return into;
 }
@@ -231,14 +236,18 @@ export async function readClusterResourcesDir(dir: string): Promise<MirrorMappin
     if (!(await stat(dir)).isDirectory()) throw new Error('not a directory');
     names = (await readdir(dir)).filter((n) => ['.yaml', '.yml'].includes(extname(n))).sort();
   } catch (e) {
-    throw usageError('FILE_UNREADABLE', `cannot read the directory ${dir}: ${(e as Error).message}`, {
-      hint: 'give --cluster-resources <workspace>/cluster-resources, as airgap mirror wrote it',
-    });
+    throw usageError(
+      CommonError.FILE_UNREADABLE,
+      `cannot read the directory ${dir}: ${(e as Error).message}`,
+      {
+        hint: 'give --cluster-resources <workspace>/cluster-resources, as airgap mirror wrote it',
+      },
+    );
   }
   const out: MirrorMappingsRead = { mappings: [], objects: [], warnings: [] };
   for (const name of names) {
     const path = join(dir, name);
-    const docs = await readYamlDocuments(path, 'MIRROR_SET_INVALID');
+    const docs = await readYamlDocuments(path, CertsError.MIRROR_SET_INVALID);
     for (const [d, doc] of docs.entries()) {
       for (const { obj, kind, where } of mirrorSetObjects(doc, `${path}, document ${d + 1}`)) {
         if (kind in KINDS) objectMappings(obj, kind as MirrorSetKind, where, out);
@@ -247,7 +256,7 @@ export async function readClusterResourcesDir(dir: string): Promise<MirrorMappin
   }
   if (out.objects.length === 0) {
     throw usageError(
-      'MIRROR_SET_MISSING',
+      CertsError.MIRROR_SET_MISSING,
       `no ImageDigestMirrorSet or ImageTagMirrorSet in the directory (looked in ${names.length} YAML file(s))`,
       {
         where: dir,

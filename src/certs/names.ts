@@ -4,7 +4,7 @@
  * wherever a port may follow). Also a host and a port given as separate flags (`certs registry`).
  */
 import { isIP } from 'node:net';
-import { usageError } from '../util/errors.js';
+import { usageError, CommonError } from '../util/errors.js';
 
 const LABEL_RE = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 
@@ -90,7 +90,7 @@ export function checkHost(input: string, flag: string): CheckedHost {
   if (kind === 6) return { host: bare, ip: true, display: `[${bare}]` };
   if (kind === 4 && bare === input) return { host: bare, ip: true, display: bare };
   const bad = (why: string): never => {
-    throw usageError('FLAG_INVALID', `${flag} "${input}" is not a valid host name: ${why}`, {
+    throw usageError(CommonError.FLAG_INVALID, `${flag} "${input}" is not a valid host name: ${why}`, {
       hint: `give a DNS name like registry.example.com, an IPv4 address, or an IPv6 address like fd00::5`,
     });
   };
@@ -105,7 +105,7 @@ export function checkPort(input: number | string, flag: string): number {
   const text = String(input).trim();
   const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
   if (!(port >= 1 && port <= 65535)) {
-    throw usageError('FLAG_INVALID', `${flag} "${String(input)}" is not a TCP port`, {
+    throw usageError(CommonError.FLAG_INVALID, `${flag} "${String(input)}" is not a TCP port`, {
       hint: 'give a whole number from 1 to 65535, e.g. 5000',
     });
   }

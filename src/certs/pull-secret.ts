@@ -6,11 +6,12 @@
  */
 import { realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { usageError } from '../util/errors.js';
+import { usageError, CommonError } from '../util/errors.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { parseHostPort } from './names.js';
 import { readInputFile } from './inspect.js';
 import { checkUsername, readPasswordFile } from './registry/htpasswd.js';
+import { CertsError } from './errors.js';
 
 /**
  * Check a registry as pull secrets and image references name it: `host` or `host:port`, the host
@@ -21,7 +22,7 @@ export function checkRegistryHost(input: string, flag = '--registry'): string {
     why: string,
     hint = 'write it as host or host:port, e.g. registry.example.com:5000 or [fd00::5]:5000',
   ): never => {
-    throw usageError('FLAG_INVALID', `${flag} "${input}" is not a registry host: ${why}`, { hint });
+    throw usageError(CommonError.FLAG_INVALID, `${flag} "${input}" is not a registry host: ${why}`, { hint });
   };
   if (input === '') bad('it is empty');
   if (/[/\s@]/.test(input) || input.includes('://'))
@@ -60,21 +61,25 @@ export function parsePullSecret(text: string, path: string): PullSecretDoc {
   try {
     doc = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (e) {
-    throw usageError('PULL_SECRET_INVALID', `the pull secret ${path} is ${jsonErrorPosition(text, e)}`, {
-      where: path,
-      hint,
-    });
+    throw usageError(
+      CertsError.PULL_SECRET_INVALID,
+      `the pull secret ${path} is ${jsonErrorPosition(text, e)}`,
+      {
+        where: path,
+        hint,
+      },
+    );
   }
   const isObject = (v: unknown): v is Record<string, unknown> =>
     typeof v === 'object' && v !== null && !Array.isArray(v);
   if (!isObject(doc))
-    throw usageError('PULL_SECRET_INVALID', `the pull secret ${path} is not a JSON object`, {
+    throw usageError(CertsError.PULL_SECRET_INVALID, `the pull secret ${path} is not a JSON object`, {
       where: path,
       hint,
     });
   if (!isObject(doc.auths)) {
     throw usageError(
-      'PULL_SECRET_INVALID',
+      CertsError.PULL_SECRET_INVALID,
       `the pull secret ${path} has no "auths" object${'auths' in doc ? ' ("auths" is not an object)' : ''}`,
       { where: path, hint },
     );
@@ -152,7 +157,7 @@ export async function writePullSecret(options: PullSecretOptions): Promise<PullS
   const registry = checkRegistryHost(options.registry);
   const username = checkUsername(options.username);
   if (options.email !== undefined && (options.email.trim() === '' || /[\s"]/.test(options.email))) {
-    throw usageError('FLAG_INVALID', `--email "${options.email}" is not an e-mail address`, {
+    throw usageError(CommonError.FLAG_INVALID, `--email "${options.email}" is not an e-mail address`, {
       hint: 'give an address like admin@example.com, or leave --email out',
     });
   }
@@ -160,7 +165,7 @@ export async function writePullSecret(options: PullSecretOptions): Promise<PullS
   const out = resolve(options.outFile);
   if (await sameFile(input, out)) {
     throw usageError(
-      'FLAG_CONFLICT',
+      CommonError.FLAG_CONFLICT,
       `--out ${options.outFile} is the input pull secret ${options.pullSecretFile}`,
       {
         where: out,
@@ -174,13 +179,13 @@ export async function writePullSecret(options: PullSecretOptions): Promise<PullS
 
   const outStat = await stat(out).catch(() => undefined);
   if (outStat?.isDirectory()) {
-    throw usageError('FLAG_INVALID', `--out ${out} is a directory`, {
+    throw usageError(CommonError.FLAG_INVALID, `--out ${out} is a directory`, {
       where: out,
       hint: `name a file in it, e.g. --out ${join(out, 'pull-secret-mirror.json')}`,
     });
   }
   if (outStat && !options.force) {
-    throw usageError('OUTPUT_EXISTS', `${out} already exists; not replacing it`, {
+    throw usageError(CommonError.OUTPUT_EXISTS, `${out} already exists; not replacing it`, {
       where: out,
       hint: 'pass --force to replace it, or choose another --out',
     });

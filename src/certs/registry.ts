@@ -22,7 +22,7 @@ import { randomBytes } from 'node:crypto';
 import { lstat, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { formatReference, parseReference } from '../mirror/index.js';
-import { usageError } from '../util/errors.js';
+import { usageError, CommonError } from '../util/errors.js';
 import { writeFilesAtomic } from '../util/fs.js';
 import { toYaml } from '../util/yaml.js';
 import { checkHost, checkPort, type CheckedHost } from './names.js';
@@ -42,6 +42,7 @@ import {
 } from './registry/layout.js';
 import { checkServerCertificate, type CheckedServerCertificate } from './registry/server-cert.js';
 import { checkUnitPath, installText, registryUnit } from './registry/unit.js';
+import { CertsError } from './errors.js';
 
 export { checkHost, checkPort, type CheckedHost } from './names.js';
 export { registryConfig } from './registry/config.js';
@@ -134,7 +135,7 @@ async function checkOptions(options: RegistryFilesOptions): Promise<CheckedOptio
     throw e;
   });
   if (outStat && !outStat.isDirectory()) {
-    throw usageError('FLAG_INVALID', `--out ${outDir} is a file, not a directory`, {
+    throw usageError(CommonError.FLAG_INVALID, `--out ${outDir} is a file, not a directory`, {
       where: outDir,
       hint: 'name a directory (it is created if missing), e.g. --out /opt/registry',
     });
@@ -147,7 +148,7 @@ async function readRegistryPassword(passwordFile: string): Promise<string> {
   const password = await readPasswordFile(passwordFile);
   if (Buffer.byteLength(password, 'utf8') > BCRYPT_MAX_PASSWORD_BYTES) {
     throw usageError(
-      'PASSWORD_INVALID',
+      CertsError.PASSWORD_INVALID,
       `the password in --password-file ${passwordFile} is longer than ${BCRYPT_MAX_PASSWORD_BYTES} bytes; bcrypt would ignore the rest`,
       { where: passwordFile, hint: `use a password of at most ${BCRYPT_MAX_PASSWORD_BYTES} bytes` },
     );
@@ -185,7 +186,7 @@ async function refuseExisting(outDir: string, kinds: RegistryFileKind[]): Promis
     if (await exists(join(outDir, REGISTRY_FILES[kind]))) present.push(REGISTRY_FILES[kind]);
   if (present.length > 0) {
     throw usageError(
-      'OUTPUT_EXISTS',
+      CommonError.OUTPUT_EXISTS,
       `${outDir} already holds ${present.join(', ')}; not replacing ${present.length === 1 ? 'it' : 'them'}`,
       {
         where: outDir,

@@ -6,7 +6,7 @@
 import { Flags } from '@oclif/core';
 import type { ClusterSelector, HubConnection } from '../cluster/index.js';
 import { lineReporter, parseDuration, type InstallReporter } from '../cluster/index.js';
-import { usageError } from '../util/errors.js';
+import { usageError, CommonError } from '../util/errors.js';
 
 export const hubFlags = {
   kubeconfig: Flags.string({
@@ -47,7 +47,7 @@ export function clusterOf(flags: { name?: string; namespace?: string; site?: str
 export function timeoutMs(text: string, flag = '--timeout'): number {
   const ms = parseDuration(text);
   if (ms === undefined || ms <= 0)
-    throw usageError('FLAG_INVALID', `${flag}: "${text}" is not a duration`, {
+    throw usageError(CommonError.FLAG_INVALID, `${flag}: "${text}" is not a duration`, {
       hint: 'write it like 45m, 90s or 1h30m',
     });
   return ms;

@@ -1,5 +1,5 @@
 import { Command, Flags } from '@oclif/core';
-import { AirgapError, isAirgapError, messageOf } from '../util/errors.js';
+import { AirgapError, CommonError, isAirgapError, messageOf } from '../util/errors.js';
 
 /**
  * The base of every airgap command: `--verbose` and `--json`, and the one place where errors
@@ -41,7 +41,9 @@ export abstract class AirgapCommand extends Command {
       process.exitCode = 2;
       return;
     }
-    const e = isAirgapError(err) ? err : new AirgapError('INTERNAL', messageOf(err), { cause: err });
+    const e = isAirgapError(err)
+      ? err
+      : new AirgapError(CommonError.INTERNAL, messageOf(err), { cause: err });
     if (this.wantsJson()) {
       this.printJson({ error: e.toJSON() });
     }

@@ -6,21 +6,21 @@
  */
 import { Flags } from '@oclif/core';
 import type { MirrorOptions } from '../mirror/index.js';
-import { usageError } from '../util/errors.js';
+import { usageError, CommonError } from '../util/errors.js';
 import { renderProgress, type ProgressSink } from '../util/progress.js';
 
 /** `4` (GiB, like archiveSize), `500M`, `2G`, `100K`. */
 export function parseSize(v: string): number {
   const m = /^(\d+(?:\.\d+)?)\s*([KMGT]i?B?)?$/i.exec(v.trim());
   if (!m) {
-    throw usageError('FLAG_INVALID', `--archive-size "${v}" is not a size`, {
+    throw usageError(CommonError.FLAG_INVALID, `--archive-size "${v}" is not a size`, {
       hint: 'give GiB as a number (4), or a number with K, M, G or T (500M)',
     });
   }
   const unit = (m[2] ?? 'G').toUpperCase()[0] as 'K' | 'M' | 'G' | 'T';
   const mult = { K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 }[unit];
   const n = Math.floor(Number(m[1]) * mult);
-  if (n <= 0) throw usageError('FLAG_INVALID', '--archive-size must be more than 0');
+  if (n <= 0) throw usageError(CommonError.FLAG_INVALID, '--archive-size must be more than 0');
   return n;
 }
 
@@ -28,7 +28,7 @@ export function tlsFlag(name: string, v: string | undefined): boolean | undefine
   if (v === undefined) return undefined;
   if (v === 'true') return true;
   if (v === 'false') return false;
-  throw usageError('FLAG_INVALID', `--${name} takes true or false, got "${v}"`);
+  throw usageError(CommonError.FLAG_INVALID, `--${name} takes true or false, got "${v}"`);
 }
 
 export const mirrorFlags = {

@@ -3,7 +3,7 @@
  * control plane namespace HyperShift derives from them), how a command's choice of cluster (a name,
  * or the site file's) becomes one, and the connection to the hub that runs it.
  */
-import { usageError } from '../util/errors.js';
+import { usageError, CommonError } from '../util/errors.js';
 import { Kube } from './kube.js';
 import { loadSite } from './site/index.js';
 
@@ -35,9 +35,13 @@ export async function selectCluster(s: ClusterSelector): Promise<ClusterIdentity
     namespace ??= site.cluster.namespace;
   }
   if (!name)
-    throw usageError('FLAG_MISSING', 'which hosted cluster? give --name (and --namespace) or --site', {
-      hint: 'oc get hostedcluster -A lists them',
-    });
+    throw usageError(
+      CommonError.FLAG_MISSING,
+      'which hosted cluster? give --name (and --namespace) or --site',
+      {
+        hint: 'oc get hostedcluster -A lists them',
+      },
+    );
   return { name, namespace: namespace ?? 'clusters' };
 }
 

@@ -36,7 +36,6 @@ import {
   type AgentLabelSelector,
 } from './install/nodepool.js';
 
-
 export interface InstallClusterOptions {
   kube: Kube;
   cluster: ClusterIdentity;

@@ -20,6 +20,7 @@ import { applyObjects, type AppliedObject } from './install/apply.js';
 import { describeRef, type Kube, type KubeObject } from './kube.js';
 import { dedupe, type InstallReporter } from './progress.js';
 import { waitFor } from './wait.js';
+import { ClusterError } from './errors.js';
 
 export const MIN_HUB_VERSION = [4, 14] as const;
 
@@ -64,7 +65,7 @@ export async function hubPreflight(
     (field(cv, 'status.history') as { version?: string }[] | undefined)?.[0]?.version;
   if (version && !versionAtLeast(version, MIN_HUB_VERSION))
     throw usageError(
-      'HUB_TOO_OLD',
+      ClusterError.HUB_TOO_OLD,
       `the hub runs OpenShift ${version}; hosted control planes on bare metal need ${MIN_HUB_VERSION.join('.')} or later`,
       {
         where: kube.server,
@@ -77,7 +78,7 @@ export async function hubPreflight(
       .catch(() => ({ items: [] as KubeObject[] }))
   ).items;
   if (mces.length === 0)
-    throw usageError('HUB_NO_MCE', 'the hub has no MultiClusterEngine', {
+    throw usageError(ClusterError.HUB_NO_MCE, 'the hub has no MultiClusterEngine', {
       where: kube.server,
       hint: 'install the multicluster engine operator from the mirrored redhat-operators catalog (package multicluster-engine) and create its MultiClusterEngine, then run this again',
     });
@@ -88,7 +89,7 @@ export async function hubPreflight(
   let sc: string;
   if (storageClass) {
     if (!classes.some((c) => c.metadata.name === storageClass))
-      throw usageError('HUB_NO_STORAGE_CLASS', `the hub has no StorageClass ${storageClass}`, {
+      throw usageError(ClusterError.HUB_NO_STORAGE_CLASS, `the hub has no StorageClass ${storageClass}`, {
         where: 'hub.storageClass',
         hint: `the hub has: ${classes.map((c) => c.metadata.name).join(', ') || 'none'}`,
       });
@@ -97,7 +98,7 @@ export async function hubPreflight(
     const def = classes.find(isDefault);
     if (!def)
       throw usageError(
-        'HUB_NO_STORAGE_CLASS',
+        ClusterError.HUB_NO_STORAGE_CLASS,
         'the hub has no default StorageClass for the assisted-service volumes',
         {
           where: kube.server,
@@ -162,7 +163,7 @@ export async function installHub(opts: InstallHubOptions): Promise<InstallHubRes
   const unknown = objects.filter((o) => !ORDER.includes(o.step));
   if (unknown.length)
     throw new AirgapError(
-      'RENDER_STEP_UNKNOWN',
+      ClusterError.RENDER_STEP_UNKNOWN,
       `hub objects with no install step: ${unknown.map((o) => o.object.kind).join(', ')}`,
     );
   const applied: AppliedObject[] = [];
@@ -207,7 +208,7 @@ export async function installHub(opts: InstallHubOptions): Promise<InstallHubRes
           ...(failed
             ? {
                 failed: new AirgapError(
-                  'ASC_RECONCILE_FAILED',
+                  ClusterError.ASC_RECONCILE_FAILED,
                   `AgentServiceConfig agent: ${c?.message ?? c?.reason}`,
                   {
                     hint: 'fix what the message names (the custom-registries ConfigMap, the storage class) and run this again',

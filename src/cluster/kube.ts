@@ -28,6 +28,7 @@ export const FIELD_MANAGER = 'airgap';
 
 export { describeRef, refOf, type KubeObject, type ObjectRef } from './objects.js';
 import { describeRef, refOf, type KubeObject, type ObjectRef } from './objects.js';
+import { ClusterError } from './errors.js';
 
 export interface ListQuery {
   namespace?: string;
@@ -98,7 +99,7 @@ export class Kube {
     this.kc = kc;
     const cluster = kc.getCurrentCluster();
     if (!cluster)
-      throw usageError('KUBECONFIG_NO_CLUSTER', 'the kubeconfig has no current cluster', {
+      throw usageError(ClusterError.KUBECONFIG_NO_CLUSTER, 'the kubeconfig has no current cluster', {
         ...(opts.kubeconfig ? { where: opts.kubeconfig } : {}),
         hint: 'check current-context in the kubeconfig, or pass --context',
       });
@@ -118,7 +119,7 @@ export class Kube {
       else kc.loadFromDefault();
       if (opts.context) kc.setCurrentContext(opts.context);
     } catch (e) {
-      throw usageError('KUBECONFIG_UNREADABLE', `cannot load the kubeconfig: ${messageOf(e)}`, {
+      throw usageError(ClusterError.KUBECONFIG_UNREADABLE, `cannot load the kubeconfig: ${messageOf(e)}`, {
         where,
         hint: 'pass --kubeconfig with the management cluster kubeconfig (oc login writes one to ~/.kube/config)',
       });
@@ -152,14 +153,14 @@ export class Kube {
       const { message, reason } = statusOf(e);
       const code =
         e.code === 401 || e.code === 403
-          ? 'KUBE_FORBIDDEN'
+          ? ClusterError.KUBE_FORBIDDEN
           : e.code === 404
-            ? 'KUBE_NOT_FOUND'
+            ? ClusterError.KUBE_NOT_FOUND
             : e.code === 409
-              ? 'KUBE_CONFLICT'
+              ? ClusterError.KUBE_CONFLICT
               : e.code === 422
-                ? 'KUBE_INVALID'
-                : 'KUBE_API';
+                ? ClusterError.KUBE_INVALID
+                : ClusterError.KUBE_API;
       const hint =
         e.code === 401
           ? 'the kubeconfig credentials were refused: log in again (oc login) or pass another --kubeconfig'
@@ -178,7 +179,7 @@ export class Kube {
     }
     if (isTlsFailure(e))
       return new AirgapError(
-        'KUBE_TLS',
+        ClusterError.KUBE_TLS,
         `${what}: TLS verification of ${this.server} failed: ${messageOf(e)}`,
         {
           where: this.server,
@@ -186,11 +187,14 @@ export class Kube {
         },
       );
     if (netCode(e))
-      return new AirgapError('KUBE_UNREACHABLE', `${what}: ${messageOf(e)}`, {
+      return new AirgapError(ClusterError.KUBE_UNREACHABLE, `${what}: ${messageOf(e)}`, {
         where: this.server,
         hint: 'check that the API server address in the kubeconfig is reachable from this machine',
       });
-    return new AirgapError('KUBE_REQUEST', `${what}: ${messageOf(e)}`, { where: this.server, cause: e });
+    return new AirgapError(ClusterError.KUBE_REQUEST, `${what}: ${messageOf(e)}`, {
+      where: this.server,
+      cause: e,
+    });
   }
 
   /** The object, or undefined when it does not exist. */
@@ -202,7 +206,7 @@ export class Kube {
     } catch (e) {
       if (
         e instanceof AirgapError &&
-        e.code === 'KUBE_NOT_FOUND' &&
+        e.code === ClusterError.KUBE_NOT_FOUND &&
         !/could not find the requested resource/.test(e.message)
       )
         return undefined;
@@ -290,7 +294,7 @@ export class Kube {
       );
       return true;
     } catch (e) {
-      if (e instanceof AirgapError && e.code === 'KUBE_NOT_FOUND') return false;
+      if (e instanceof AirgapError && e.code === ClusterError.KUBE_NOT_FOUND) return false;
       throw e;
     }
   }
@@ -302,7 +306,7 @@ export class Kube {
         this.objects.resourceOf(apiVersion, kind),
       );
     } catch (e) {
-      if (e instanceof AirgapError && e.code === 'KUBE_NOT_FOUND') return undefined;
+      if (e instanceof AirgapError && e.code === ClusterError.KUBE_NOT_FOUND) return undefined;
       throw e;
     }
   }
@@ -319,9 +323,13 @@ export class Kube {
   ): Promise<{ stop(): void; done: Promise<unknown> }> {
     const res = await this.resource(apiVersion, kind);
     if (!res)
-      throw new AirgapError('KUBE_NOT_FOUND', `${kind} (${apiVersion}) is not served by ${this.server}`, {
-        hint: 'run airgap install hub first (MCE with hypershift and assisted-service)',
-      });
+      throw new AirgapError(
+        ClusterError.KUBE_NOT_FOUND,
+        `${kind} (${apiVersion}) is not served by ${this.server}`,
+        {
+          hint: 'run airgap install hub first (MCE with hypershift and assisted-service)',
+        },
+      );
     const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
     const path = `${base}${res.namespaced && q.namespace ? `/namespaces/${q.namespace}` : ''}/${res.name}`;
     const query: Record<string, string | number | boolean> = { allowWatchBookmarks: true };

@@ -9,13 +9,14 @@ import { field } from './conditions.js';
 import { API } from './describe.js';
 import { openTarget, type ClusterIdentity, type ClusterTarget } from './identity.js';
 import type { Kube } from './kube.js';
+import { ClusterError } from './errors.js';
 
 /** The admin kubeconfig's text; exit 2 when there is no such HostedCluster, 1 while it has none yet. */
 export async function hostedKubeconfig(kube: Kube, cluster: ClusterIdentity): Promise<string> {
   const hc = await kube.get({ ...API.hostedCluster, namespace: cluster.namespace, name: cluster.name });
   if (!hc)
     throw new AirgapError(
-      'CLUSTER_NOT_FOUND',
+      ClusterError.CLUSTER_NOT_FOUND,
       `HostedCluster ${cluster.namespace}/${cluster.name} does not exist`,
       {
         where: kube.server,
@@ -26,7 +27,7 @@ export async function hostedKubeconfig(kube: Kube, cluster: ClusterIdentity): Pr
   const secretName = field(hc, 'status.kubeconfig.name') as string | undefined;
   if (!secretName)
     throw new AirgapError(
-      'KUBECONFIG_NOT_READY',
+      ClusterError.KUBECONFIG_NOT_READY,
       `HostedCluster ${cluster.namespace}/${cluster.name} does not report a kubeconfig yet`,
       {
         hint: 'wait for the control plane to be Available (airgap cluster status)',
@@ -36,7 +37,7 @@ export async function hostedKubeconfig(kube: Kube, cluster: ClusterIdentity): Pr
   const data = secret?.data?.kubeconfig;
   if (!data)
     throw new AirgapError(
-      'KUBECONFIG_NOT_READY',
+      ClusterError.KUBECONFIG_NOT_READY,
       `Secret ${cluster.namespace}/${secretName} has no kubeconfig key`,
       {
         hint: 'wait for the control plane to be Available (airgap cluster status)',

@@ -6,12 +6,13 @@
  * checked present in the mirror. The TLS check trusts only the site's CA files (and the system
  * roots), so a CA that does not verify the mirror is found here, before anything is applied.
  */
-import { componentsOf, readReleasePayload } from '../mirror/index.js';
+import { componentsOf, readReleasePayload, MirrorError } from '../mirror/index.js';
 import { parseReference, type ImageReference } from '../mirror/index.js';
 import { RegistryClient } from '../mirror/index.js';
-import { AirgapError, usageError } from '../util/errors.js';
+import { AirgapError, CommonError, hasCode, usageError } from '../util/errors.js';
 
 import type { ImageContentSource } from './site/types.js';
+import { ClusterError } from './errors.js';
 
 export interface ReleaseResolution {
   /** `mirror/openshift/release-images@sha256:…`: what the HostedCluster and NodePool name. */
@@ -87,13 +88,13 @@ export async function resolveRelease(opts: ResolveReleaseOptions): Promise<Relea
       throw explainMirrorFailure(e, shown, ref.registry, opts.caFiles);
     }
     if (ref.digest && payload.digest !== ref.digest)
-      throw new AirgapError('RELEASE_DIGEST_MISMATCH', `${shown} resolved to ${payload.digest}`, {
+      throw new AirgapError(CommonError.RELEASE_DIGEST_MISMATCH, `${shown} resolved to ${payload.digest}`, {
         hint: 'the mirror serves different content for this digest; mirror the release again',
       });
     const hypershift = componentsOf(payload.imageReferences).find((c) => c.name === 'hypershift');
     if (!hypershift)
       throw usageError(
-        'RELEASE_NO_HYPERSHIFT',
+        ClusterError.RELEASE_NO_HYPERSHIFT,
         `release ${payload.metadata.version} (${shown}) has no hypershift component`,
         {
           hint: 'hosted control planes need a release that ships the hypershift image (OpenShift 4.14 or later)',
@@ -103,7 +104,7 @@ export async function resolveRelease(opts: ResolveReleaseOptions): Promise<Relea
     const cpoRef = parseReference(cpo.image);
     if (cpoRef.registry !== ref.registry && !cpo.mapped)
       throw usageError(
-        'MIRROR_SOURCES_INCOMPLETE',
+        ClusterError.MIRROR_SOURCES_INCOMPLETE,
         `no image content source covers ${repoOf(parseReference(hypershift.image))}, where release ${payload.metadata.version} keeps its components`,
         {
           hint: 'give the cluster-resources directory airgap mirror wrote (its IDMS maps the component repository), or add that source to imageContentSources',
@@ -116,7 +117,7 @@ export async function resolveRelease(opts: ResolveReleaseOptions): Promise<Relea
       });
       if (!present)
         throw usageError(
-          'RELEASE_INCOMPLETE_IN_MIRROR',
+          ClusterError.RELEASE_INCOMPLETE_IN_MIRROR,
           `the release's hypershift image ${cpo.image} is not in the mirror`,
           {
             hint: 'mirror the whole release again (airgap mirror); the hosted control plane cannot start without it',
@@ -137,15 +138,16 @@ export async function resolveRelease(opts: ResolveReleaseOptions): Promise<Relea
 
 /** A registry failure during preflight, said in terms of the site file. */
 function explainMirrorFailure(e: unknown, image: string, registry: string, caFiles: string[]): AirgapError {
-  if (!(e instanceof AirgapError)) return new AirgapError('MIRROR_UNREACHABLE', `${image}: ${String(e)}`);
-  if (e.code === 'REGISTRY_NOT_FOUND')
-    return usageError('RELEASE_NOT_IN_MIRROR', `the release ${image} is not in the mirror`, {
+  if (!(e instanceof AirgapError))
+    return new AirgapError(ClusterError.MIRROR_UNREACHABLE, `${image}: ${String(e)}`);
+  if (e.code === MirrorError.REGISTRY_NOT_FOUND)
+    return usageError(ClusterError.RELEASE_NOT_IN_MIRROR, `the release ${image} is not in the mirror`, {
       hint: 'check release.image in the site file against what airgap mirror pushed (the tag is <version>-<arch> under openshift/release-images)',
       cause: e,
     });
-  if (e.code === 'REGISTRY_TLS' || /certificate|self[- ]signed|UNABLE_TO_VERIFY/i.test(e.message))
+  if (e.code === MirrorError.REGISTRY_TLS || /certificate|self[- ]signed|UNABLE_TO_VERIFY/i.test(e.message))
     return usageError(
-      'MIRROR_CA_MISMATCH',
+      ClusterError.MIRROR_CA_MISMATCH,
       `the CA file(s) do not verify the mirror ${registry}: ${e.message}`,
       {
         where: caFiles.join(', ') || 'mirror.caFiles',
@@ -153,9 +155,16 @@ function explainMirrorFailure(e: unknown, image: string, registry: string, caFil
         cause: e,
       },
     );
-  if (['REGISTRY_UNAUTHORIZED', 'REGISTRY_DENIED', 'REGISTRY_AUTH_FAILED'].includes(e.code))
+  if (
+    hasCode(
+      e,
+      MirrorError.REGISTRY_UNAUTHORIZED,
+      MirrorError.REGISTRY_DENIED,
+      MirrorError.REGISTRY_AUTH_FAILED,
+    )
+  )
     return usageError(
-      'PULL_SECRET_REFUSED',
+      ClusterError.PULL_SECRET_REFUSED,
       `the mirror ${registry} refused the pull secret's credentials for ${image}`,
       {
         hint: 'check the mirror entry of the pull secret (airgap certs pull-secret writes one)',

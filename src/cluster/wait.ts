@@ -6,8 +6,9 @@
  * last (the check's `state`), so a stall explains itself.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AirgapError } from '../util/errors.js';
+import { AirgapError, hasCode } from '../util/errors.js';
 import type { Kube, KubeObject, ListQuery } from './kube.js';
+import { ClusterError } from './errors.js';
 
 /** What to watch: one object (name) or a filtered list. */
 export interface WaitTarget extends ListQuery {
@@ -43,7 +44,7 @@ function keyOf(o: KubeObject): string {
 }
 
 function transient(e: unknown): boolean {
-  return e instanceof AirgapError && ['KUBE_API', 'KUBE_UNREACHABLE', 'KUBE_CONFLICT'].includes(e.code);
+  return hasCode(e, ClusterError.KUBE_API, ClusterError.KUBE_UNREACHABLE, ClusterError.KUBE_CONFLICT);
 }
 
 /**
@@ -83,7 +84,7 @@ export async function waitFor<T>(
   };
   const timeout = () =>
     new AirgapError(
-      'WAIT_TIMEOUT',
+      ClusterError.WAIT_TIMEOUT,
       `timed out after ${Math.round(opts.timeoutMs / 1000)} s waiting for ${opts.what}; last seen: ${lastState}`,
       {
         hint: opts.hint ?? 'run the same command again to continue waiting (it resumes), or raise --timeout',

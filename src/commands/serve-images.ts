@@ -2,7 +2,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import { AirgapCommand } from '../cli/command.js';
-import { usageError } from '../util/errors.js';
+import { usageError, CommonError } from '../util/errors.js';
 import { DEFAULT_GRACE_MS, DEFAULT_PORT, serveImages, type RunningImageServer } from '../server/index.js';
 
 export default class ServeImages extends AirgapCommand {
@@ -204,7 +204,7 @@ async function openAccessLog(
     stream.once('open', () => resolve());
     stream.once('error', (e) =>
       reject(
-        usageError('ACCESS_LOG_UNWRITABLE', `cannot open the access log ${file}: ${e.message}`, {
+        usageError(CommonError.ACCESS_LOG_UNWRITABLE, `cannot open the access log ${file}: ${e.message}`, {
           where: `--access-log ${file}`,
           hint: 'give a file in a directory that exists and that this user can write',
         }),

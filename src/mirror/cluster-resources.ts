@@ -13,6 +13,7 @@ import type { CopySummary } from './copy/engine.js';
 import type { MirroredImage } from './outputs/types.js';
 import type { MirrorPlan, PlanCatalog, PlanEntry } from './plan.js';
 import { parseReference } from './reference.js';
+import { MirrorError } from './errors.js';
 
 /** Written into generated objects' annotations. */
 const AIRGAP_VERSION = '0.1.0';
@@ -91,7 +92,7 @@ async function catalogTemplate(path: string): Promise<MirroredImage['catalogSour
     text = await readFile(path, 'utf8');
   } catch (e) {
     throw usageError(
-      'CATALOG_TEMPLATE_UNREADABLE',
+      MirrorError.CATALOG_TEMPLATE_UNREADABLE,
       `cannot read targetCatalogSourceTemplate ${path}: ${(e as Error).message}`,
       {
         hint: 'give the path of a CatalogSource YAML file (sourceType: grpc)',

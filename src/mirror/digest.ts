@@ -1,5 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { AirgapError } from '../util/errors.js';
+import { MirrorError } from './errors.js';
 
 /** `sha256:<hex>` of some bytes. */
 export function sha256Digest(data: Uint8Array | string): string {
@@ -25,9 +26,13 @@ export class DigestVerifier {
     readonly expectedSize?: number,
   ) {
     if (!expected.startsWith('sha256:')) {
-      throw new AirgapError('MIRROR_DIGEST_UNSUPPORTED', `digest algorithm of ${expected} is not supported`, {
-        hint: 'only sha256 content can be mirrored',
-      });
+      throw new AirgapError(
+        MirrorError.MIRROR_DIGEST_UNSUPPORTED,
+        `digest algorithm of ${expected} is not supported`,
+        {
+          hint: 'only sha256 content can be mirrored',
+        },
+      );
     }
     this.hash = createHash('sha256');
   }
@@ -41,7 +46,7 @@ export class DigestVerifier {
   verify(what: string): void {
     if (this.expectedSize !== undefined && this.bytes !== this.expectedSize) {
       throw new AirgapError(
-        'MIRROR_SIZE_MISMATCH',
+        MirrorError.MIRROR_SIZE_MISMATCH,
         `${what}: got ${this.bytes} bytes, the descriptor says ${this.expectedSize}`,
         {
           hint: 'the source sent truncated or padded content; it was not stored. Retry, or check the source registry',
@@ -51,7 +56,7 @@ export class DigestVerifier {
     const got = `sha256:${this.hash.digest('hex')}`;
     if (got !== this.expected) {
       throw new AirgapError(
-        'MIRROR_DIGEST_MISMATCH',
+        MirrorError.MIRROR_DIGEST_MISMATCH,
         `${what}: content hashes to ${got}, expected ${this.expected}`,
         {
           hint: 'the bytes were corrupted in transit or at the source; they were not stored. Retry, or check the source registry',

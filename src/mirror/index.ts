@@ -27,3 +27,4 @@ export { RegistryError, type DistributionErrorCode, type RegistryErrorEntry } fr
 export { renderReport } from './report.js';
 export { runMirror, type MirrorOptions, type MirrorReport } from './run.js';
 export { renderVerifyReport, verifyArchiveAt } from './verify.js';
+export { MirrorError } from './errors.js';

@@ -5,12 +5,13 @@
  * (checked against the configuration when one is given).
  */
 import { readFile } from 'node:fs/promises';
-import { usageError } from '../util/errors.js';
-import { loadImageSetConfig, unsupportedFields } from './isc/index.js';
+import { usageError, CommonError } from '../util/errors.js';
+import { IscErrorCode, loadImageSetConfig, unsupportedFields } from './isc/index.js';
 import type { ImageSetConfig } from './isc/types.js';
 import { parsePlan, type MirrorPlan } from './plan.js';
 import { configDigest } from './resolve.js';
 import type { Workflow } from './workflow.js';
+import { MirrorError } from './errors.js';
 
 /** What a run was told to mirror: a configuration to resolve, or a plan to replay. */
 export interface RunInputs {
@@ -37,9 +38,13 @@ export async function readRunInputs(
 export async function loadMirrorConfig(path: string): Promise<ImageSetConfig> {
   const cfg = await loadImageSetConfig(path);
   if (cfg.kind !== 'ImageSetConfiguration') {
-    throw usageError('ISC_KIND', `${path} is a ${cfg.kind}; mirroring needs an ImageSetConfiguration`, {
-      hint: 'deleting mirrored images is not supported yet',
-    });
+    throw usageError(
+      IscErrorCode.Kind,
+      `${path} is a ${cfg.kind}; mirroring needs an ImageSetConfiguration`,
+      {
+        hint: 'deleting mirrored images is not supported yet',
+      },
+    );
   }
   const unsupported = unsupportedFields(cfg, [
     'mirror.platform',
@@ -53,7 +58,7 @@ export async function loadMirrorConfig(path: string): Promise<ImageSetConfig> {
   ]);
   if (unsupported.length > 0) {
     const lines = unsupported.map((u) => `${u.path} (${u.where}) is not supported yet`);
-    throw usageError('ISC_UNSUPPORTED', lines.join('\n'), {
+    throw usageError(IscErrorCode.Unsupported, lines.join('\n'), {
       where: unsupported[0]!.where,
       hint: 'remove these fields: helm charts and sparse platform filtering (platforms) are not mirrored yet; use architectures for releases and --arch for images',
     });
@@ -66,7 +71,7 @@ async function checkArchivePlan(archiveDir: string, configPath: string | undefin
   const { readArchiveManifest } = await import('./archive/archive.js');
   const manifest = await readArchiveManifest(archiveDir);
   if (!manifest.plan) {
-    throw usageError('ARCHIVE_NO_PLAN', `the archive in ${archiveDir} carries no plan`, {
+    throw usageError(MirrorError.ARCHIVE_NO_PLAN, `the archive in ${archiveDir} carries no plan`, {
       hint: 'it was written by an older airgap; write it again with `airgap mirror -c <isc> file://<dir>`',
     });
   }
@@ -74,7 +79,7 @@ async function checkArchivePlan(archiveDir: string, configPath: string | undefin
     const cfg = await loadMirrorConfig(configPath);
     if (configDigest(cfg) !== manifest.plan.config) {
       throw usageError(
-        'ARCHIVE_PLAN_MISMATCH',
+        MirrorError.ARCHIVE_PLAN_MISMATCH,
         `the archive in ${archiveDir} was made from a different ImageSetConfiguration than ${configPath}`,
         {
           hint: 'give the configuration the archive was made with (or leave out -c: the archive carries its plan), or make a new archive from this configuration',
@@ -90,7 +95,7 @@ export async function readPlanFile(path: string): Promise<MirrorPlan> {
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    throw usageError('FILE_UNREADABLE', `cannot read ${path}: ${(e as Error).message}`, {
+    throw usageError(CommonError.FILE_UNREADABLE, `cannot read ${path}: ${(e as Error).message}`, {
       hint: 'check the path',
     });
   }

@@ -5,8 +5,9 @@
  * run is follows from the kinds it was given (workflow.ts). Paths are kept as written: the run
  * resolves them against its working directory.
  */
-import { usageError } from '../util/errors.js';
+import { usageError, CommonError } from '../util/errors.js';
 import { parseTransport } from './reference.js';
+import { MirrorError } from './errors.js';
 
 /** One argument of a mirror run, parsed. */
 export type Location = RegistryLocation | DirectoryLocation | LayoutLocation;
@@ -84,25 +85,25 @@ function parseDestination(input: string): Location {
       return { kind: 'registry', registry: t.registry, prefix: t.prefix };
     default:
       // A destination is never parsed as one image.
-      throw usageError('LOCATION_INVALID', `unsupported destination ${input}`);
+      throw usageError(MirrorError.LOCATION_INVALID, `unsupported destination ${input}`);
   }
 }
 
 /** --from and --workspace: `file://<dir>` only. */
 function parseDirectoryFlag(flag: '--from' | '--workspace', input: string): DirectoryLocation {
   if (!input.startsWith('file://')) {
-    throw usageError('FLAG_INVALID', `${flag} must be a file:// path, got "${input}"`, {
+    throw usageError(CommonError.FLAG_INVALID, `${flag} must be a file:// path, got "${input}"`, {
       hint: `write it as ${flag} file:///path/to/dir or ${flag} file://relative/dir`,
     });
   }
   const path = input.slice('file://'.length);
-  if (!path) throw usageError('FLAG_INVALID', `${flag} names no directory`);
+  if (!path) throw usageError(CommonError.FLAG_INVALID, `${flag} names no directory`);
   return { kind: 'directory', path };
 }
 
 /** `mirror verify`'s argument: `file://<dir>` or a plain path (any other text is a path too). */
 function parseArchive(input: string): DirectoryLocation {
   const path = input.startsWith('file://') ? input.slice('file://'.length) : input;
-  if (!path) throw usageError('FLAG_INVALID', 'the archive path is empty');
+  if (!path) throw usageError(CommonError.FLAG_INVALID, 'the archive path is empty');
   return { kind: 'directory', path };
 }

@@ -1,5 +1,6 @@
 import { AirgapError } from '../util/errors.js';
 import { MediaType, isIndexType, isImageManifestType, isSchema1 } from './media-types.js';
+import { MirrorError } from './errors.js';
 
 export interface Platform {
   architecture: string;
@@ -28,7 +29,7 @@ export type ParsedManifest =
   | { kind: 'image'; mediaType: string; config: Descriptor; layers: Descriptor[]; subject?: Descriptor };
 
 function invalid(what: string, why: string): never {
-  throw new AirgapError('MIRROR_MANIFEST_INVALID', `${what}: ${why}`, {
+  throw new AirgapError(MirrorError.MIRROR_MANIFEST_INVALID, `${what}: ${why}`, {
     hint: 'the source holds a manifest this tool cannot copy; check it with `skopeo inspect --raw`',
   });
 }
@@ -55,7 +56,7 @@ export function parseManifest(bytes: Buffer, contentType: string | undefined, wh
   const declared = typeof doc.mediaType === 'string' ? doc.mediaType : undefined;
   let mediaType = declared ?? contentType?.split(';')[0]?.trim();
   if (doc.schemaVersion === 1 || isSchema1(mediaType)) {
-    throw new AirgapError('MIRROR_SCHEMA1', `${what} is a Docker schema 1 manifest`, {
+    throw new AirgapError(MirrorError.MIRROR_SCHEMA1, `${what} is a Docker schema 1 manifest`, {
       hint: 'schema 1 is deprecated and cannot be mirrored with its digest intact; rebuild or re-push the image with a current client',
     });
   }

@@ -2,6 +2,8 @@ import { usageError } from '../util/errors.js';
 import { digestHex } from './digest.js';
 import { compileGoRegexp } from './isc/regexp.js';
 import { formatReference, isValidTag, parseReference, type ImageReference } from './reference.js';
+import { MirrorError } from './errors.js';
+import { IscErrorCode } from './isc/index.js';
 
 /** An image the run will copy, digest-pinned once resolved. */
 export interface PlannedImage {
@@ -53,7 +55,7 @@ export function blockedMatcher(blocked: { name: string }[]): (...refs: string[])
     const compiled = compileGoRegexp(b.name);
     if (!compiled.ok) {
       throw usageError(
-        'ISC_INVALID',
+        IscErrorCode.Invalid,
         `blocked image "${b.name}" is not a valid regular expression: ${compiled.error}`,
       );
     }
@@ -80,10 +82,14 @@ export function planAdditionalImages(
       continue;
     }
     if (spec.targetTag !== undefined && !isValidTag(spec.targetTag)) {
-      throw usageError('ISC_INVALID', `targetTag "${spec.targetTag}" of ${spec.name} is not a valid tag`, {
-        where: spec.where,
-        hint: 'tags are up to 128 letters, digits, _, . and -, not starting with . or -',
-      });
+      throw usageError(
+        IscErrorCode.Invalid,
+        `targetTag "${spec.targetTag}" of ${spec.name} is not a valid tag`,
+        {
+          where: spec.where,
+          hint: 'tags are up to 128 letters, digits, _, . and -, not starting with . or -',
+        },
+      );
     }
     const destRepo = spec.targetRepo ?? source.repository;
     const destTag =
@@ -92,10 +98,14 @@ export function planAdditionalImages(
     const earlier = seen.get(key);
     if (earlier !== undefined) {
       if (earlier === full) continue; // the same image listed twice
-      throw usageError('ISC_CONFLICT', `${spec.name} and ${earlier} would both be mirrored to ${key}`, {
-        where: spec.where,
-        hint: 'give one of them a targetRepo (or targetTag) so each source has its own destination',
-      });
+      throw usageError(
+        IscErrorCode.Conflict,
+        `${spec.name} and ${earlier} would both be mirrored to ${key}`,
+        {
+          where: spec.where,
+          hint: 'give one of them a targetRepo (or targetTag) so each source has its own destination',
+        },
+      );
     }
     seen.set(key, full);
     images.push({
@@ -216,12 +226,12 @@ export function parsePlan(text: string, where: string): MirrorPlan {
   try {
     p = JSON.parse(text) as MirrorPlan;
   } catch (e) {
-    throw usageError('PLAN_INVALID', `${where} is not JSON: ${(e as Error).message}`, {
+    throw usageError(MirrorError.PLAN_INVALID, `${where} is not JSON: ${(e as Error).message}`, {
       hint: 'give the plan.json that `airgap mirror plan` wrote',
     });
   }
   if (p?.kind !== 'MirrorPlan' || p.apiVersion !== PLAN_API_VERSION || !Array.isArray(p.images)) {
-    throw usageError('PLAN_INVALID', `${where} is not an airgap MirrorPlan (${PLAN_API_VERSION})`, {
+    throw usageError(MirrorError.PLAN_INVALID, `${where} is not an airgap MirrorPlan (${PLAN_API_VERSION})`, {
       hint: 'give the plan.json that `airgap mirror plan` wrote',
     });
   }
@@ -233,7 +243,10 @@ export function parsePlan(text: string, where: string): MirrorPlan {
       typeof e.destRepo !== 'string' ||
       typeof e.destTag !== 'string'
     )
-      throw usageError('PLAN_INVALID', `${where}: images[${i}] lacks source, digest, destRepo or destTag`);
+      throw usageError(
+        MirrorError.PLAN_INVALID,
+        `${where}: images[${i}] lacks source, digest, destRepo or destTag`,
+      );
   });
   return p;
 }

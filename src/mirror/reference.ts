@@ -1,4 +1,5 @@
 import { usageError } from '../util/errors.js';
+import { MirrorError } from './errors.js';
 
 /**
  * Image references exactly as containers/image (distribution/reference) parses them:
@@ -31,7 +32,7 @@ const HOST_RE = new RegExp(
 const MAX_NAME = 255;
 
 function bad(input: string, why: string): never {
-  throw usageError('REF_INVALID', `invalid image reference "${input}": ${why}`, {
+  throw usageError(MirrorError.REF_INVALID, `invalid image reference "${input}": ${why}`, {
     hint: 'write it as [host[:port]/]path[:tag][@sha256:<64 hex>], e.g. quay.io/org/app:v1 or [fd00::1]:5000/app@sha256:…',
   });
 }
@@ -118,7 +119,7 @@ export type TransportReference =
 export function parseTransport(input: string, kind: 'image' | 'destination'): TransportReference {
   if (input.startsWith('file://')) {
     const path = input.slice('file://'.length);
-    if (path === '') throw usageError('LOCATION_INVALID', `"${input}" names no directory`);
+    if (path === '') throw usageError(MirrorError.LOCATION_INVALID, `"${input}" names no directory`);
     return { transport: 'file', path };
   }
   if (input.startsWith('oci:')) {
@@ -128,7 +129,7 @@ export function parseTransport(input: string, kind: 'image' | 'destination'): Tr
     if (colon > 0 && !rest.slice(colon).includes('/')) {
       return { transport: 'oci', path: rest.slice(0, colon), refName: rest.slice(colon + 1) };
     }
-    if (rest === '') throw usageError('LOCATION_INVALID', `"${input}" names no directory`);
+    if (rest === '') throw usageError(MirrorError.LOCATION_INVALID, `"${input}" names no directory`);
     return { transport: 'oci', path: rest };
   }
   const body = input.startsWith('docker://') ? input.slice('docker://'.length) : input;
@@ -138,12 +139,12 @@ export function parseTransport(input: string, kind: 'image' | 'destination'): Tr
     const registry = slash < 0 ? trimmed : trimmed.slice(0, slash);
     const prefix = slash < 0 ? '' : trimmed.slice(slash + 1);
     if (!HOST_RE.test(registry) || !/[.:[]|^localhost$/.test(registry)) {
-      throw usageError('LOCATION_INVALID', `"${input}" does not start with a registry host`, {
+      throw usageError(MirrorError.LOCATION_INVALID, `"${input}" does not start with a registry host`, {
         hint: 'give the destination as docker://host[:port][/prefix], e.g. docker://mirror.example.com:8443/ocp',
       });
     }
     if (prefix !== '' && !PATH_RE.test(prefix)) {
-      throw usageError('LOCATION_INVALID', `"${prefix}" is not a valid repository path prefix`, {
+      throw usageError(MirrorError.LOCATION_INVALID, `"${prefix}" is not a valid repository path prefix`, {
         hint: 'use lowercase path components separated by /',
       });
     }

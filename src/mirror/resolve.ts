@@ -11,7 +11,7 @@ import { Limiter } from '../util/limit.js';
 import type { ProgressSink } from '../util/progress.js';
 import type { CopyPair, CopySummary } from './copy/engine.js';
 import { LayoutEndpoint, type Endpoint } from './copy/endpoints.js';
-import { positionOf } from './isc/index.js';
+import { IscErrorCode, positionOf } from './isc/index.js';
 import type { ImageSetConfig } from './isc/types.js';
 import { OciLayout } from './layout/store.js';
 import { pinnedEntry, planCatalogs } from './openshift/catalog-plan.js';
@@ -31,6 +31,7 @@ import {
 import { formatReference, parseReference } from './reference.js';
 import type { RegistryClient } from './registry/client.js';
 import type { TlsOptions } from '../net/http.js';
+import { MirrorError } from './errors.js';
 
 export interface ResolveOptions {
   configPath: string;
@@ -219,7 +220,7 @@ function dedupe(entries: PlanEntry[]): PlanEntry[] {
       out.push(e);
     } else if (before.digest !== e.digest) {
       throw usageError(
-        'ISC_CONFLICT',
+        IscErrorCode.Conflict,
         `${e.origin} (${e.context}) and ${before.origin} (${before.context}) would both be mirrored to ${key}`,
         {
           hint: 'give one of them a targetRepo/targetTag (or targetCatalog/targetTag) so each has its own destination',
@@ -247,7 +248,7 @@ async function planGraphImage(o: ResolveOptions, build: OciLayout): Promise<Plan
   const failed = copied.images.find((i) => i.status === 'failed');
   if (failed) {
     throw new AirgapError(
-      'GRAPH_BASE_UNREACHABLE',
+      MirrorError.GRAPH_BASE_UNREACHABLE,
       `cannot fetch the graph image base ${baseName}: ${failed.error?.message}`,
       {
         where: 'mirror.platform.graph',

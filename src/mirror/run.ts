@@ -25,6 +25,7 @@ import type { RegistryClientOptions } from './registry/client.js';
 import { reportOf, type MirrorReport } from './report.js';
 import { resolvePlan } from './resolve.js';
 import { resolveWorkflow, type Workflow } from './workflow.js';
+import { MirrorError } from './errors.js';
 
 export type { MirrorReport, ReportPair } from './report.js';
 export type { MirrorMode } from './workflow.js';
@@ -247,7 +248,10 @@ function sourceOf(
   }
   if (e.source.startsWith(BUILD_SOURCE)) {
     if (!build)
-      throw new AirgapError('PLAN_INVALID', `${e.origin} was built, but the plan names no build layout`);
+      throw new AirgapError(
+        MirrorError.PLAN_INVALID,
+        `${e.origin} was built, but the plan names no build layout`,
+      );
     return { endpoint: new LayoutEndpoint(build), repo: e.source.slice(BUILD_SOURCE.length), ref: e.digest };
   }
   // An entry the plan could not pin is tried by its tag: it fails (or, if the registry is

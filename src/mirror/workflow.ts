@@ -9,7 +9,7 @@
  * arguments is raised here, before anything is read, in the order people have always seen them.
  */
 import { join, resolve } from 'node:path';
-import { usageError } from '../util/errors.js';
+import { usageError, CommonError } from '../util/errors.js';
 import { locationKind, parseLocation, type Location } from './location.js';
 
 export type MirrorMode = 'mirrorToMirror' | 'mirrorToDisk' | 'diskToMirror' | 'mirrorToLayout';
@@ -41,7 +41,7 @@ export function workflowOf(o: Pick<WorkflowArguments, 'destination' | 'from' | '
     case 'layout':
       if (o.from || o.workspace) {
         throw usageError(
-          'FLAG_CONFLICT',
+          CommonError.FLAG_CONFLICT,
           'an oci: destination cannot be combined with --from or --workspace',
           {
             hint: 'an OCI layout keeps its own state: airgap mirror -c isc.yaml oci:/path/to/layout',
@@ -52,7 +52,7 @@ export function workflowOf(o: Pick<WorkflowArguments, 'destination' | 'from' | '
     case 'directory':
       if (o.from || o.workspace) {
         throw usageError(
-          'FLAG_CONFLICT',
+          CommonError.FLAG_CONFLICT,
           'a file:// destination cannot be combined with --from or --workspace',
           {
             hint: 'mirror to disk: airgap mirror -c isc.yaml file://<dir>; disk to registry: airgap mirror -c isc.yaml --from file://<dir> docker://<registry>',
@@ -68,13 +68,13 @@ export function workflowOf(o: Pick<WorkflowArguments, 'destination' | 'from' | '
 /** A registry destination: --from (an archive to push) or --workspace (registry → registry), exactly one. */
 function registryWorkflow(o: Pick<WorkflowArguments, 'from' | 'workspace'>): MirrorMode {
   if (o.from && o.workspace) {
-    throw usageError('FLAG_CONFLICT', '--from and --workspace cannot be used together', {
+    throw usageError(CommonError.FLAG_CONFLICT, '--from and --workspace cannot be used together', {
       hint: 'use --from file://<archive dir> to push an archive, or --workspace file://<dir> to mirror registry to registry',
     });
   }
   if (!o.from && !o.workspace) {
     throw usageError(
-      'FLAG_MISSING',
+      CommonError.FLAG_MISSING,
       'a docker:// destination needs --workspace (registry to registry) or --from (disk to registry)',
       {
         hint: 'e.g. airgap mirror -c isc.yaml --workspace file://./ws docker://mirror.example.com:8443/ocp',
@@ -87,12 +87,16 @@ function registryWorkflow(o: Pick<WorkflowArguments, 'from' | 'workspace'>): Mir
 /** -c or --plan say what to mirror: one of them, except for disk → mirror (the archive carries its plan). */
 function checkWhatToMirror(o: Pick<WorkflowArguments, 'config' | 'plan'>, mode: MirrorMode): void {
   if (!o.config && !o.plan && mode !== 'diskToMirror') {
-    throw usageError('FLAG_MISSING', 'say what to mirror: -c <ImageSetConfiguration> or --plan <plan.json>', {
-      hint: 'write a configuration with `airgap mirror init`, or plan one with `airgap mirror plan -c isc.yaml`',
-    });
+    throw usageError(
+      CommonError.FLAG_MISSING,
+      'say what to mirror: -c <ImageSetConfiguration> or --plan <plan.json>',
+      {
+        hint: 'write a configuration with `airgap mirror init`, or plan one with `airgap mirror plan -c isc.yaml`',
+      },
+    );
   }
   if (o.config && o.plan) {
-    throw usageError('FLAG_CONFLICT', '-c and --plan cannot be used together', {
+    throw usageError(CommonError.FLAG_CONFLICT, '-c and --plan cannot be used together', {
       hint: 'a plan already holds what its configuration resolved to; give one of them',
     });
   }

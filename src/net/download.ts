@@ -10,6 +10,7 @@ import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises
 import { basename, dirname, join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { AirgapError, usageError } from '../util/errors.js';
+import { DownloadFailure, downloadCode } from './errors.js';
 import { createAgent, type TlsOptions } from './http.js';
 import { isRetryableStatus, isTlsError, netErrorCode, waitBeforeRetry } from './retry.js';
 
@@ -86,7 +87,7 @@ export async function getFollowingRedirects(
     } catch (e) {
       if (isTlsError(e)) {
         throw new AirgapError(
-          `${opts.errorPrefix}_TLS`,
+          downloadCode(opts.errorPrefix, DownloadFailure.TLS),
           `TLS verification failed for ${shownUrl(current)}: ${netErrorCode(e)}`,
           {
             where: shownUrl(current),
@@ -268,18 +269,22 @@ function checkDownloadRequest(
   try {
     target = new URL(url);
   } catch {
-    throw usageError(`${prefix}_URL_INVALID`, `not a URL: ${url}`, {
+    throw usageError(downloadCode(prefix, DownloadFailure.URL_INVALID), `not a URL: ${url}`, {
       hint: 'give an http:// or https:// URL',
     });
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:')
-    throw usageError(`${prefix}_URL_INVALID`, `not an http(s) URL: ${shownUrl(target)}`, {
-      hint: 'give an http:// or https:// URL',
-    });
+    throw usageError(
+      downloadCode(prefix, DownloadFailure.URL_INVALID),
+      `not an http(s) URL: ${shownUrl(target)}`,
+      {
+        hint: 'give an http:// or https:// URL',
+      },
+    );
   const expected = sha256Hex(sha256);
   if (!expected)
     throw usageError(
-      `${prefix}_SHA256_INVALID`,
+      downloadCode(prefix, DownloadFailure.SHA256_INVALID),
       `the expected sha256 of ${shownUrl(target)} is not 64 hex characters`,
     );
   return { target, expected };
@@ -297,7 +302,7 @@ async function reuseVerifiedDest(
 ): Promise<{ kept: true; size: number } | { kept: false; replaced: boolean }> {
   const present = await stat(dest).catch(() => undefined);
   if (present && !present.isFile())
-    throw usageError(`${prefix}_DEST_INVALID`, `${dest} exists and is not a file`, {
+    throw usageError(downloadCode(prefix, DownloadFailure.DEST_INVALID), `${dest} exists and is not a file`, {
       hint: 'move it out of the way',
     });
   if (!present) return { kept: false, replaced: false };
@@ -432,7 +437,7 @@ class VerifiedDownload {
     }
     const text = await res.body.text().catch(() => '');
     throw new AirgapError(
-      `${this.prefix}_STATUS`,
+      downloadCode(this.prefix, DownloadFailure.STATUS),
       `${this.shown} answered HTTP ${res.statusCode}: ${text.slice(0, 200).trim() || '(empty body)'}`,
       {
         where: this.shown,
@@ -494,11 +499,15 @@ class VerifiedDownload {
       if (e instanceof AirgapError) throw e;
       if (e instanceof WriteError) {
         res.body.destroy();
-        throw new AirgapError(`${this.prefix}_WRITE_FAILED`, `cannot write ${this.partial}: ${e.message}`, {
-          where: this.partial,
-          cause: e,
-          hint: 'check the free space and the permissions of the directory',
-        });
+        throw new AirgapError(
+          downloadCode(this.prefix, DownloadFailure.WRITE_FAILED),
+          `cannot write ${this.partial}: ${e.message}`,
+          {
+            where: this.partial,
+            cause: e,
+            hint: 'check the free space and the permissions of the directory',
+          },
+        );
       }
       broke = e;
     } finally {
@@ -531,7 +540,7 @@ class VerifiedDownload {
     await this.restart();
     if (wasInherited) return 'again'; // the earlier run's bytes may be stale: once more from 0
     throw new AirgapError(
-      `${this.prefix}_DIGEST_MISMATCH`,
+      downloadCode(this.prefix, DownloadFailure.DIGEST_MISMATCH),
       `${this.shown} does not match its sha256: expected ${this.expected}, got ${got} (${size} bytes); the download was discarded`,
       {
         where: this.shown,
@@ -573,7 +582,7 @@ class VerifiedDownload {
 
   private unreachable(): AirgapError {
     return new AirgapError(
-      `${this.prefix}_UNREACHABLE`,
+      downloadCode(this.prefix, DownloadFailure.UNREACHABLE),
       `cannot download ${this.shown}: ${this.attempts - 1} attempts, the last: ${this.last}`,
       {
         where: this.shown,
@@ -587,7 +596,7 @@ class VerifiedDownload {
 
   private sizeMismatch(got: number): AirgapError {
     return new AirgapError(
-      `${this.prefix}_SIZE_MISMATCH`,
+      downloadCode(this.prefix, DownloadFailure.SIZE_MISMATCH),
       `${this.shown} is ${got} bytes, but the metadata says ${this.opts.size}; nothing was kept`,
       {
         where: this.shown,

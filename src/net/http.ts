@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { AirgapError, usageError } from '../util/errors.js';
 import { isRetryableStatus, isTlsError, netErrorCode, waitBeforeRetry } from './retry.js';
+import { NetError } from './errors.js';
 
 // The retry rule and the network-error helpers live in retry.ts; re-exported for existing importers.
 export { backoffMs, isTlsError, netErrorCode, retryAfterMs } from './retry.js';
@@ -38,7 +39,7 @@ function readPem(path: string, what: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (e) {
-    throw usageError('TLS_FILE_UNREADABLE', `cannot read ${what} ${path}: ${(e as Error).message}`, {
+    throw usageError(NetError.TLS_FILE_UNREADABLE, `cannot read ${what} ${path}: ${(e as Error).message}`, {
       hint: 'check the path and its permissions',
     });
   }

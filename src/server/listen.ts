@@ -30,6 +30,7 @@ import {
   type AccessLogEntry,
   type ServerLimits,
 } from './static.js';
+import { ServerError } from './errors.js';
 
 /** The default port of `airgap serve-images`. */
 export const DEFAULT_PORT = 8080;
@@ -102,20 +103,28 @@ export async function loadServerTls(certFile: string, keyFile: string, now = new
   const { key, bytes } = await readPrivateKeyFile(keyFile, '--tls-key');
   const leaf = chain[0]!;
   if (!leaf.checkPrivateKey(key))
-    throw usageError('TLS_KEY_MISMATCH', `--tls-key ${keyFile} is not the key of --tls-cert ${certFile}`, {
-      where: keyFile,
-      hint: 'give the tls.key written together with the certificate (airgap certs issue writes both)',
-    });
+    throw usageError(
+      ServerError.TLS_KEY_MISMATCH,
+      `--tls-key ${keyFile} is not the key of --tls-cert ${certFile}`,
+      {
+        where: keyFile,
+        hint: 'give the tls.key written together with the certificate (airgap certs issue writes both)',
+      },
+    );
   const notAfter = new Date(leaf.validTo);
   const notBefore = new Date(leaf.validFrom);
   if (notAfter < now)
-    throw usageError('TLS_CERT_EXPIRED', `--tls-cert ${certFile} expired on ${notAfter.toISOString()}`, {
-      where: certFile,
-      hint: 'issue a new one: airgap certs issue --ca <dir> --san <name> -o <dir>',
-    });
+    throw usageError(
+      ServerError.TLS_CERT_EXPIRED,
+      `--tls-cert ${certFile} expired on ${notAfter.toISOString()}`,
+      {
+        where: certFile,
+        hint: 'issue a new one: airgap certs issue --ca <dir> --san <name> -o <dir>',
+      },
+    );
   if (notBefore > now)
     throw usageError(
-      'TLS_CERT_NOT_YET_VALID',
+      ServerError.TLS_CERT_NOT_YET_VALID,
       `--tls-cert ${certFile} is not valid before ${notBefore.toISOString()}`,
       { where: certFile, hint: "check this host's clock" },
     );
@@ -151,16 +160,20 @@ export async function resolveBindAddresses(values: string[] = []): Promise<BindT
       continue;
     }
     if (!/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/.test(value))
-      throw usageError('SERVE_ADDRESS_INVALID', `--address ${raw} is neither an IP address nor a host name`, {
-        where: `--address ${raw}`,
-        hint: 'give an IPv4 address (192.168.126.1), an IPv6 address (2620:52::1 or [2620:52::1]) or a host name',
-      });
+      throw usageError(
+        ServerError.SERVE_ADDRESS_INVALID,
+        `--address ${raw} is neither an IP address nor a host name`,
+        {
+          where: `--address ${raw}`,
+          hint: 'give an IPv4 address (192.168.126.1), an IPv6 address (2620:52::1 or [2620:52::1]) or a host name',
+        },
+      );
     let found: { address: string; family: number }[];
     try {
       found = await lookup(value, { all: true, verbatim: true });
     } catch (e) {
       throw usageError(
-        'SERVE_ADDRESS_UNKNOWN',
+        ServerError.SERVE_ADDRESS_UNKNOWN,
         `--address ${raw}: the host name does not resolve (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
         {
           where: `--address ${raw}`,
@@ -217,35 +230,43 @@ function listenError(e: unknown, t: BindTarget, port: number): AirgapError {
         : t.address;
   switch (code) {
     case 'EADDRINUSE':
-      return new AirgapError('SERVE_PORT_IN_USE', `port ${port} is already in use on ${named}`, {
+      return new AirgapError(ServerError.SERVE_PORT_IN_USE, `port ${port} is already in use on ${named}`, {
         where,
         hint: `stop what listens there (\`ss -ltnp 'sport = :${port}'\` shows it) or choose another --port`,
         cause: e,
       });
     case 'EADDRNOTAVAIL':
-      return usageError('SERVE_ADDRESS_NOT_LOCAL', `${named} is not an address of this host`, {
+      return usageError(ServerError.SERVE_ADDRESS_NOT_LOCAL, `${named} is not an address of this host`, {
         where: `--address ${t.requested}`,
         hint: "give an address of one of this host's interfaces (`ip -br addr` lists them), or leave out --address to listen on all of them",
         cause: e,
       });
     case 'EAFNOSUPPORT':
-      return usageError('SERVE_ADDRESS_FAMILY', `cannot listen on ${named}: this host has no IPv6`, {
-        where: `--address ${t.requested}`,
-        hint: 'give an IPv4 address',
-        cause: e,
-      });
+      return usageError(
+        ServerError.SERVE_ADDRESS_FAMILY,
+        `cannot listen on ${named}: this host has no IPv6`,
+        {
+          where: `--address ${t.requested}`,
+          hint: 'give an IPv4 address',
+          cause: e,
+        },
+      );
     case 'EACCES':
     case 'EPERM':
-      return usageError('SERVE_PORT_DENIED', `port ${port} needs privileges on ${named}`, {
+      return usageError(ServerError.SERVE_PORT_DENIED, `port ${port} needs privileges on ${named}`, {
         where,
         hint: 'run as root (or with CAP_NET_BIND_SERVICE), or choose a --port above 1023',
         cause: e,
       });
     default:
-      return new AirgapError('SERVE_LISTEN_FAILED', `cannot listen on ${where}: ${(e as Error).message}`, {
-        where,
-        cause: e,
-      });
+      return new AirgapError(
+        ServerError.SERVE_LISTEN_FAILED,
+        `cannot listen on ${where}: ${(e as Error).message}`,
+        {
+          where,
+          cause: e,
+        },
+      );
   }
 }
 
@@ -276,7 +297,7 @@ function closeServer(server: http.Server): Promise<void> {
 export async function serveImages(opts: ServeImagesOptions): Promise<RunningImageServer> {
   const port = opts.port ?? DEFAULT_PORT;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw usageError('SERVE_PORT_INVALID', `--port ${port} is not a port number`, {
+    throw usageError(ServerError.SERVE_PORT_INVALID, `--port ${port} is not a port number`, {
       hint: 'give a number from 1 to 65535 (0 picks a free port)',
     });
   const root = await resolveServeRoot(opts.dir);

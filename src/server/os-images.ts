@@ -8,8 +8,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { AirgapError, usageError } from '../util/errors.js';
+import { AirgapError, usageError, CommonError } from '../util/errors.js';
 import { toYaml } from '../util/yaml.js';
+import { ServerError } from './errors.js';
 
 /** One `spec.osImages[]` entry (agent-install.openshift.io/v1beta1 AgentServiceConfig). */
 export interface OsImage {
@@ -41,12 +42,12 @@ export function normalizeBaseUrl(url: string): string {
   try {
     u = new URL(url);
   } catch {
-    throw usageError('FLAG_INVALID', `--public-url ${url} is not a URL`, {
+    throw usageError(CommonError.FLAG_INVALID, `--public-url ${url} is not a URL`, {
       hint: 'give the address hosts and pods use to reach this server, e.g. http://bastion.example.com:8080 or http://[2620:52:0:1306::1]:8080',
     });
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:')
-    throw usageError('FLAG_INVALID', `--public-url ${url} must be http:// or https://`);
+    throw usageError(CommonError.FLAG_INVALID, `--public-url ${url} must be http:// or https://`);
   return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
 }
 
@@ -62,12 +63,19 @@ export function osImageEntries(
 ): OsImage[] {
   const version = opts.openshiftVersion ?? served.openshiftVersion;
   if (!version) {
-    throw usageError('OS_IMAGES_VERSION', 'the OpenShift version (x.y) of these boot images is not known', {
-      hint: 'give --openshift-version 4.18 (the images were fetched from a stream file without a version in its name)',
-    });
+    throw usageError(
+      ServerError.OS_IMAGES_VERSION,
+      'the OpenShift version (x.y) of these boot images is not known',
+      {
+        hint: 'give --openshift-version 4.18 (the images were fetched from a stream file without a version in its name)',
+      },
+    );
   }
   if (!/^\d+\.\d+$/.test(version))
-    throw usageError('FLAG_INVALID', `--openshift-version ${version} must be major.minor, like 4.18`);
+    throw usageError(
+      CommonError.FLAG_INVALID,
+      `--openshift-version ${version} must be major.minor, like 4.18`,
+    );
   const base = normalizeBaseUrl(publicUrl);
   const url = (file: string) => `${base}/images/${encodeURIComponent(file)}`;
   const out: OsImage[] = [];
@@ -85,9 +93,13 @@ export function osImageEntries(
     });
   }
   if (out.length === 0) {
-    throw usageError('OS_IMAGES_NONE', 'no live ISO is served, so there is no osImages entry to write', {
-      hint: 'fetch the boot images first: airgap images fetch --release <release image> --dir <dir>',
-    });
+    throw usageError(
+      ServerError.OS_IMAGES_NONE,
+      'no live ISO is served, so there is no osImages entry to write',
+      {
+        hint: 'fetch the boot images first: airgap images fetch --release <release image> --dir <dir>',
+      },
+    );
   }
   return out;
 }
@@ -121,7 +133,7 @@ export async function checkOsImageUrls(entries: OsImage[], opts: { ca?: string }
   }
   if (problems.length > 0) {
     throw new AirgapError(
-      'OS_IMAGES_UNREACHABLE',
+      ServerError.OS_IMAGES_UNREACHABLE,
       `boot image URLs do not answer:\n  ${problems.join('\n  ')}`,
       {
         hint: 'give --public-url the address this server is reached at (it must resolve and route from the bastion too)',
@@ -158,7 +170,9 @@ export async function writeOsImages(o: WriteOsImagesOptions): Promise<{ entries:
   const manifest = await readBootImagesManifest(o.dir);
   const publicUrl = o.publicUrl ?? o.servedUrls[0];
   if (!publicUrl)
-    throw usageError('FLAG_MISSING', 'no URL to put in the osImages entries', { hint: 'give --public-url' });
+    throw usageError(CommonError.FLAG_MISSING, 'no URL to put in the osImages entries', {
+      hint: 'give --public-url',
+    });
   const entries = osImageEntries(manifest, publicUrl, {
     ...(o.openshiftVersion ? { openshiftVersion: o.openshiftVersion } : {}),
   });

@@ -2,7 +2,7 @@
  * The one error model. Every failure a person can act on is an AirgapError with a stable `code`,
  * a message that says what is wrong and where, an optional `hint` that says how to fix it, and an
  * exit code: 2 for usage errors (bad flags, bad files), 1 for failures (network, registry, disk).
- * Commands render these in one place (src/util/command.ts); stack traces only with --verbose.
+ * Commands render these in one place (src/cli/command.ts); stack traces only with --verbose.
  */
 export type ExitCode = 1 | 2;
 
@@ -61,6 +61,11 @@ export function isAirgapError(e: unknown): e is AirgapError {
   return e instanceof AirgapError;
 }
 
+/** Whether `e` is an AirgapError with one of these codes. */
+export function hasCode(e: unknown, ...codes: string[]): e is AirgapError {
+  return e instanceof AirgapError && codes.includes(e.code);
+}
+
 /** The message of any thrown value, without a stack. */
 export function messageOf(e: unknown): string {
   if (e instanceof AirgapError) return e.describe();
@@ -82,3 +87,26 @@ export function unreadableReason(e: unknown): string {
   if (code === 'EISDIR') return 'it is a directory';
   return messageOf(e);
 }
+
+/** Error codes raised by more than one domain (flags, files, registries). */
+export const CommonError = {
+  /** A failure that is not an AirgapError: a bug, reported with --verbose for the stack (cli/command.ts) */
+  INTERNAL: 'INTERNAL',
+  /** cannot open the access log …: … (commands/serve-images.ts) */
+  ACCESS_LOG_UNWRITABLE: 'ACCESS_LOG_UNWRITABLE',
+  /** cannot read the …… (certs/inspect.ts) */
+  FILE_UNREADABLE: 'FILE_UNREADABLE',
+  /** --cluster-resources cannot be combined with --idms or --itms (certs/configmaps.ts) */
+  FLAG_CONFLICT: 'FLAG_CONFLICT',
+  /** --hosted-cluster-namespace … is not a namespace name (certs/configmaps.ts) */
+  FLAG_INVALID: 'FLAG_INVALID',
+  /** which hosted cluster? give --name (and --namespace) or --site (cluster/identity.ts) */
+  FLAG_MISSING: 'FLAG_MISSING',
+  /** … already exists (certs/inspect.ts) */
+  OUTPUT_EXISTS: 'OUTPUT_EXISTS',
+  /** … resolved to … (cluster/release.ts) */
+  RELEASE_DIGEST_MISMATCH: 'RELEASE_DIGEST_MISMATCH',
+  /** another airgap run (pid …) is using … (util/lock.ts) */
+  WORKSPACE_BUSY: 'WORKSPACE_BUSY',
+} as const;
+export type CommonError = (typeof CommonError)[keyof typeof CommonError];

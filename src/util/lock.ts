@@ -1,6 +1,6 @@
 import { open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { usageError } from './errors.js';
+import { usageError, CommonError } from './errors.js';
 
 /** Whether a process exists (EPERM: it exists but belongs to someone else). */
 export function processAlive(pid: number): boolean {
@@ -28,14 +28,14 @@ export async function lockDirectory(dir: string): Promise<() => Promise<void>> {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
       if (pid > 0 && pid !== process.pid && processAlive(pid)) {
-        throw usageError('WORKSPACE_BUSY', `another airgap run (pid ${pid}) is using ${dir}`, {
+        throw usageError(CommonError.WORKSPACE_BUSY, `another airgap run (pid ${pid}) is using ${dir}`, {
           hint: 'wait for it to finish, or give this run its own --workspace / destination directory',
         });
       }
       await rm(path, { force: true }); // stale: its owner is gone
     }
   }
-  throw usageError('WORKSPACE_BUSY', `cannot lock ${dir}`, {
+  throw usageError(CommonError.WORKSPACE_BUSY, `cannot lock ${dir}`, {
     hint: `remove ${path} if no airgap run is active`,
   });
 }

@@ -31,6 +31,8 @@ import { refOf, seedRegistry, tempDir, writeIsc } from '../helpers/fixtures.js';
 import { realdata, rejection } from '../helpers/realdata.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { skopeoDigest } from '../helpers/skopeo.js';
+import { CertsError } from '../../src/certs/errors.js';
+import { CommonError } from '../../src/util/errors.js';
 
 const IMAGE_CRD = 'config.openshift.io_images.crd.yaml';
 const SAMPLES = realdata('samples', 'registries-conf');
@@ -395,11 +397,17 @@ describe('airgap certs configmaps: bad input is refused before anything is writt
   });
 
   it.each([
-    ['not a PEM', 'notes.txt', 'CERT_INVALID', /holds no PEM certificate/, /BEGIN CERTIFICATE/],
-    ['DER', 'ca.der', 'CERT_INVALID', /holds no PEM certificate/, /BEGIN CERTIFICATE/],
-    ['a server certificate', 'server.crt', 'CA_NOT_CA', /CN=registry.example.com is not a CA/, /CN=Good CA/],
-    ['an expired CA', 'expired.crt', 'CA_EXPIRED', /the CA CN=Old CA expired on \d{4}-/, /renew/],
-    ['a CA not valid yet', 'future.crt', 'CA_NOT_YET_VALID', /not valid before/, /clock/],
+    ['not a PEM', 'notes.txt', CertsError.CERT_INVALID, /holds no PEM certificate/, /BEGIN CERTIFICATE/],
+    ['DER', 'ca.der', CertsError.CERT_INVALID, /holds no PEM certificate/, /BEGIN CERTIFICATE/],
+    [
+      'a server certificate',
+      'server.crt',
+      CertsError.CA_NOT_CA,
+      /CN=registry.example.com is not a CA/,
+      /CN=Good CA/,
+    ],
+    ['an expired CA', 'expired.crt', CertsError.CA_EXPIRED, /the CA CN=Old CA expired on \d{4}-/, /renew/],
+    ['a CA not valid yet', 'future.crt', CertsError.CA_NOT_YET_VALID, /not valid before/, /clock/],
   ])('--ca %s', async (_what, file, code, message, hint) => {
     const e = await rejection(renderTrustConfigMaps(opts({ caFiles: [join(dir, file)] })));
     expect(e.code).toBe(code);
@@ -417,7 +425,7 @@ describe('airgap certs configmaps: bad input is refused before anything is writt
 
   it('names the certificate in a bundle that is not a CA', async () => {
     const e = await rejection(renderTrustConfigMaps(opts({ caFiles: [join(dir, 'chain.crt')] })));
-    expect(e.code).toBe('CA_NOT_CA');
+    expect(e.code).toBe(CertsError.CA_NOT_CA);
     expect(e.where).toBe(`${join(dir, 'chain.crt')}, certificate 2 of 2`);
   });
 
@@ -445,7 +453,7 @@ describe('airgap certs configmaps: bad input is refused before anything is writt
     ['registry.example.com:8443=', /CA file after "=" is empty/],
   ])('--registry %s', async (registry, message) => {
     const e = await rejection(renderTrustConfigMaps(opts({ registries: [registry] })));
-    expect(e.code).toBe('REGISTRY_INVALID');
+    expect(e.code).toBe(CertsError.REGISTRY_INVALID);
     expect(e.exitCode).toBe(2);
     expect(e.message).toMatch(message);
   });
@@ -460,24 +468,24 @@ describe('airgap certs configmaps: bad input is refused before anything is writt
   const mirrorSet = (kind: string, spec: string) =>
     `apiVersion: config.openshift.io/v1\nkind: ${kind}\nmetadata:\n  name: x\nspec:\n${spec}`;
   it.each([
-    ['not YAML', 'a: [b\n', 'MIRROR_SET_INVALID', /not valid YAML/],
+    ['not YAML', 'a: [b\n', CertsError.MIRROR_SET_INVALID, /not valid YAML/],
     [
       'an ITMS given as IDMS',
       ITMS,
-      'MIRROR_SET_KIND',
+      CertsError.MIRROR_SET_KIND,
       /--idms takes ImageDigestMirrorSet .* of kind ImageTagMirrorSet/,
     ],
     [
       'a ConfigMap',
       'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n',
-      'MIRROR_SET_KIND',
+      CertsError.MIRROR_SET_KIND,
       /of kind ConfigMap/,
     ],
-    ['an empty file', '', 'MIRROR_SET_KIND', /holds none/],
+    ['an empty file', '', CertsError.MIRROR_SET_KIND, /holds none/],
     [
       'no entries list',
       mirrorSet('ImageDigestMirrorSet', '  imageTagMirrors: []\n'),
-      'MIRROR_SET_INVALID',
+      CertsError.MIRROR_SET_INVALID,
       /spec.imageDigestMirrors is missing/,
     ],
     [
@@ -486,7 +494,7 @@ describe('airgap certs configmaps: bad input is refused before anything is writt
         'ImageDigestMirrorSet',
         '  imageDigestMirrors:\n  - source: quay.io/org/app:v1\n    mirrors: [m.example.com/org/app]\n',
       ),
-      'MIRROR_SET_INVALID',
+      CertsError.MIRROR_SET_INVALID,
       /imageDigestMirrors\[0\].source "quay.io\/org\/app:v1": a scope has no tag/,
     ],
     [
@@ -495,7 +503,7 @@ describe('airgap certs configmaps: bad input is refused before anything is writt
         'ImageDigestMirrorSet',
         '  imageDigestMirrors:\n  - source: quay.io/org\n    mirrors: ["docker://m.example.com/org"]\n',
       ),
-      'MIRROR_SET_INVALID',
+      CertsError.MIRROR_SET_INVALID,
       /mirrors\[0\] "docker:\/\/m.example.com\/org": write it without a transport/,
     ],
     [
@@ -504,7 +512,7 @@ describe('airgap certs configmaps: bad input is refused before anything is writt
         'ImageDigestMirrorSet',
         '  imageDigestMirrors:\n  - source: "*.example.com"\n    mirrors: [m.example.com/x]\n',
       ),
-      'MIRROR_SET_INVALID',
+      CertsError.MIRROR_SET_INVALID,
       /wildcard sources/,
     ],
   ])('--idms with %s', async (_what, text, code, message) => {
@@ -523,23 +531,23 @@ describe('airgap certs configmaps: bad input is refused before anything is writt
     ['a bad mirror host', 'quay.io/org=m_x.example.com/org', /the mirror "m_x.example.com\/org"/],
   ])('--mirror with %s', async (_what, value, message) => {
     const e = await rejection(renderTrustConfigMaps(opts({ idmsFiles: [], mirrors: [value] })));
-    expect(e.code).toBe('MIRROR_FLAG_INVALID');
+    expect(e.code).toBe(CertsError.MIRROR_FLAG_INVALID);
     expect(e.message).toMatch(message);
   });
 
   it('needs a mapping, a CA, a valid namespace, and either the directory or the files', async () => {
     expect((await rejection(renderTrustConfigMaps(opts({ idmsFiles: [] })))).code).toBe(
-      'MIRROR_MAPPING_MISSING',
+      CertsError.MIRROR_MAPPING_MISSING,
     );
-    expect((await rejection(renderTrustConfigMaps(opts({ caFiles: [] })))).code).toBe('CA_MISSING');
+    expect((await rejection(renderTrustConfigMaps(opts({ caFiles: [] })))).code).toBe(CertsError.CA_MISSING);
     const ns = await rejection(renderTrustConfigMaps(opts({ hostedClusterNamespace: 'Clusters' })));
     expect(ns.message).toMatch(/not a namespace name/);
     const both = await rejection(renderTrustConfigMaps(opts({ clusterResources: dir })));
-    expect(both.code).toBe('FLAG_CONFLICT');
+    expect(both.code).toBe(CommonError.FLAG_CONFLICT);
     const none = await rejection(
       renderTrustConfigMaps({ caFiles: [good], clusterResources: join(dir, 'nope') }),
     );
-    expect(none.code).toBe('FILE_UNREADABLE');
+    expect(none.code).toBe(CommonError.FILE_UNREADABLE);
   });
 
   it('the CLI exits 2 with what, where and a hint, and writes nothing when the last input is bad', async () => {

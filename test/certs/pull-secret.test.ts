@@ -13,6 +13,8 @@ import { airgap } from '../helpers/cli.js';
 import { seedRegistry, tempDir } from '../helpers/fixtures.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { skopeoCopy, skopeoDigest, skopeoInspect } from '../helpers/skopeo.js';
+import { CommonError } from '../../src/util/errors.js';
+import { CertsError } from '../../src/certs/errors.js';
 
 const noStack = /\n\s+at .+:\d+:\d+/;
 const mode = async (p: string) => (await stat(p)).mode & 0o777;
@@ -222,87 +224,102 @@ describe('airgap certs pull-secret', () => {
       [
         'pull secret missing',
         () => ({ '--pull-secret': join(dir, 'nope.json') }),
-        'FILE_UNREADABLE',
+        CommonError.FILE_UNREADABLE,
         () => join(dir, 'nope.json'),
       ],
-      ['pull secret a directory', () => ({ '--pull-secret': dir }), 'FILE_UNREADABLE', () => dir],
+      ['pull secret a directory', () => ({ '--pull-secret': dir }), CommonError.FILE_UNREADABLE, () => dir],
       [
         'broken JSON',
         () => ({ '--pull-secret': files['broken.json']! }),
-        'PULL_SECRET_INVALID',
+        CertsError.PULL_SECRET_INVALID,
         () => 'line 2, column',
       ],
       [
         'not JSON',
         () => ({ '--pull-secret': files['not-json.json']! }),
-        'PULL_SECRET_INVALID',
+        CertsError.PULL_SECRET_INVALID,
         () => files['not-json.json']!,
       ],
       [
         'a JSON array',
         () => ({ '--pull-secret': files['array.json']! }),
-        'PULL_SECRET_INVALID',
+        CertsError.PULL_SECRET_INVALID,
         () => 'not a JSON object',
       ],
       [
         'no auths',
         () => ({ '--pull-secret': files['no-auths.json']! }),
-        'PULL_SECRET_INVALID',
+        CertsError.PULL_SECRET_INVALID,
         () => 'no "auths" object',
       ],
       [
         'auths not an object',
         () => ({ '--pull-secret': files['auths-array.json']! }),
-        'PULL_SECRET_INVALID',
+        CertsError.PULL_SECRET_INVALID,
         () => files['auths-array.json']!,
       ],
       [
         'registry with a scheme',
         () => ({ '--registry': 'https://registry.example.com:5000' }),
-        'FLAG_INVALID',
+        CommonError.FLAG_INVALID,
         () => '--registry',
       ],
       [
         'registry with a path',
         () => ({ '--registry': 'registry.example.com:5000/ocp' }),
-        'FLAG_INVALID',
+        CommonError.FLAG_INVALID,
         () => '--registry',
       ],
-      ['registry port 0', () => ({ '--registry': 'registry.example.com:0' }), 'FLAG_INVALID', () => 'port'],
+      [
+        'registry port 0',
+        () => ({ '--registry': 'registry.example.com:0' }),
+        CommonError.FLAG_INVALID,
+        () => 'port',
+      ],
       [
         'registry port too big',
         () => ({ '--registry': 'registry.example.com:99999' }),
-        'FLAG_INVALID',
+        CommonError.FLAG_INVALID,
         () => 'port',
       ],
       [
         'registry empty port',
         () => ({ '--registry': 'registry.example.com:' }),
-        'FLAG_INVALID',
+        CommonError.FLAG_INVALID,
         () => 'port',
       ],
-      ['bare IPv6', () => ({ '--registry': 'fd00::5:5000' }), 'FLAG_INVALID', () => '[address]:port'],
-      ['IPv4 in brackets', () => ({ '--registry': '[10.0.0.5]:5000' }), 'FLAG_INVALID', () => 'IPv6'],
+      [
+        'bare IPv6',
+        () => ({ '--registry': 'fd00::5:5000' }),
+        CommonError.FLAG_INVALID,
+        () => '[address]:port',
+      ],
+      [
+        'IPv4 in brackets',
+        () => ({ '--registry': '[10.0.0.5]:5000' }),
+        CommonError.FLAG_INVALID,
+        () => 'IPv6',
+      ],
       [
         'bad host name',
         () => ({ '--registry': 'bad_host.example.com:5000' }),
-        'FLAG_INVALID',
+        CommonError.FLAG_INVALID,
         () => 'bad_host',
       ],
-      ['user with a colon', () => ({ '--username': 'a:b' }), 'FLAG_INVALID', () => '--username'],
+      ['user with a colon', () => ({ '--username': 'a:b' }), CommonError.FLAG_INVALID, () => '--username'],
       [
         'empty password file',
         () => ({ '--password-file': files['empty.pass']! }),
-        'PASSWORD_INVALID',
+        CertsError.PASSWORD_INVALID,
         () => files['empty.pass']!,
       ],
       [
         'password file missing',
         () => ({ '--password-file': join(dir, 'nope.pass') }),
-        'FILE_UNREADABLE',
+        CommonError.FILE_UNREADABLE,
         () => join(dir, 'nope.pass'),
       ],
-      ['--out a directory', () => ({ '--out': dir }), 'FLAG_INVALID', () => 'is a directory'],
+      ['--out a directory', () => ({ '--out': dir }), CommonError.FLAG_INVALID, () => 'is a directory'],
     ];
 
     it.each(cases)('%s', async (name, changes, code, named) => {

@@ -25,6 +25,9 @@ import { airgap } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/registry.js';
 import { skopeoCopy, skopeoDigest } from '../helpers/skopeo.js';
+import { CertsError } from '../../src/certs/errors.js';
+import { CommonError } from '../../src/util/errors.js';
+import { MirrorError } from '../../src/mirror/errors.js';
 
 const NAME = 'registry.airgap.test';
 /** A colon, a space and a quote: Basic auth splits at the first colon only. */
@@ -550,13 +553,13 @@ describe('airgap certs registry', () => {
       [
         'hostname not in the certificate',
         () => ({ '--hostname': 'mirror.example.com' }),
-        'CERT_HOST_MISMATCH',
+        CertsError.CERT_HOST_MISMATCH,
         () => pki.cert,
       ],
       [
         'IP not in the certificate',
         () => ({ '--hostname': '10.9.9.9' }),
-        'CERT_HOST_MISMATCH',
+        CertsError.CERT_HOST_MISMATCH,
         () => pki.cert,
       ],
       [
@@ -566,87 +569,97 @@ describe('airgap certs registry', () => {
           '--key': files['cn-only.key']!,
           '--ca': files['cn-only.crt']!,
         }),
-        'CERT_HOST_MISMATCH',
+        CertsError.CERT_HOST_MISMATCH,
         () => files['cn-only.crt']!,
       ],
       [
         'key of another certificate',
         () => ({ '--key': files['other.key']! }),
-        'CERT_KEY_MISMATCH',
+        CertsError.CERT_KEY_MISMATCH,
         () => files['other.key']!,
       ],
       [
         'encrypted key',
         () => ({ '--key': files['encrypted.key']! }),
-        'KEY_INVALID',
+        CertsError.KEY_INVALID,
         () => files['encrypted.key']!,
       ],
       [
         'key file missing',
         () => ({ '--key': join(dir, 'nope.key') }),
-        'FILE_UNREADABLE',
+        CommonError.FILE_UNREADABLE,
         () => join(dir, 'nope.key'),
       ],
       [
         'not a certificate',
         () => ({ '--cert': files['garbage.crt']! }),
-        'CERT_INVALID',
+        CertsError.CERT_INVALID,
         () => files['garbage.crt']!,
       ],
       [
         'another CA',
         () => ({ '--ca': files['other-ca.crt']! }),
-        'CERT_CHAIN_INVALID',
+        CertsError.CERT_CHAIN_INVALID,
         () => files['other-ca.crt']!,
       ],
       [
         'bad host name',
         () => ({ '--hostname': 'bad_name.example.com' }),
-        'FLAG_INVALID',
+        CommonError.FLAG_INVALID,
         () => 'bad_name.example.com',
       ],
       [
         'host name with a leading hyphen',
         () => ({ '--hostname': '-x.example.com' }),
-        'FLAG_INVALID',
+        CommonError.FLAG_INVALID,
         () => '-x.example.com',
       ],
-      ['empty label', () => ({ '--hostname': 'a..example.com' }), 'FLAG_INVALID', () => 'a..example.com'],
-      ['port 0', () => ({ '--port': '0' }), 'FLAG_INVALID', () => '--port'],
-      ['port 70000', () => ({ '--port': '70000' }), 'FLAG_INVALID', () => '--port'],
-      ['user with a colon', () => ({ '--username': 'ad:min' }), 'FLAG_INVALID', () => '--username'],
+      [
+        'empty label',
+        () => ({ '--hostname': 'a..example.com' }),
+        CommonError.FLAG_INVALID,
+        () => 'a..example.com',
+      ],
+      ['port 0', () => ({ '--port': '0' }), CommonError.FLAG_INVALID, () => '--port'],
+      ['port 70000', () => ({ '--port': '70000' }), CommonError.FLAG_INVALID, () => '--port'],
+      ['user with a colon', () => ({ '--username': 'ad:min' }), CommonError.FLAG_INVALID, () => '--username'],
       [
         'password file missing',
         () => ({ '--password-file': join(dir, 'nope.pass') }),
-        'FILE_UNREADABLE',
+        CommonError.FILE_UNREADABLE,
         () => join(dir, 'nope.pass'),
       ],
-      ['password file a directory', () => ({ '--password-file': dir }), 'FILE_UNREADABLE', () => dir],
+      [
+        'password file a directory',
+        () => ({ '--password-file': dir }),
+        CommonError.FILE_UNREADABLE,
+        () => dir,
+      ],
       [
         'empty password',
         () => ({ '--password-file': files['empty.pass']! }),
-        'PASSWORD_INVALID',
+        CertsError.PASSWORD_INVALID,
         () => files['empty.pass']!,
       ],
       [
         'password of two lines',
         () => ({ '--password-file': files['two-lines.pass']! }),
-        'PASSWORD_INVALID',
+        CertsError.PASSWORD_INVALID,
         () => files['two-lines.pass']!,
       ],
       [
         'password over 72 bytes',
         () => ({ '--password-file': files['long.pass']! }),
-        'PASSWORD_INVALID',
+        CertsError.PASSWORD_INVALID,
         () => files['long.pass']!,
       ],
       [
         'data dir with a space',
         () => ({ '--data-dir': '/srv/my registry' }),
-        'FLAG_INVALID',
+        CommonError.FLAG_INVALID,
         () => '/srv/my registry',
       ],
-      ['bad image', () => ({ '--image': 'Registry:2 x' }), 'REF_INVALID', () => 'Registry:2 x'],
+      ['bad image', () => ({ '--image': 'Registry:2 x' }), MirrorError.REF_INVALID, () => 'Registry:2 x'],
     ];
 
     it.each(cases)('%s', async (_name, changes, code, named) => {
@@ -722,7 +735,7 @@ describe('airgap certs registry', () => {
       await expect(
         checkServerCertificate({ certFile: pki.cert, keyFile: pki.key, caFile: pki.ca, host, now: later }),
       ).rejects.toMatchObject({
-        code: 'CERT_INVALID',
+        code: CertsError.CERT_INVALID,
         exitCode: 2,
         message: expect.stringMatching(/expired on/),
       });

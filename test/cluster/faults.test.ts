@@ -11,6 +11,7 @@ import { createCA } from '../../src/certs/mint.js';
 import { startHub, type Hub } from '../../lab/hub/index.js';
 import { airgap, spawnAirgap } from '../helpers/cli.js';
 import { useLabSite } from '../helpers/lab-site.js';
+import { ClusterError } from '../../src/cluster/errors.js';
 
 describe('install cluster when things go wrong', () => {
   const t = useLabSite();
@@ -29,7 +30,7 @@ describe('install cluster when things go wrong', () => {
     const h = await t.readyHub({ faults: { isoCreationFailure: true } });
     const r = await t.install(h);
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toContain('ISO_CREATION_FAILED');
+    expect(r.stderr).toContain(ClusterError.ISO_CREATION_FAILED);
     expect(r.stderr).toMatch(/InfraEnv clusters-lab\/lab: .*Failed to create image/);
     expect(h.store.list('metal3.io/v1alpha1', 'BareMetalHost', {})).toEqual([]);
   }, 120_000);
@@ -111,7 +112,7 @@ describe('install cluster when things go wrong', () => {
     const h = await t.readyHub({ bmacAutoApprove: false });
     const stalled = await t.install(h, ['--timeout', '8s']);
     expect(stalled.exitCode).toBe(1);
-    expect(stalled.stderr).toContain('WAIT_TIMEOUT');
+    expect(stalled.stderr).toContain(ClusterError.WAIT_TIMEOUT);
     expect(stalled.stderr).toMatch(/not approved \(set cluster\.approveAgents: true/);
     const approving = await t.siteWith((s) => (s.cluster.approveAgents = true));
     const r = await t.install(h, [], approving);
@@ -129,7 +130,7 @@ describe('install cluster when things go wrong', () => {
     expect(prepared.exitCode, prepared.stderr).toBe(0);
     const r = await t.install(hub, [], site);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain('HUB_NO_OS_IMAGE');
+    expect(r.stderr).toContain(ClusterError.HUB_NO_OS_IMAGE);
     expect(r.stderr).toContain('no osImage for OpenShift 4.17 x86_64 (it has: 4.16 x86_64)');
     expect(hub.store.get({ apiVersion: 'v1', kind: 'Namespace', name: 'clusters-lab' })).toBeUndefined();
 
@@ -159,7 +160,7 @@ describe('install cluster when things go wrong', () => {
     });
     const taken = await t.install(h);
     expect(taken.exitCode).toBe(2);
-    expect(taken.stderr).toContain('CLUSTER_NAME_TAKEN');
+    expect(taken.stderr).toContain(ClusterError.CLUSTER_NAME_TAKEN);
     expect(taken.stderr).toContain('already exists in namespace team-b');
     expect(h.store.get({ apiVersion: 'v1', kind: 'Namespace', name: 'clusters-lab' })).toBeUndefined();
   }, 120_000);
@@ -182,7 +183,7 @@ describe('install cluster when things go wrong', () => {
     it('a hub that install hub has not prepared', async () => {
       const r = await run(t.lab.siteFile);
       expect(r.exitCode).toBe(2);
-      expect(r.stderr).toContain('HUB_NOT_READY');
+      expect(r.stderr).toContain(ClusterError.HUB_NOT_READY);
       expect(r.stderr).toContain('run airgap install hub first');
       nothingApplied();
     });
@@ -193,7 +194,7 @@ describe('install cluster when things go wrong', () => {
         `${t.lab.mirror.host}/openshift/release-images:4.99.0-x86_64`,
       ]);
       expect(r.exitCode).toBe(2);
-      expect(r.stderr).toContain('RELEASE_NOT_IN_MIRROR');
+      expect(r.stderr).toContain(ClusterError.RELEASE_NOT_IN_MIRROR);
       expect(r.stderr).toContain('4.99.0-x86_64');
       nothingApplied();
     });
@@ -205,7 +206,7 @@ describe('install cluster when things go wrong', () => {
       const site = await t.siteWith((s) => (s.mirror.caFiles = [caFile]));
       const r = await run(site);
       expect(r.exitCode).toBe(2);
-      expect(r.stderr).toContain('MIRROR_CA_MISMATCH');
+      expect(r.stderr).toContain(ClusterError.MIRROR_CA_MISMATCH);
       nothingApplied();
     });
 

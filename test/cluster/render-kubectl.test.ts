@@ -10,6 +10,7 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { airgap } from '../helpers/cli.js';
 import { useLabSite } from '../helpers/lab-site.js';
+import { ClusterError } from '../../src/cluster/errors.js';
 
 describe('rendered manifests, kubectl, and the hub preflight', () => {
   const t = useLabSite();
@@ -150,7 +151,7 @@ describe('rendered manifests, kubectl, and the hub preflight', () => {
     });
     const r = await airgap(['install', 'hub', '-f', t.lab.siteFile, '--kubeconfig', hub.kubeconfigFile]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain('HUB_NO_MCE');
+    expect(r.stderr).toContain(ClusterError.HUB_NO_MCE);
     expect(r.stderr).toContain('install the multicluster engine operator');
     expect(registryConfig()).toBeUndefined();
   }, 60_000);
@@ -169,7 +170,7 @@ describe('rendered manifests, kubectl, and the hub preflight', () => {
     const hub = await t.startHub({ hubVersion: '4.12.40' });
     const r = await airgap(['install', 'hub', '-f', t.lab.siteFile, '--kubeconfig', hub.kubeconfigFile]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain('HUB_TOO_OLD');
+    expect(r.stderr).toContain(ClusterError.HUB_TOO_OLD);
     expect(r.stderr).toContain('4.12.40');
     expect(registryConfig()).toBeUndefined();
   }, 60_000);

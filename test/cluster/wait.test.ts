@@ -11,6 +11,7 @@ import { waitFor } from '../../src/cluster/wait.js';
 import { startHub, type Hub } from '../../lab/hub/index.js';
 import { AirgapError } from '../../src/util/errors.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { ClusterError } from '../../src/cluster/errors.js';
 
 const HC = { apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedCluster' };
 
@@ -87,7 +88,7 @@ describe('Kube client and waits against the simulator', () => {
     (bad.spec as { platform: { type: string } }).platform.type = 'Floppy';
     const e = await kube.apply(bad).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(AirgapError);
-    expect((e as AirgapError).code).toBe('KUBE_INVALID');
+    expect((e as AirgapError).code).toBe(ClusterError.KUBE_INVALID);
     expect((e as AirgapError).message).toContain('spec.platform.type');
     expect((e as AirgapError).message).toContain('HostedCluster clusters/bad');
   });
@@ -128,7 +129,7 @@ describe('Kube client and waits against the simulator', () => {
       { what: 'HostedCluster clusters/one to do the impossible', timeoutMs: 1_500, resyncMs: 500 },
     ).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(AirgapError);
-    expect((e as AirgapError).code).toBe('WAIT_TIMEOUT');
+    expect((e as AirgapError).code).toBe(ClusterError.WAIT_TIMEOUT);
     expect((e as AirgapError).message).toContain('HostedCluster clusters/one to do the impossible');
     expect((e as AirgapError).message).toContain('last seen: still one at generation');
   });
@@ -141,7 +142,7 @@ describe('Kube client and waits against the simulator', () => {
     const e = await Kube.connect({ kubeconfig: file, attempts: 1 })
       .get({ ...HC, namespace: 'clusters', name: 'one' })
       .catch((x: unknown) => x);
-    expect((e as AirgapError).code).toBe('KUBE_FORBIDDEN');
+    expect((e as AirgapError).code).toBe(ClusterError.KUBE_FORBIDDEN);
     expect((e as AirgapError).hint).toContain('log in again');
     expect((e as AirgapError).message).not.toContain('sha256~wrong');
   });

@@ -6,6 +6,8 @@ import { airgap } from '../helpers/cli.js';
 import { seedRegistry, tempDir, writeIsc } from '../helpers/fixtures.js';
 import { freePort, startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { skopeoDigest } from '../helpers/skopeo.js';
+import { MirrorError } from '../../src/mirror/errors.js';
+import { IscErrorCode } from '../../src/mirror/isc/errors.js';
 
 const noStack = /\n\s+at .+:\d+:\d+/;
 
@@ -74,12 +76,12 @@ describe('airgap mirror: bad input and partial failure', () => {
     const by = (needle: string) =>
       report.summary.images.find((i: { source: string }) => i.source.includes(needle));
     expect(by(`${src.host}/ok/app`).status).toBe('copied');
-    expect(by('no/such-image').error.code).toBe('REGISTRY_NOT_FOUND');
+    expect(by('no/such-image').error.code).toBe(MirrorError.REGISTRY_NOT_FOUND);
     expect(by(locked.host).error.code, JSON.stringify(report.summary.images, null, 1)).toBe(
-      'REGISTRY_UNAUTHORIZED',
+      MirrorError.REGISTRY_UNAUTHORIZED,
     );
     expect(by(locked.host).error.message).toContain(authFile); // which credential source was used
-    expect(by(untrusted.host).error.code).toBe('REGISTRY_TLS');
+    expect(by(untrusted.host).error.code).toBe(MirrorError.REGISTRY_TLS);
     expect(by(untrusted.host).error.hint).toMatch(/ca-file|certs\.d/);
     const all = r.stdout + r.stderr;
     for (const secret of ['wrong-password-xyzzy', src.password, dst.password])
@@ -117,7 +119,7 @@ describe('airgap mirror: bad input and partial failure', () => {
     const lost = report.summary.images.filter((i: { source: string }) => i.source.startsWith(gone));
     expect(lost).toHaveLength(4);
     for (const i of lost) {
-      expect(i.error.code).toBe('REGISTRY_UNREACHABLE');
+      expect(i.error.code).toBe(MirrorError.REGISTRY_UNREACHABLE);
       expect(i.error.message).toContain(gone);
       expect(i.error.hint).toMatch(/host and port/);
     }
@@ -211,7 +213,9 @@ describe('airgap mirror: bad input and partial failure', () => {
     expect(verbose.exitCode).toBe(2);
     expect(verbose.stderr).toMatch(noStack);
     const json = await airgap([...args, '--json']);
-    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'ISC_READ', hint: expect.any(String) } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      error: { code: IscErrorCode.Read, hint: expect.any(String) },
+    });
   });
 
   it('--dry-run prints and writes the mapping and copies nothing', async () => {

@@ -14,6 +14,7 @@ import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { airgap, REPO_ROOT } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { ServerError } from '../../src/server/errors.js';
 
 const BIN = resolve(REPO_ROOT, 'bin/run.js');
 const MiB = 1024 * 1024;
@@ -254,7 +255,7 @@ describe('airgap serve-images (the CLI)', () => {
     it('a file instead of a directory', async () => {
       const r = await airgap(['serve-images', '--dir', join(root, 'images', ISO)]);
       expect(r.exitCode).toBe(2);
-      expect(r.stderr).toContain('SERVE_DIR_NOT_DIR');
+      expect(r.stderr).toContain(ServerError.SERVE_DIR_NOT_DIR);
     });
 
     it('a port in use', async () => {
@@ -286,7 +287,7 @@ describe('airgap serve-images (the CLI)', () => {
       );
       const bad = await airgap(['serve-images', '--dir', root, '--address', 'not an address!']);
       expect(bad.exitCode).toBe(2);
-      expect(bad.stderr).toContain('SERVE_ADDRESS_INVALID');
+      expect(bad.stderr).toContain(ServerError.SERVE_ADDRESS_INVALID);
     });
 
     it('TLS flags that do not fit together', async () => {

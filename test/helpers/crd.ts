@@ -2,7 +2,7 @@
  * Validate objects against the real CustomResourceDefinitions in ../shared/realdata/crds with ajv,
  * the way the API server would check them (as far as a JSON Schema validator can).
  *
- * The structural-schema translation for ajv is the hub simulator's (src/lab/hub/schema.ts, see there):
+ * The structural-schema translation for ajv is the hub simulator's (lab/hub/schema.ts, see there):
  * int-or-string, `additionalProperties: false` where the server would prune (a typo must fail here),
  * list-type set → uniqueItems; CEL validations and formats are not checked.
  * `apiVersion` and `kind` are checked against the CRD's group, storage version and kind.

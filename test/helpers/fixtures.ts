@@ -1,5 +1,5 @@
 /**
- * Fixtures shared by the mirror tests: synthetic images built into an OCI layout (src/lab) and
+ * Fixtures shared by the mirror tests: synthetic images built into an OCI layout (lab/) and
  * pushed into a real source registry, and ImageSetConfigurations written to disk.
  */
 import { mkdtemp, writeFile } from 'node:fs/promises';

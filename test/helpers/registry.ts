@@ -1,2 +1,2 @@
-/** The registry starter lives in src/lab (the demo uses it too); tests import it from here. */
+/** The registry starter lives in lab/ (the demo uses it too); tests import it from here. */
 export * from '../../lab/registry.js';

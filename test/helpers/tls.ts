@@ -1,2 +1,2 @@
-/** The test PKI lives in src/lab (the demo uses it too); tests import it from here. */
+/** The test PKI lives in lab/ (the demo uses it too); tests import it from here. */
 export * from '../../lab/pki.js';

@@ -52,7 +52,7 @@ export interface TokenServerOptions {
   anonymous?: Acl;
   /** Called for every request once it is answered. */
   onRequest?: (entry: TokenRequestLog) => void;
-  /** The CA that issues the token signing certificate. Default: the test CA (src/lab/pki.ts). */
+  /** The CA that issues the token signing certificate. Default: the test CA (lab/pki.ts). */
   ca?: CertKeyPair;
   /** The HTTPS certificate (must cover 127.0.0.1). Default: the test server certificate. */
   tls?: CertKeyPair;

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { locationKind, parseLocation, type Location, type LocationRole } from '../../src/mirror/location.js';
 import { resolveWorkflow, workflowOf, type WorkflowArguments } from '../../src/mirror/workflow.js';
 import { AirgapError } from '../../src/util/errors.js';
+import { MirrorError } from '../../src/mirror/errors.js';
+import { CommonError } from '../../src/util/errors.js';
 
 /** The usage error `fn` throws: an AirgapError that exits 2. */
 function usageErrorOf(fn: () => unknown): AirgapError {
@@ -95,7 +97,7 @@ describe('parseLocation: destinations it refuses', () => {
   ];
   it.each(cases)('%s', (input, message, hint) => {
     const e = usageErrorOf(() => parseLocation(input, 'destination'));
-    expect(e.code).toBe('LOCATION_INVALID');
+    expect(e.code).toBe(MirrorError.LOCATION_INVALID);
     expect(e.message).toBe(message);
     if (hint) expect(e.hint).toContain(hint);
     else expect(e.hint).toBeUndefined();
@@ -116,14 +118,14 @@ describe('parseLocation: --from and --workspace', () => {
     ['--from', 'file:/one-slash'],
   ] as const)('%s refuses %s: it is not file://', (flag, input) => {
     const e = usageErrorOf(() => parseLocation(input, flag));
-    expect(e.code).toBe('FLAG_INVALID');
+    expect(e.code).toBe(CommonError.FLAG_INVALID);
     expect(e.message).toBe(`${flag} must be a file:// path, got "${input}"`);
     expect(e.hint).toBe(`write it as ${flag} file:///path/to/dir or ${flag} file://relative/dir`);
   });
 
   it.each(['--from', '--workspace'] as const)('%s refuses file:// with no directory', (flag) => {
     const e = usageErrorOf(() => parseLocation('file://', flag));
-    expect(e.code).toBe('FLAG_INVALID');
+    expect(e.code).toBe(CommonError.FLAG_INVALID);
     expect(e.message).toBe(`${flag} names no directory`);
   });
 });
@@ -140,7 +142,7 @@ describe("parseLocation: mirror verify's archive", () => {
 
   it.each(['', 'file://'])('refuses "%s": no path', (input) => {
     const e = usageErrorOf(() => parseLocation(input, 'archive' satisfies LocationRole));
-    expect(e.code).toBe('FLAG_INVALID');
+    expect(e.code).toBe(CommonError.FLAG_INVALID);
     expect(e.message).toBe('the archive path is empty');
   });
 });
@@ -183,53 +185,57 @@ describe('workflowOf and resolveWorkflow', () => {
   const refused: [Partial<WorkflowArguments> & { destination: string }, string, string][] = [
     [
       { destination: 'oci:/l', from: 'file:///a' },
-      'FLAG_CONFLICT',
+      CommonError.FLAG_CONFLICT,
       'an oci: destination cannot be combined with --from or --workspace',
     ],
     [
       { destination: 'file:///b', workspace: 'file:///a' },
-      'FLAG_CONFLICT',
+      CommonError.FLAG_CONFLICT,
       'a file:// destination cannot be combined with --from or --workspace',
     ],
     [
       { destination: 'docker://h:1', from: 'file:///a', workspace: 'file:///w' },
-      'FLAG_CONFLICT',
+      CommonError.FLAG_CONFLICT,
       '--from and --workspace cannot be used together',
     ],
     [
       { destination: 'docker://h:1' },
-      'FLAG_MISSING',
+      CommonError.FLAG_MISSING,
       'a docker:// destination needs --workspace (registry to registry) or --from (disk to registry)',
     ],
     [
       { destination: 'file:///b', config: undefined },
-      'FLAG_MISSING',
+      CommonError.FLAG_MISSING,
       'say what to mirror: -c <ImageSetConfiguration> or --plan <plan.json>',
     ],
-    [{ destination: 'file:///b', plan: 'p.json' }, 'FLAG_CONFLICT', '-c and --plan cannot be used together'],
+    [
+      { destination: 'file:///b', plan: 'p.json' },
+      CommonError.FLAG_CONFLICT,
+      '-c and --plan cannot be used together',
+    ],
     // The workflow is checked before the Location itself: flags in conflict are named first.
     [
       { destination: 'file://', from: 'file:///a' },
-      'FLAG_CONFLICT',
+      CommonError.FLAG_CONFLICT,
       'a file:// destination cannot be combined with --from or --workspace',
     ],
     [
       { destination: 'file://', config: undefined },
-      'FLAG_MISSING',
+      CommonError.FLAG_MISSING,
       'say what to mirror: -c <ImageSetConfiguration> or --plan <plan.json>',
     ],
-    [{ destination: 'file://' }, 'LOCATION_INVALID', '"file://" names no directory'],
+    [{ destination: 'file://' }, MirrorError.LOCATION_INVALID, '"file://" names no directory'],
     [
       { destination: 'docker://noport', workspace: '/ws' },
-      'LOCATION_INVALID',
+      MirrorError.LOCATION_INVALID,
       '"docker://noport" does not start with a registry host',
     ],
     [
       { destination: 'docker://h:1', workspace: '/ws' },
-      'FLAG_INVALID',
+      CommonError.FLAG_INVALID,
       '--workspace must be a file:// path, got "/ws"',
     ],
-    [{ destination: 'docker://h:1', from: 'file://' }, 'FLAG_INVALID', '--from names no directory'],
+    [{ destination: 'docker://h:1', from: 'file://' }, CommonError.FLAG_INVALID, '--from names no directory'],
   ];
   it.each(refused)('refuses %j: %s', (args, code, message) => {
     const e = usageErrorOf(() => run(args));

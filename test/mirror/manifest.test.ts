@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { blobsOf, matchesArch, parseManifest } from '../../src/mirror/manifest.js';
 import { MediaType } from '../../src/mirror/media-types.js';
+import { MirrorError } from '../../src/mirror/errors.js';
 
 const d = (n: number, extra: object = {}) => ({
   mediaType: MediaType.OciLayer,
@@ -13,10 +14,13 @@ describe('parseManifest', () => {
   it('refuses Docker schema 1 with a clear error, by content type or by schemaVersion', () => {
     const doc = Buffer.from(JSON.stringify({ schemaVersion: 1, name: 'x', fsLayers: [] }));
     expect(() => parseManifest(doc, MediaType.DockerSchema1Signed, 'quay.io/old:1')).toThrow(
-      expect.objectContaining({ code: 'MIRROR_SCHEMA1', message: expect.stringContaining('quay.io/old:1') }),
+      expect.objectContaining({
+        code: MirrorError.MIRROR_SCHEMA1,
+        message: expect.stringContaining('quay.io/old:1'),
+      }),
     );
     expect(() => parseManifest(doc, 'application/json', 'quay.io/old:1')).toThrow(
-      expect.objectContaining({ code: 'MIRROR_SCHEMA1' }),
+      expect.objectContaining({ code: MirrorError.MIRROR_SCHEMA1 }),
     );
   });
 
@@ -60,7 +64,7 @@ describe('parseManifest', () => {
       }),
     );
     expect(() => parseManifest(bad, MediaType.OciManifest, 'reg/app:1')).toThrow(
-      expect.objectContaining({ code: 'MIRROR_MANIFEST_INVALID' }),
+      expect.objectContaining({ code: MirrorError.MIRROR_MANIFEST_INVALID }),
     );
   });
 });

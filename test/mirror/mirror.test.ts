@@ -7,6 +7,7 @@ import { digestTag } from '../../src/mirror/plan.js';
 import { refOf, seedRegistry, tempDir, writeIsc } from '../helpers/fixtures.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { skopeoDigest, skopeoInspect } from '../helpers/skopeo.js';
+import { MirrorError } from '../../src/mirror/errors.js';
 
 const MiB = 1024 * 1024;
 
@@ -174,7 +175,7 @@ describe('airgap mirror between real registries', () => {
       arches: ['arm64'],
     });
     expect(m2m.summary?.failed).toBe(1);
-    expect(m2m.summary?.images[0]?.error?.code).toBe('MIRROR_SPARSE_INDEX_REFUSED');
+    expect(m2m.summary?.images[0]?.error?.code).toBe(MirrorError.MIRROR_SPARSE_INDEX_REFUSED);
     expect(m2m.summary?.images[0]?.error?.hint).toMatch(/drop --arch/);
   });
   it('mirrors into a plain OCI layout (oci:<dir>) that skopeo reads by ref name', async () => {

@@ -6,6 +6,8 @@ import {
   type AdditionalImageSpec,
 } from '../../src/mirror/plan.js';
 import { AirgapError } from '../../src/util/errors.js';
+import { IscErrorCode } from '../../src/mirror/isc/errors.js';
+import { MirrorError } from '../../src/mirror/errors.js';
 
 const HEX = '0123456789abcdef'.repeat(4);
 const DIGEST = `sha256:${HEX}`;
@@ -118,7 +120,7 @@ describe('planAdditionalImages: oc-mirror v2 destination naming', () => {
       ),
     ).toThrow(
       expect.objectContaining({
-        code: 'ISC_CONFLICT',
+        code: IscErrorCode.Conflict,
         exitCode: 2,
         where: 'isc.yaml:9',
         message: expect.stringContaining('org/app:v1'),
@@ -191,7 +193,7 @@ describe('planAdditionalImages: blockedImages', () => {
 
   it('refuses a pattern that is not a valid regular expression as a usage error', () => {
     const e = planError(specs, [{ name: 'quay.io/(org' }]);
-    expect(e.code).toBe('ISC_INVALID');
+    expect(e.code).toBe(IscErrorCode.Invalid);
     expect(e.exitCode).toBe(2);
     expect(e.message).toContain('quay.io/(org');
   });
@@ -200,7 +202,7 @@ describe('planAdditionalImages: blockedImages', () => {
 describe('planAdditionalImages: invalid input', () => {
   it.each(['-bad', '.bad', 'has space', 'x'.repeat(129), 'a/b', ''])('refuses targetTag %j', (targetTag) => {
     const e = planError([{ name: 'quay.io/org/app:v1', targetTag, where: 'isc.yaml:9' }]);
-    expect(e.code).toBe('ISC_INVALID');
+    expect(e.code).toBe(IscErrorCode.Invalid);
     expect(e.exitCode).toBe(2);
     expect(e.message).toContain(`targetTag "${targetTag}"`);
     expect(e.message).toContain('quay.io/org/app:v1');
@@ -215,7 +217,7 @@ describe('planAdditionalImages: invalid input', () => {
 
   it('refuses an invalid image name with the reference error', () => {
     const e = planError([{ name: 'quay.io/Org/app:v1' }]);
-    expect(e.code).toBe('REF_INVALID');
+    expect(e.code).toBe(MirrorError.REF_INVALID);
     expect(e.message).toContain('quay.io/Org/app:v1');
   });
 });

@@ -7,6 +7,7 @@ import {
   type TransportReference,
 } from '../../src/mirror/reference.js';
 import { AirgapError } from '../../src/util/errors.js';
+import { MirrorError } from '../../src/mirror/errors.js';
 
 const HEX = 'a'.repeat(56) + '0123abcd';
 const DIGEST = `sha256:${HEX}`;
@@ -21,7 +22,7 @@ function refError(input: string): AirgapError {
   }
   expect(caught, `expected "${input}" to be rejected`).toBeInstanceOf(AirgapError);
   const e = caught as AirgapError;
-  expect(e.code).toBe('REF_INVALID');
+  expect(e.code).toBe(MirrorError.REF_INVALID);
   expect(e.exitCode).toBe(2);
   expect(e.message).toContain(`"${input}"`);
   return e;
@@ -265,27 +266,29 @@ describe('parseTransport: destinations', () => {
     // so pushing "to" it would be ambiguous. Refusing it is what keeps a typo off Docker Hub.
     for (const input of ['docker://noport', 'docker://noport/ocp', 'noport']) {
       const e = locationError(input, 'destination');
-      expect(e.code).toBe('LOCATION_INVALID');
+      expect(e.code).toBe(MirrorError.LOCATION_INVALID);
       expect(e.message).toContain(`"${input}"`);
       expect(e.hint).toContain('docker://host[:port][/prefix]');
     }
   });
 
   it('rejects an invalid host or prefix', () => {
-    expect(locationError('docker://-bad.example.com/p', 'destination').code).toBe('LOCATION_INVALID');
-    expect(locationError('docker://host:port/p', 'destination').code).toBe('LOCATION_INVALID');
+    expect(locationError('docker://-bad.example.com/p', 'destination').code).toBe(
+      MirrorError.LOCATION_INVALID,
+    );
+    expect(locationError('docker://host:port/p', 'destination').code).toBe(MirrorError.LOCATION_INVALID);
     const e = locationError('docker://host:5000/Upper/sub', 'destination');
-    expect(e.code).toBe('LOCATION_INVALID');
+    expect(e.code).toBe(MirrorError.LOCATION_INVALID);
     expect(e.message).toContain('"Upper/sub"');
-    expect(locationError('docker://host:5000/a//b', 'destination').code).toBe('LOCATION_INVALID');
-    expect(locationError('docker://', 'destination').code).toBe('LOCATION_INVALID');
+    expect(locationError('docker://host:5000/a//b', 'destination').code).toBe(MirrorError.LOCATION_INVALID);
+    expect(locationError('docker://', 'destination').code).toBe(MirrorError.LOCATION_INVALID);
   });
 
   it('rejects file:// and oci: with no directory', () => {
     const f = locationError('file://', 'destination');
-    expect(f.code).toBe('LOCATION_INVALID');
+    expect(f.code).toBe(MirrorError.LOCATION_INVALID);
     expect(f.message).toContain('"file://"');
-    expect(locationError('oci:', 'destination').code).toBe('LOCATION_INVALID');
+    expect(locationError('oci:', 'destination').code).toBe(MirrorError.LOCATION_INVALID);
   });
 });
 
@@ -309,7 +312,7 @@ describe('parseTransport: images', () => {
       caught = e;
     }
     expect(caught).toBeInstanceOf(AirgapError);
-    expect((caught as AirgapError).code).toBe('REF_INVALID');
+    expect((caught as AirgapError).code).toBe(MirrorError.REF_INVALID);
     expect((caught as AirgapError).message).toContain('quay.io/Org/app');
   });
 });

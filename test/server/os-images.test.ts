@@ -12,6 +12,7 @@ import { osImageEntries, writeOsImages } from '../../src/server/os-images.js';
 import { writeBootImagesManifest, type BootImageEntry } from '../../src/server/rhcos/manifest.js';
 import { validateAgainstCrd } from '../helpers/crd.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { ServerError } from '../../src/server/errors.js';
 
 const RELEASE = '9.6.20250101-0';
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -103,7 +104,7 @@ describe('osImages for the served boot images', () => {
     await expect(
       writeOsImages({ dir, servedUrls: server.urls, publicUrl: `http://127.0.0.1:${server.port}` }),
     ).rejects.toMatchObject({
-      code: 'OS_IMAGES_UNREACHABLE',
+      code: ServerError.OS_IMAGES_UNREACHABLE,
       message: expect.stringContaining(`${gone} answers 404`),
     });
     await writeFile(join(dir, 'images', gone), files[gone]!);

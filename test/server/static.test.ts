@@ -16,6 +16,7 @@ import { loadServerTls, serveImages, type RunningImageServer } from '../../src/s
 import { formatAccessLog, parseRange, type AccessLogEntry } from '../../src/server/static.js';
 import { isAirgapError } from '../../src/util/errors.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { ServerError } from '../../src/server/errors.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -589,7 +590,7 @@ describe('serve-images: TLS and stopping', () => {
 
   it('refuses a key that is not the certificate’s, and warns about names the certificate lacks', async () => {
     const err = await loadServerTls(join(dir, 'tls.crt'), join(dir, 'other.key')).catch((e: unknown) => e);
-    expect(isAirgapError(err) && err.code).toBe('TLS_KEY_MISMATCH');
+    expect(isAirgapError(err) && err.code).toBe(ServerError.TLS_KEY_MISMATCH);
     expect(isAirgapError(err) && err.exitCode).toBe(2);
     const server = await serveImages({
       dir: root,

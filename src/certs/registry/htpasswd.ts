@@ -4,8 +4,9 @@
  * `htpasswd -B` writes it (bcryptjs: no native module to build on the bastion).
  */
 import bcrypt from 'bcryptjs';
-import { usageError } from '../../util/errors.js';
+import { usageError, CommonError } from '../../util/errors.js';
 import { readInputFile } from '../inspect.js';
+import { CertsError } from '../errors.js';
 
 /**
  * bcrypt cost of the htpasswd entry. The registry checks the hash on every request it serves (it
@@ -22,7 +23,7 @@ export const BCRYPT_MAX_PASSWORD_BYTES = 72;
  */
 export function checkUsername(username: string, flag = '--username'): string {
   const bad = (why: string): never => {
-    throw usageError('FLAG_INVALID', `${flag} is not a usable registry user name: ${why}`, {
+    throw usageError(CommonError.FLAG_INVALID, `${flag} is not a usable registry user name: ${why}`, {
       hint: 'use letters, digits and punctuation other than ":", e.g. --username admin',
     });
   };
@@ -45,16 +46,20 @@ export async function readPasswordFile(path: string, flag = '--password-file'): 
   if (password.endsWith('\r\n')) password = password.slice(0, -2);
   else if (password.endsWith('\n')) password = password.slice(0, -1);
   if (password === '') {
-    throw usageError('PASSWORD_INVALID', `the password file ${flag} ${path} is empty`, {
+    throw usageError(CertsError.PASSWORD_INVALID, `the password file ${flag} ${path} is empty`, {
       where: path,
       hint: 'write the password into the file, e.g. (umask 077; printf %s "$PASSWORD" > registry.pass)',
     });
   }
   if (/[\r\n]/.test(password)) {
-    throw usageError('PASSWORD_INVALID', `the password file ${flag} ${path} holds more than one line`, {
-      where: path,
-      hint: 'put only the password in the file, on one line',
-    });
+    throw usageError(
+      CertsError.PASSWORD_INVALID,
+      `the password file ${flag} ${path} holds more than one line`,
+      {
+        where: path,
+        hint: 'put only the password in the file, on one line',
+      },
+    );
   }
   return password;
 }
@@ -65,7 +70,7 @@ export function htpasswdEntry(username: string, password: string, cost = HTPASSW
   if (Buffer.byteLength(password, 'utf8') > BCRYPT_MAX_PASSWORD_BYTES) {
     // bcrypt would silently use only the first 72 bytes; say so instead.
     throw usageError(
-      'PASSWORD_INVALID',
+      CertsError.PASSWORD_INVALID,
       `the password is longer than ${BCRYPT_MAX_PASSWORD_BYTES} bytes, and bcrypt ignores everything after that`,
       { hint: `use a password of at most ${BCRYPT_MAX_PASSWORD_BYTES} bytes` },
     );

@@ -7,6 +7,7 @@ import type { X509Certificate } from 'node:crypto';
 import { usageError } from '../../util/errors.js';
 import { readCertificates, readPrivateKeyFile } from '../inspect.js';
 import type { CheckedHost } from '../names.js';
+import { CertsError } from '../errors.js';
 
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
 const ANY_EKU = '2.5.29.37.0';
@@ -50,7 +51,7 @@ function checkCoversHost(leaf: X509Certificate, host: CheckedHost, certFile: str
   if (!covered) {
     const sans = leaf.subjectAltName ?? 'none';
     throw usageError(
-      'CERT_HOST_MISMATCH',
+      CertsError.CERT_HOST_MISMATCH,
       `the certificate --cert ${certFile} is not valid for ${host.host} (its subject alternative names: ${sans})`,
       {
         where: certFile,
@@ -66,7 +67,7 @@ function checkUsableNow(leaf: X509Certificate, certFile: string, now: number): s
   const to = Date.parse(leaf.validTo);
   if (now < from) {
     throw usageError(
-      'CERT_INVALID',
+      CertsError.CERT_INVALID,
       `the certificate --cert ${certFile} is not valid before ${leaf.validFrom}`,
       {
         where: certFile,
@@ -75,17 +76,25 @@ function checkUsableNow(leaf: X509Certificate, certFile: string, now: number): s
     );
   }
   if (now > to) {
-    throw usageError('CERT_INVALID', `the certificate --cert ${certFile} expired on ${leaf.validTo}`, {
-      where: certFile,
-      hint: 'issue a new certificate for the registry',
-    });
+    throw usageError(
+      CertsError.CERT_INVALID,
+      `the certificate --cert ${certFile} expired on ${leaf.validTo}`,
+      {
+        where: certFile,
+        hint: 'issue a new certificate for the registry',
+      },
+    );
   }
   const eku = leaf.keyUsage as string[] | undefined;
   if (eku && eku.length > 0 && !eku.includes(SERVER_AUTH) && !eku.includes(ANY_EKU)) {
-    throw usageError('CERT_INVALID', `the certificate --cert ${certFile} may not be used by a TLS server`, {
-      where: certFile,
-      hint: 'its extended key usage lacks serverAuth; issue a server certificate',
-    });
+    throw usageError(
+      CertsError.CERT_INVALID,
+      `the certificate --cert ${certFile} may not be used by a TLS server`,
+      {
+        where: certFile,
+        hint: 'its extended key usage lacks serverAuth; issue a server certificate',
+      },
+    );
   }
   const daysLeft = Math.floor((to - now) / DAY_MS);
   return daysLeft < EXPIRY_WARNING_DAYS
@@ -115,7 +124,7 @@ async function chainThroughCa(
   }
   if (!reached) {
     throw usageError(
-      'CERT_CHAIN_INVALID',
+      CertsError.CERT_CHAIN_INVALID,
       `the certificate --cert ${certFile} was not signed by the CA --ca ${caFile} (issuer ${leaf.issuer.replaceAll('\n', ', ')})`,
       {
         where: caFile,
@@ -148,7 +157,7 @@ export async function checkServerCertificate(opts: {
   const { key, bytes: keyBytes } = await readPrivateKeyFile(keyFile, '--key');
   if (!leaf.checkPrivateKey(key)) {
     throw usageError(
-      'CERT_KEY_MISMATCH',
+      CertsError.CERT_KEY_MISMATCH,
       `the private key --key ${keyFile} does not belong to the certificate --cert ${certFile}`,
       {
         where: keyFile,

@@ -4,7 +4,7 @@
  * and trust the CA. Paths go unquoted into the unit, so only safe characters are allowed in them.
  */
 import { join } from 'node:path';
-import { usageError } from '../../util/errors.js';
+import { usageError, CommonError } from '../../util/errors.js';
 import type { CheckedHost } from '../names.js';
 import { IN_CONTAINER, REGISTRY_FILES } from './layout.js';
 
@@ -15,7 +15,7 @@ const SAFE_PATH_RE = /^\/[\w./+@-]*$/;
 export function checkUnitPath(path: string, flag: string): string {
   if (!SAFE_PATH_RE.test(path)) {
     throw usageError(
-      'FLAG_INVALID',
+      CommonError.FLAG_INVALID,
       `${flag} ${path} cannot go into the systemd unit: use only letters, digits and . _ - + @ /`,
       {
         hint: 'spaces, ":", ",", "%" and "$" have meanings of their own in a systemd unit or in podman -v; choose another directory',

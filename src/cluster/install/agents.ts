@@ -10,6 +10,7 @@ import { API, BMH_LABEL, viewAgent, type AgentView } from '../describe.js';
 import { describeRef, refOf, type KubeObject } from '../kube.js';
 import { waitFor } from '../wait.js';
 import type { InstallContext } from './context.js';
+import { ClusterError } from '../errors.js';
 
 /** What the agents wait keeps across its evaluations. */
 interface AgentsRound {
@@ -65,7 +66,7 @@ export async function waitAgentsReady(
   for (const [host, why] of round.errors) ctx.failures.push(`host ${host}: ${why}`);
   if (agents.length === 0)
     throw new AirgapError(
-      'NO_AGENTS_READY',
+      ClusterError.NO_AGENTS_READY,
       `no Agent of ${ctx.cluster.name} can be installed: ${ctx.failures.join('; ')}`,
       {
         hint: 'fix what the messages name in the site file (hosts[].rootDeviceHints, BMC settings) and run this again',

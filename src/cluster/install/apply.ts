@@ -7,6 +7,7 @@ import { AirgapError } from '../../util/errors.js';
 import { field } from '../conditions.js';
 import { describeRef, refOf, type Kube, type KubeObject } from '../kube.js';
 import type { InstallReporter } from '../progress.js';
+import { ClusterError } from '../errors.js';
 
 /** What applying one object did (kubectl's words: created, configured, unchanged). */
 export interface AppliedObject {
@@ -22,7 +23,7 @@ const APPLY_CONCURRENCY = 8;
 /** The NodePool object among the rendered ones (there is exactly one). */
 export function nodePoolOf(objects: KubeObject[]): KubeObject {
   const np = objects.find((o) => o.kind === 'NodePool');
-  if (!np) throw new AirgapError('RENDER_NO_NODEPOOL', 'the rendered objects have no NodePool');
+  if (!np) throw new AirgapError(ClusterError.RENDER_NO_NODEPOOL, 'the rendered objects have no NodePool');
   return np;
 }
 

@@ -10,6 +10,7 @@ import { describeRef, type KubeObject } from '../kube.js';
 import { waitFor } from '../wait.js';
 import { applyObjects, type AppliedObject } from './apply.js';
 import type { InstallContext } from './context.js';
+import { ClusterError } from '../errors.js';
 
 /** The InfraEnv's name: the rendered one, else the cluster's. */
 export function infraEnvNameOf(objects: KubeObject[], clusterName: string): string {
@@ -30,7 +31,7 @@ export async function waitDiscoveryIso(ctx: InstallContext, infraEnvName: string
         state: v.summary,
         ...(v.error
           ? {
-              failed: new AirgapError('ISO_CREATION_FAILED', `${ieName}: ${v.error}`, {
+              failed: new AirgapError(ClusterError.ISO_CREATION_FAILED, `${ieName}: ${v.error}`, {
                 hint:
                   'check the AgentServiceConfig (oc get agentserviceconfig agent -o yaml) and the pull secret in ' +
                   agentNs,
@@ -91,7 +92,7 @@ export async function waitHostsProvisioned(
   const provisioned = views.filter((v) => v.provisioned).map((v) => v.name);
   if (provisioned.length === 0)
     throw new AirgapError(
-      'NO_HOSTS_PROVISIONED',
+      ClusterError.NO_HOSTS_PROVISIONED,
       `no host of ${ctx.cluster.name} provisioned: ${ctx.failures.join('; ')}`,
       {
         hint: 'check each BMC address and credentials: oc get bmh -n ' + agentNs,

@@ -9,6 +9,7 @@ import { field } from '../conditions.js';
 import { API } from '../describe.js';
 import type { ClusterIdentity } from '../identity.js';
 import type { Kube } from '../kube.js';
+import { ClusterError } from '../errors.js';
 
 /** The APIs a hosted-cluster install needs on the hub (MCE with hypershift and assisted-service). */
 const REQUIRED_APIS = [
@@ -47,7 +48,7 @@ async function requireApis(kube: Kube): Promise<void> {
   for (const t of REQUIRED_APIS)
     if (!(await kube.resource(t.apiVersion, t.kind))) missing.push(`${t.kind} (${t.apiVersion})`);
   if (missing.length)
-    throw new AirgapError('HUB_NOT_READY', `the hub does not serve ${missing.join(', ')}`, {
+    throw new AirgapError(ClusterError.HUB_NOT_READY, `the hub does not serve ${missing.join(', ')}`, {
       where: kube.server,
       hint: 'run airgap install hub first (it enables hypershift and assisted-service in the MultiClusterEngine)',
       exitCode: 2,
@@ -59,7 +60,7 @@ async function requireOsImage(o: ClusterPreflightOptions): Promise<void> {
   const { kube } = o;
   const asc = await kube.get({ ...API.agentServiceConfig, name: 'agent' });
   if (!asc)
-    throw new AirgapError('HUB_NOT_READY', 'the hub has no AgentServiceConfig agent', {
+    throw new AirgapError(ClusterError.HUB_NOT_READY, 'the hub has no AgentServiceConfig agent', {
       where: kube.server,
       hint: 'run airgap install hub first (it creates the AgentServiceConfig with your osImages)',
       exitCode: 2,
@@ -72,7 +73,7 @@ async function requireOsImage(o: ClusterPreflightOptions): Promise<void> {
     !images.some((i) => i.openshiftVersion === minor && (i.cpuArchitecture ?? 'x86_64') === o.cpuArchitecture)
   )
     throw new AirgapError(
-      'HUB_NO_OS_IMAGE',
+      ClusterError.HUB_NO_OS_IMAGE,
       `the AgentServiceConfig has no osImage for OpenShift ${minor} ${o.cpuArchitecture} (it has: ${
         images.map((i) => `${i.openshiftVersion} ${i.cpuArchitecture ?? 'x86_64'}`).join(', ') || 'none'
       })`,
@@ -91,7 +92,7 @@ async function requireFreeName(kube: Kube, cluster: ClusterIdentity): Promise<vo
   );
   if (same.length)
     throw new AirgapError(
-      'CLUSTER_NAME_TAKEN',
+      ClusterError.CLUSTER_NAME_TAKEN,
       `a HostedCluster named ${cluster.name} already exists in namespace ${same[0]!.metadata.namespace}`,
       {
         where: kube.server,

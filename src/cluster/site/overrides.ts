@@ -3,7 +3,7 @@
  * the file's field (names.ts), and a bad one is a usage error naming the flag, not the file.
  */
 import { hostNameProblem } from '../../certs/index.js';
-import { usageError } from '../../util/errors.js';
+import { usageError, CommonError } from '../../util/errors.js';
 import { clusterNameProblem, namespaceProblem, releaseProblem } from './names.js';
 import { addressProblem, unbracket } from './net.js';
 import type { Site, SiteOverrides } from './types.js';
@@ -13,7 +13,7 @@ import type { Site, SiteOverrides } from './types.js';
  * field, and a bad one is a usage error naming the flag.
  */
 export function applySiteOverrides(site: Site, overrides: SiteOverrides): Site {
-  const bad = (flag: string, why: string) => usageError('FLAG_INVALID', `--${flag}: ${why}`);
+  const bad = (flag: string, why: string) => usageError(CommonError.FLAG_INVALID, `--${flag}: ${why}`);
   const out: Site = structuredClone({ ...site, source: undefined }) as unknown as Site;
   out.source = site.source;
   if (overrides.name !== undefined) {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Flags } from '@oclif/core';
 import { AirgapCommand } from '../../cli/command.js';
-import { usageError } from '../../util/errors.js';
+import { usageError, CommonError } from '../../util/errors.js';
 import { issueServerFiles } from '../../certs/index.js';
 import { KEY_TYPES, MAX_LEAF_DAYS, type KeyType } from '../../certs/index.js';
 import { renderCertificate } from '../../certs/index.js';
@@ -54,7 +54,7 @@ export default class CertsIssue extends AirgapCommand {
     const caCert = flags['ca-cert'] ?? (flags.ca ? join(flags.ca, 'ca.crt') : undefined);
     const caKey = flags['ca-key'] ?? (flags.ca ? join(flags.ca, 'ca.key') : undefined);
     if (!caCert || !caKey)
-      throw usageError('FLAG_MISSING', 'say which CA signs the certificate', {
+      throw usageError(CommonError.FLAG_MISSING, 'say which CA signs the certificate', {
         hint: 'give --ca <dir> (holding ca.crt and ca.key from `airgap certs ca`), or --ca-cert and --ca-key',
       });
     const r = await issueServerFiles({

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { AirgapCommand } from '../../cli/command.js';
-import { usageError } from '../../util/errors.js';
+import { usageError, CommonError } from '../../util/errors.js';
 import { tlsFlag } from '../../cli/mirror-flags.js';
 import { formatBytes, renderProgress } from '../../util/progress.js';
 import { fetchBootImages, type BootImagesSource, type FetchBootImagesResult } from '../../server/index.js';
@@ -154,7 +154,7 @@ The downloads honour HTTPS_PROXY/NO_PROXY. TLS: --ca-file, --cert-dir
     const given = (['release', 'stream-file', 'stream-url'] as const).filter((f) => flags[f] !== undefined);
     if (given.length !== 1)
       throw usageError(
-        'FLAG_INVALID',
+        CommonError.FLAG_INVALID,
         given.length === 0
           ? 'say where the stream metadata comes from'
           : `give only one of ${given.map((g) => `--${g}`).join(', ')}`,

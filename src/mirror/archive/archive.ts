@@ -10,6 +10,7 @@ import { tempPathFor, writeFileAtomic } from '../../util/fs.js';
 import { noProgress, type ProgressSink } from '../../util/progress.js';
 import { blobsOf, parseManifest } from '../manifest.js';
 import { OciLayout } from '../layout/store.js';
+import { MirrorError } from '../errors.js';
 
 /** The parts manifest written beside the tar parts: what each part holds and its checksum. */
 export interface ArchiveManifest {
@@ -190,16 +191,23 @@ export async function readArchiveManifest(dir: string): Promise<ArchiveManifest>
   try {
     text = await readFile(path, 'utf8');
   } catch {
-    throw usageError('ARCHIVE_MISSING', `${dir} holds no airgap archive (${ARCHIVE_MANIFEST} not found)`, {
-      hint: 'point --from at the directory that `airgap mirror … file://<dir>` wrote',
-    });
+    throw usageError(
+      MirrorError.ARCHIVE_MISSING,
+      `${dir} holds no airgap archive (${ARCHIVE_MANIFEST} not found)`,
+      {
+        hint: 'point --from at the directory that `airgap mirror … file://<dir>` wrote',
+      },
+    );
   }
   try {
     const m = JSON.parse(text) as ArchiveManifest;
     if (m.kind !== 'AirgapArchive' || !Array.isArray(m.parts)) throw new Error('not an archive manifest');
     return m;
   } catch (e) {
-    throw usageError('ARCHIVE_INVALID', `${path} is not a valid archive manifest: ${(e as Error).message}`);
+    throw usageError(
+      MirrorError.ARCHIVE_INVALID,
+      `${path} is not a valid archive manifest: ${(e as Error).message}`,
+    );
   }
 }
 
@@ -275,7 +283,7 @@ export async function unpackArchive(
   const report = await verifyArchive(dir, progress);
   if (!report.ok) {
     throw new AirgapError(
-      'ARCHIVE_CORRUPT',
+      MirrorError.ARCHIVE_CORRUPT,
       `the archive in ${dir} is damaged:\n  ${report.problems.join('\n  ')}`,
       {
         hint: 'copy the listed parts again from the connected side, then rerun',

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { AirgapError, usageError } from '../../util/errors.js';
+import { MirrorError } from '../errors.js';
 
 /** What we can authenticate with. Never printed; `source` says where it came from. */
 export interface Credential {
@@ -68,16 +69,20 @@ async function readAuthFile(path: string, required: boolean): Promise<AuthFileDo
     text = await readFile(path, 'utf8');
   } catch (e) {
     if (!required && (e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw usageError('AUTH_FILE_UNREADABLE', `cannot read the auth file ${path}: ${(e as Error).message}`, {
-      hint: 'check the path given with --authfile or REGISTRY_AUTH_FILE',
-    });
+    throw usageError(
+      MirrorError.AUTH_FILE_UNREADABLE,
+      `cannot read the auth file ${path}: ${(e as Error).message}`,
+      {
+        hint: 'check the path given with --authfile or REGISTRY_AUTH_FILE',
+      },
+    );
   }
   try {
     return JSON.parse(text) as AuthFileDoc;
   } catch (e) {
     // V8's message can quote the text around the error, which may be a secret: give only the position.
     throw usageError(
-      'AUTH_FILE_INVALID',
+      MirrorError.AUTH_FILE_INVALID,
       `the auth file ${path} is not valid JSON${jsonErrorPosition(text, e)}`,
       {
         hint: 'it should look like {"auths": {"host:port": {"auth": "<base64 user:password>"}}}',
@@ -106,7 +111,7 @@ function decodeEntry(
   if (entry.identitytoken) return { identityToken: entry.identitytoken, username: entry.username, source };
   if (entry.auth) {
     if (!BASE64_RE.test(entry.auth.replace(/[\r\n]/g, ''))) {
-      throw usageError('AUTH_ENTRY_INVALID', `the "auth" value of ${source} is not valid base64`, {
+      throw usageError(MirrorError.AUTH_ENTRY_INVALID, `the "auth" value of ${source} is not valid base64`, {
         hint: 'regenerate it with `podman login` or `echo -n user:password | base64`',
       });
     }
@@ -114,7 +119,7 @@ function decodeEntry(
     const colon = decoded.indexOf(':');
     if (colon < 0) {
       throw usageError(
-        'AUTH_ENTRY_INVALID',
+        MirrorError.AUTH_ENTRY_INVALID,
         `the "auth" value of ${source} does not decode to user:password`,
         {
           hint: 'regenerate it with `podman login` or `echo -n user:password | base64`',
@@ -135,7 +140,7 @@ async function fromHelper(helper: string, registry: string, source: string): Pro
   const r = await execa(bin, ['get'], { input: registry, reject: false, timeout: 30_000 });
   if (r.exitCode !== 0) {
     if (/not found/i.test(`${r.stdout}${r.stderr}`)) return undefined;
-    throw new AirgapError('AUTH_HELPER_FAILED', `credential helper ${bin} failed for ${registry}`, {
+    throw new AirgapError(MirrorError.AUTH_HELPER_FAILED, `credential helper ${bin} failed for ${registry}`, {
       where: source,
       hint:
         r.failed && (r as { code?: string }).code === 'ENOENT'
@@ -149,7 +154,7 @@ async function fromHelper(helper: string, registry: string, source: string): Pro
   } catch {
     // Never echo the output: it is meant to hold a secret.
     throw new AirgapError(
-      'AUTH_HELPER_FAILED',
+      MirrorError.AUTH_HELPER_FAILED,
       `credential helper ${bin} printed something that is not JSON for ${registry}`,
       {
         where: source,

@@ -6,13 +6,14 @@
  * opened with a mount from the repository itself, so "already there" costs no extra request, and
  * the bytes sent are hashed, so corrupt source content is named as such and never committed.
  */
-import { AirgapError, isAirgapError } from '../../util/errors.js';
+import { AirgapError, hasCode, isAirgapError } from '../../util/errors.js';
 import { DigestVerifier } from '../digest.js';
 import type { Descriptor } from '../manifest.js';
 import type { RegistryClient } from '../registry/client.js';
 import type { Received } from './endpoints.js';
 import type { Journal } from './journal.js';
 import type { ResumableReader } from './reader.js';
+import { MirrorError } from '../errors.js';
 
 /** One blob to push: where, what, where its bytes come from, and whom to tell about progress. */
 export interface BlobUpload {
@@ -26,7 +27,7 @@ export interface BlobUpload {
 }
 
 /** Errors after which the same request may succeed when sent again. */
-const RETRYABLE = ['REGISTRY_NETWORK', 'REGISTRY_ERROR'];
+const RETRYABLE: readonly string[] = [MirrorError.REGISTRY_NETWORK, MirrorError.REGISTRY_ERROR];
 /** Whole-blob attempts before giving up. */
 const WHOLE_ATTEMPTS = 4;
 /** Failed chunks in a row before giving up. */
@@ -46,7 +47,7 @@ async function startOrFind(c: RegistryClient, repo: string, digest: string) {
   try {
     return await c.startUpload(repo, digest, repo);
   } catch (e) {
-    if (isAirgapError(e) && ['REGISTRY_NOT_FOUND', 'REGISTRY_ERROR'].includes(e.code)) {
+    if (hasCode(e, MirrorError.REGISTRY_NOT_FOUND, MirrorError.REGISTRY_ERROR)) {
       return c.startUpload(repo, digest);
     }
     throw e;
@@ -191,7 +192,7 @@ class ChunkedUpload {
    */
   private async recover(e: unknown): Promise<void> {
     const { client: c, repo, reader } = this.up;
-    if (isAirgapError(e) && e.code === 'MIRROR_UPLOAD_RESTART') {
+    if (isAirgapError(e) && e.code === MirrorError.MIRROR_UPLOAD_RESTART) {
       await c.cancelUpload(repo, this.session);
       this.record(undefined);
       throw e;
@@ -202,7 +203,7 @@ class ChunkedUpload {
     if (!status) {
       // The session is gone: start over (the verifier restarts with it).
       this.record(undefined);
-      throw new AirgapError('MIRROR_UPLOAD_RESTART', `${this.what}: the upload session was lost`, {
+      throw new AirgapError(MirrorError.MIRROR_UPLOAD_RESTART, `${this.what}: the upload session was lost`, {
         cause: e,
       });
     }

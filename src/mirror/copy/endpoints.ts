@@ -5,6 +5,7 @@ import { RegistryClient } from '../registry/client.js';
 import { uploadBlob } from './blob-upload.js';
 import type { Journal } from './journal.js';
 import { ResumableReader, type BlobOpener } from './reader.js';
+import { MirrorError } from '../errors.js';
 
 /**
  * One side of a copy: a registry (through RegistryClient) or an OCI layout on disk. The engine
@@ -118,9 +119,13 @@ export class LayoutEndpoint implements Endpoint {
     if (top && !ref.startsWith('sha256:')) {
       const d = await this.layout.resolve(refJoin(repo, ref));
       if (!d) {
-        throw new AirgapError('LAYOUT_REF_MISSING', `${this.display(repo, ref)} is not in the layout`, {
-          hint: 'list what the archive holds with `airgap mirror verify`',
-        });
+        throw new AirgapError(
+          MirrorError.LAYOUT_REF_MISSING,
+          `${this.display(repo, ref)} is not in the layout`,
+          {
+            hint: 'list what the archive holds with `airgap mirror verify`',
+          },
+        );
       }
       return this.layout.getManifest(d.digest, d.mediaType);
     }

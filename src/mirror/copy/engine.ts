@@ -6,6 +6,7 @@ import type { Endpoint } from './endpoints.js';
 import type { Journal } from './journal.js';
 import { ResumableReader } from './reader.js';
 import { RegistryError } from '../registry/errors.js';
+import { MirrorError } from '../errors.js';
 
 /** One side of one image copy. `ref` is a tag or a digest. */
 export interface ImageSide {
@@ -63,13 +64,13 @@ interface BlobHome {
   done: Promise<void>;
 }
 
-const RETRYABLE_BLOB = new Set([
-  'MIRROR_DIGEST_MISMATCH',
-  'MIRROR_SIZE_MISMATCH',
-  'MIRROR_UPLOAD_RESTART',
-  'MIRROR_READ_FAILED',
-  'REGISTRY_NETWORK',
-  'REGISTRY_ERROR',
+const RETRYABLE_BLOB = new Set<string>([
+  MirrorError.MIRROR_DIGEST_MISMATCH,
+  MirrorError.MIRROR_SIZE_MISMATCH,
+  MirrorError.MIRROR_UPLOAD_RESTART,
+  MirrorError.MIRROR_READ_FAILED,
+  MirrorError.REGISTRY_NETWORK,
+  MirrorError.REGISTRY_ERROR,
 ]);
 
 /**
@@ -135,7 +136,7 @@ export class CopyEngine {
       const top = await p.source.endpoint.getManifest(p.source.repo, p.source.ref, true);
       if (p.digest && top.digest !== p.digest) {
         throw new AirgapError(
-          'MIRROR_DIGEST_MISMATCH',
+          MirrorError.MIRROR_DIGEST_MISMATCH,
           `${src} resolved to ${top.digest}, expected ${p.digest}`,
         );
       }
@@ -149,7 +150,7 @@ export class CopyEngine {
         const children = parsed.manifests.filter((d) => matchesArch(d, this.opts.arches));
         if (children.length === 0) {
           throw new AirgapError(
-            'MIRROR_NO_PLATFORM',
+            MirrorError.MIRROR_NO_PLATFORM,
             `${src} has no manifest for ${this.opts.arches?.join(', ')}`,
             {
               hint: 'check the --arch values against `skopeo inspect --raw` of the image',
@@ -171,9 +172,13 @@ export class CopyEngine {
           src,
         );
       } catch (e) {
-        if (sparse && e instanceof RegistryError && e.hasRegistryCode('MANIFEST_BLOB_UNKNOWN', 'MANIFEST_INVALID')) {
+        if (
+          sparse &&
+          e instanceof RegistryError &&
+          e.hasRegistryCode('MANIFEST_BLOB_UNKNOWN', 'MANIFEST_INVALID')
+        ) {
           throw new AirgapError(
-            'MIRROR_SPARSE_INDEX_REFUSED',
+            MirrorError.MIRROR_SPARSE_INDEX_REFUSED,
             `${dst} refused the multi-arch index because --arch left some of its architectures out`,
             {
               hint: 'the index keeps its digest only if pushed unchanged; mirror every architecture (drop --arch), or use a registry that accepts sparse indexes (distribution 3 with validation.manifests.indexes.platforms: none, Quay)',
@@ -188,7 +193,7 @@ export class CopyEngine {
       result.status = 'failed';
       result.error = isAirgapError(e)
         ? { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) }
-        : { code: 'MIRROR_FAILED', message: messageOf(e) };
+        : { code: MirrorError.MIRROR_FAILED, message: messageOf(e) };
       return this.finish(result);
     }
   }
@@ -311,7 +316,7 @@ export class CopyEngine {
         } catch (e) {
           // Bytes of a failed attempt will be sent again; keep the progress total honest.
           if (sent > 0) this.progress({ type: 'bytes-planned', bytes: sent });
-          const code = isAirgapError(e) ? e.code : 'REGISTRY_NETWORK';
+          const code = isAirgapError(e) ? e.code : MirrorError.REGISTRY_NETWORK;
           if (attempt >= attempts || !RETRYABLE_BLOB.has(code)) throw e;
           this.progress({
             type: 'warning',

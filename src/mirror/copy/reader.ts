@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AirgapError, messageOf } from '../../util/errors.js';
+import { AirgapError, hasCode, messageOf } from '../../util/errors.js';
+import { MirrorError } from '../errors.js';
 
 /** Opens a blob at an offset; `start` is where the returned body really begins (≤ offset). */
 export type BlobOpener = (offset: number) => Promise<{ body: AsyncIterable<Buffer>; start: number }>;
@@ -110,13 +111,18 @@ export class ResumableReader {
         this.closeIterator();
         if (
           e instanceof AirgapError &&
-          !['REGISTRY_NETWORK', 'REGISTRY_ERROR', 'REGISTRY_RATE_LIMITED'].includes(e.code)
+          !hasCode(
+            e,
+            MirrorError.REGISTRY_NETWORK,
+            MirrorError.REGISTRY_ERROR,
+            MirrorError.REGISTRY_RATE_LIMITED,
+          )
         )
           throw e;
         stalls++;
         if (stalls > this.maxStalls) {
           throw new AirgapError(
-            'MIRROR_READ_FAILED',
+            MirrorError.MIRROR_READ_FAILED,
             `${this.what}: reading stopped at byte ${this.position} of ${this.size} after ${stalls} attempts: ${messageOf(e)}`,
             {
               hint: 'the source keeps dropping the connection; retry the run (it resumes), or check the network',

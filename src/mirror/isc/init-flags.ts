@@ -3,7 +3,7 @@
  * version, a channel name, an image reference), then the ones that exclude or need each other.
  * A bad flag is a usage error (exit 2) naming it, with how to fix it.
  */
-import { AirgapError, usageError } from '../../util/errors.js';
+import { AirgapError, usageError, CommonError } from '../../util/errors.js';
 import { parseReference } from '../reference.js';
 import { PRESETS } from './init-presets.js';
 import type { InitOptions } from './init-types.js';
@@ -20,15 +20,18 @@ const RELEASE_TAG = /^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.\d+/;
 const CATALOG_TAG = /^v(0|[1-9]\d*)\.(0|[1-9]\d*)$/;
 
 function flagInvalid(flag: string, message: string, hint: string): AirgapError {
-  return usageError('FLAG_INVALID', message, { where: `--${flag}`, hint });
+  return usageError(CommonError.FLAG_INVALID, message, { where: `--${flag}`, hint });
 }
 
 function flagConflict(flags: string[], message: string, hint: string): AirgapError {
-  return usageError('FLAG_CONFLICT', message, { where: flags.map((f) => `--${f}`).join(', '), hint });
+  return usageError(CommonError.FLAG_CONFLICT, message, {
+    where: flags.map((f) => `--${f}`).join(', '),
+    hint,
+  });
 }
 
 export function flagMissing(flag: string, message: string, hint: string): AirgapError {
-  return usageError('FLAG_MISSING', message, { where: `--${flag}`, hint });
+  return usageError(CommonError.FLAG_MISSING, message, { where: `--${flag}`, hint });
 }
 
 /** `--version`: `x.y` or a full semantic version `x.y.z[-pre]`. */

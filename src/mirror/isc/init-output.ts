@@ -4,7 +4,7 @@
  * and never over an existing one unless asked.
  */
 import { stat } from 'node:fs/promises';
-import { usageError } from '../../util/errors.js';
+import { usageError, CommonError } from '../../util/errors.js';
 import { writeFileAtomic } from '../../util/fs.js';
 import { toYaml } from '../../util/yaml.js';
 import type { InitChannel, InitImageSetConfig } from './init-types.js';
@@ -67,13 +67,13 @@ export async function writeImageSetConfigFile(path: string, text: string, option
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
   if (existing?.isDirectory()) {
-    throw usageError('FLAG_INVALID', `--output ${path} is a directory`, {
+    throw usageError(CommonError.FLAG_INVALID, `--output ${path} is a directory`, {
       where: path,
       hint: `name a file in it, e.g. --output ${path.replace(/\/+$/, '')}/imageset-config.yaml`,
     });
   }
   if (existing && !options.force) {
-    throw usageError('OUTPUT_EXISTS', `${path} already exists; not replacing it`, {
+    throw usageError(CommonError.OUTPUT_EXISTS, `${path} already exists; not replacing it`, {
       where: path,
       hint: 'pass --force to replace it, or choose another --output',
     });

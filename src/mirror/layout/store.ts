@@ -7,6 +7,7 @@ import { writeFileAtomic } from '../../util/fs.js';
 import { DigestVerifier, digestHex, sha256Digest } from '../digest.js';
 import type { Descriptor, ManifestData } from '../manifest.js';
 import { MediaType } from '../media-types.js';
+import { MirrorError } from '../errors.js';
 
 /** The annotation OCI layouts use to name an entry of index.json. */
 export const REF_NAME = 'org.opencontainers.image.ref.name';
@@ -47,10 +48,14 @@ export class OciLayout {
     }
     if (!exists) {
       if (!create) {
-        throw new AirgapError('LAYOUT_MISSING', `${dir} is not an OCI image layout (no oci-layout file)`, {
-          exitCode: 2,
-          hint: 'point at a directory written by airgap or `skopeo copy … oci:<dir>`',
-        });
+        throw new AirgapError(
+          MirrorError.LAYOUT_MISSING,
+          `${dir} is not an OCI image layout (no oci-layout file)`,
+          {
+            exitCode: 2,
+            hint: 'point at a directory written by airgap or `skopeo copy … oci:<dir>`',
+          },
+        );
       }
       await mkdir(join(dir, 'blobs', 'sha256'), { recursive: true });
       await writeFileAtomic(
@@ -142,7 +147,7 @@ export class OciLayout {
       return await readFile(this.blobPath(digest));
     } catch {
       throw new AirgapError(
-        'LAYOUT_BLOB_MISSING',
+        MirrorError.LAYOUT_BLOB_MISSING,
         `blob ${digest} is missing from the layout at ${this.dir}`,
         {
           hint: 'the archive or layout is incomplete; run `airgap mirror verify` on it',
@@ -161,9 +166,13 @@ export class OciLayout {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT')
         return { schemaVersion: 2, mediaType: MediaType.OciIndex, manifests: [] };
-      throw new AirgapError('LAYOUT_INDEX_INVALID', `${join(this.dir, 'index.json')} is not valid JSON`, {
-        cause: e,
-      });
+      throw new AirgapError(
+        MirrorError.LAYOUT_INDEX_INVALID,
+        `${join(this.dir, 'index.json')} is not valid JSON`,
+        {
+          cause: e,
+        },
+      );
     }
   }
 

@@ -9,6 +9,7 @@ import { AirgapError } from '../../util/errors.js';
 import { sha256Digest } from '../digest.js';
 import type { OciLayout } from '../layout/store.js';
 import type { Descriptor } from '../manifest.js';
+import { MirrorError } from '../errors.js';
 
 /** The label naming the FBC root of a catalog image. */
 export const CONFIGS_LABEL = 'operators.operatorframework.io.index.configs.v1';
@@ -47,7 +48,7 @@ export function comparePaths(a: string, b: string): number {
 }
 
 export function imageError(message: string, where: string, cause?: unknown): AirgapError {
-  return new AirgapError('CATALOG_IMAGE_INVALID', message, {
+  return new AirgapError(MirrorError.CATALOG_IMAGE_INVALID, message, {
     where,
     cause,
     hint: 'the layout holds a damaged catalog image; copy it again',
@@ -89,10 +90,14 @@ export function configsDirOf(config: ImageConfigDoc, image: string): string {
   const dir = typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : DEFAULT_CONFIGS_DIR;
   const key = dirKey(dir);
   if (key === '' || key.split('/').includes('..'))
-    throw new AirgapError('CATALOG_UNSUPPORTED', `${image} names ${JSON.stringify(dir)} as its FBC root`, {
-      where: `${image} label ${CONFIGS_LABEL}`,
-      hint: 'a catalog keeps its file-based catalog in a directory of its own, usually /configs',
-    });
+    throw new AirgapError(
+      MirrorError.CATALOG_UNSUPPORTED,
+      `${image} names ${JSON.stringify(dir)} as its FBC root`,
+      {
+        where: `${image} label ${CONFIGS_LABEL}`,
+        hint: 'a catalog keeps its file-based catalog in a directory of its own, usually /configs',
+      },
+    );
   return `/${key}`;
 }
 

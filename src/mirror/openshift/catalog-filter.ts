@@ -9,6 +9,7 @@ import type { IncludeChannel, IncludePackage, Operator } from '../isc/types.js';
 import { compareSemver, parseSemver, semverHint, type SemVer } from '../isc/semver.js';
 import { AirgapError, usageError } from '../../util/errors.js';
 import type { FbcBundle, FbcChannel, FbcChannelEntry, FbcModel, FbcPackage } from './fbc.js';
+import { MirrorError } from '../errors.js';
 
 /** Why a bundle was kept, per channel. `upgrade-path`: outside the range but needed to keep one chain. */
 export type KeepReason = 'head' | 'full' | 'in-range' | 'upgrade-path' | 'version';
@@ -90,7 +91,7 @@ export function versionRange(min?: string, max?: string): ((v: string) => boolea
     if (raw === undefined) return undefined;
     const v = parseSemver(raw);
     if (!v)
-      throw usageError('CATALOG_FILTER', `${field} ${q(raw)} is not a semantic version`, {
+      throw usageError(MirrorError.CATALOG_FILTER, `${field} ${q(raw)} is not a semantic version`, {
         hint: semverHint(raw),
       });
     return v;
@@ -174,7 +175,7 @@ function didYouMean(name: string, options: string[]): string | undefined {
 
 function notFound(what: string, name: string, options: string[], where: string): AirgapError {
   const guess = didYouMean(name, options);
-  return usageError('CATALOG_FILTER', `${what} ${q(name)} is not in the catalog`, {
+  return usageError(MirrorError.CATALOG_FILTER, `${what} ${q(name)} is not in the catalog`, {
     where,
     hint: guess
       ? `did you mean ${q(guess)}?`
@@ -203,15 +204,19 @@ function filterChannel(
       return v && match && compareSemver(v, match) === 0;
     });
     if (!hit)
-      throw usageError('CATALOG_FILTER', `package ${q(pkg.name)} has no bundle with version ${min}`, {
-        where: `package ${q(pkg.name)}`,
-      });
+      throw usageError(
+        MirrorError.CATALOG_FILTER,
+        `package ${q(pkg.name)} has no bundle with version ${min}`,
+        {
+          where: `package ${q(pkg.name)}`,
+        },
+      );
     return ch.entries.some((e) => e.name === hit.name) ? new Map([[hit.name, 'version']]) : new Map();
   }
   const g = analyze(ch);
   if (g.problems.length > 0) {
     throw new AirgapError(
-      'CATALOG_INVALID',
+      MirrorError.CATALOG_INVALID,
       `the source catalog's channel is invalid: ${g.problems.join('; ')}`,
       {
         where: `package ${q(pkg.name)} channel ${q(ch.name)}`,
@@ -233,7 +238,7 @@ function defaultChannel(pkg: FbcPackage, inc: IncludePackage, kept: string[]): s
   if (inc.defaultChannel) {
     if (!kept.includes(inc.defaultChannel)) {
       throw usageError(
-        'CATALOG_FILTER',
+        MirrorError.CATALOG_FILTER,
         `the default channel override ${q(inc.defaultChannel)} is not among the mirrored channels`,
         {
           where,
@@ -245,7 +250,7 @@ function defaultChannel(pkg: FbcPackage, inc: IncludePackage, kept: string[]): s
   }
   if (pkg.defaultChannel && !kept.includes(pkg.defaultChannel)) {
     throw usageError(
-      'CATALOG_FILTER',
+      MirrorError.CATALOG_FILTER,
       `the default channel ${q(pkg.defaultChannel)} was filtered out, a new default channel must be configured for this package`,
       {
         where,
@@ -283,7 +288,7 @@ function filterPackage(
     if (keep.size === 0) {
       if (ch.name === dflt) {
         throw usageError(
-          'CATALOG_FILTER',
+          MirrorError.CATALOG_FILTER,
           `the version range leaves the default channel ${q(ch.name)} empty`,
           {
             where: `package ${q(pkg.name)} channel ${q(ch.name)}`,
@@ -332,7 +337,7 @@ export function filterCatalog(model: FbcModel, op: Operator): FilterResult {
     const ranged = inc.minVersion || inc.maxVersion || inc.channels.some((c) => c.minVersion || c.maxVersion);
     if (op.full && ranged)
       throw usageError(
-        'CATALOG_FILTER',
+        MirrorError.CATALOG_FILTER,
         `package ${q(name)}: full: true cannot be mixed with minVersion/maxVersion`,
       );
     if (!model.packages.has(name)) throw notFound('package', name, [...model.packages.keys()], op.catalog);
@@ -453,11 +458,15 @@ export function validateCatalog(model: FbcModel): void {
   const [first] = problems;
   const more =
     problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''})` : '';
-  throw new AirgapError('CATALOG_INVALID', `the filtered catalog is invalid: ${first.what}${more}`, {
-    where: first.where,
-    hint: first.hint,
-    details: { problems },
-  });
+  throw new AirgapError(
+    MirrorError.CATALOG_INVALID,
+    `the filtered catalog is invalid: ${first.what}${more}`,
+    {
+      where: first.where,
+      hint: first.hint,
+      details: { problems },
+    },
+  );
 }
 
 /** opm `validateReplacesChain`: entries off the replaces chain from the head and never skipped. */

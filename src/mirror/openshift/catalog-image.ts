@@ -23,6 +23,7 @@ import {
 } from './catalog-config.js';
 import { catalogFiles, scanCatalogLayers, type FoundFile, type ScanState } from './catalog-layers.js';
 import { FbcModelBuilder, type FbcModel } from './fbc.js';
+import { MirrorError } from '../errors.js';
 
 // Also here for lab/catalog-image.ts, which builds test catalog images with the same label and tar writer.
 
@@ -81,7 +82,7 @@ function chooseImage(
   if (!pick) {
     const have = manifests.map((m) => platformString(m.platform)).join(', ') || 'none';
     throw new AirgapError(
-      'CATALOG_ARCH_MISSING',
+      MirrorError.CATALOG_ARCH_MISSING,
       `${image} has no ${want ? `linux/${want} ` : ''}image (it has ${have})`,
       { where: image, hint: 'every child of a catalog index carries the same catalog; ask for one it has' },
     );
@@ -94,7 +95,7 @@ function noFbcError(s: ScanState, config: ImageConfigDoc, configsDir: string, im
   const link = s.symlinks.get(s.configs);
   const sqlite = config.config?.Labels?.[DATABASE_LABEL];
   return new AirgapError(
-    'CATALOG_NO_FBC',
+    MirrorError.CATALOG_NO_FBC,
     `${image} has no file-based catalog under ${configsDir}${link !== undefined ? ` (${configsDir} is a symbolic link to ${link}, which is not followed)` : ''}${sqlite ? ` (it is a SQLite catalog: ${DATABASE_LABEL}=${sqlite})` : ''}`,
     {
       where: image,
@@ -142,7 +143,9 @@ export async function readCatalogImage(
           `manifest ${image} (${platformString(chosen.platform)})`,
         );
   if (m.kind !== 'image')
-    throw new AirgapError('CATALOG_UNSUPPORTED', `a child of ${image} is itself an index`, { where: image });
+    throw new AirgapError(MirrorError.CATALOG_UNSUPPORTED, `a child of ${image} is itself an index`, {
+      where: image,
+    });
   const config = await readConfig(layout, m.config, image);
   const configsDir = configsDirOf(config, image);
   const scan = await scanCatalogLayers(layout, m.layers, configsDir, image);

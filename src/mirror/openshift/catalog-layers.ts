@@ -15,6 +15,7 @@ import type { Descriptor } from '../manifest.js';
 import { MediaType } from '../media-types.js';
 import { comparePaths, dirKey, imageError } from './catalog-config.js';
 import { ignoreMatcher, parseFbcStream, type FbcBlob } from './fbc.js';
+import { MirrorError } from '../errors.js';
 
 /** The opaque whiteout: the directory holding it hides everything lower layers put there. */
 export const OPAQUE = '.wh..wh..opq';
@@ -98,9 +99,13 @@ async function* layerBytes(layout: OciLayout, layer: Descriptor, what: string): 
     }
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT')
-      throw new AirgapError('LAYOUT_BLOB_MISSING', `${what} is missing from the layout at ${layout.dir}`, {
-        hint: 'the archive or layout is incomplete; run `airgap mirror verify` on it',
-      });
+      throw new AirgapError(
+        MirrorError.LAYOUT_BLOB_MISSING,
+        `${what} is missing from the layout at ${layout.dir}`,
+        {
+          hint: 'the archive or layout is incomplete; run `airgap mirror verify` on it',
+        },
+      );
     throw e;
   }
   verifier.verify(what);
@@ -222,7 +227,7 @@ async function feedParser(parser: Parser, opened: LayerTar, pending: Promise<voi
 async function scanLayer(layout: OciLayout, layer: Descriptor, s: ScanState, image: string): Promise<void> {
   const what = `layer ${layer.digest} of ${image}`;
   if (!LAYER_TYPES.has(layer.mediaType))
-    throw new AirgapError('CATALOG_UNSUPPORTED', `${what} has media type ${layer.mediaType}`, {
+    throw new AirgapError(MirrorError.CATALOG_UNSUPPORTED, `${what} has media type ${layer.mediaType}`, {
       where: image,
       hint: 'catalog images use gzip or uncompressed tar layers',
     });
@@ -233,10 +238,14 @@ async function scanLayer(layout: OciLayout, layer: Descriptor, s: ScanState, ima
   const opened = await openLayerTar(
     layerBytes(layout, layer, what),
     () =>
-      new AirgapError('CATALOG_UNSUPPORTED', `${what} is zstd-compressed, which cannot be read yet`, {
-        where: image,
-        hint: 'mirror a gzip variant of the catalog image',
-      }),
+      new AirgapError(
+        MirrorError.CATALOG_UNSUPPORTED,
+        `${what} is zstd-compressed, which cannot be read yet`,
+        {
+          where: image,
+          hint: 'mirror a gzip variant of the catalog image',
+        },
+      ),
   );
   if (opened.empty) return; // an empty blob adds nothing
   let parseError: unknown;

@@ -24,6 +24,7 @@ import { filterCatalog, type FilterResult } from './catalog-filter.js';
 import { readCatalogImage } from './catalog-image.js';
 import { rebuildCatalogImage } from './catalog-rebuild.js';
 import type { FbcModel } from './fbc.js';
+import { MirrorError } from '../errors.js';
 
 export interface CatalogPlanContext {
   client(registry: string): RegistryClient;
@@ -105,7 +106,7 @@ async function catalogSource(op: Operator, where: string, ctx: CatalogPlanContex
   const entries = await layout.entries();
   if (entries.length !== 1) {
     throw usageError(
-      'CATALOG_LAYOUT',
+      MirrorError.CATALOG_LAYOUT,
       `${op.catalog} holds ${entries.length} images; a catalog layout must hold one`,
       {
         where,
@@ -134,7 +135,7 @@ async function copyToBuild(
   const failed = copied.images.find((i) => i.status === 'failed');
   if (failed) {
     throw new AirgapError(
-      'CATALOG_UNREACHABLE',
+      MirrorError.CATALOG_UNREACHABLE,
       `cannot fetch the catalog ${op.catalog}: ${failed.error?.message}`,
       {
         where,
@@ -188,7 +189,7 @@ async function planBundleImages(
       limit.run(async (): Promise<PlanEntry> => {
         if (image.startsWith('oci:')) {
           throw usageError(
-            'CATALOG_RELATED_OCI',
+            MirrorError.CATALOG_RELATED_OCI,
             `${info.context} names ${image}; related images on disk are not supported`,
             {
               where,
@@ -199,10 +200,14 @@ async function planBundleImages(
         try {
           r = parseReference(image);
         } catch (e) {
-          throw new AirgapError('CATALOG_INVALID', `${info.context}: ${q(image)} is not an image reference`, {
-            where,
-            cause: e,
-          });
+          throw new AirgapError(
+            MirrorError.CATALOG_INVALID,
+            `${info.context}: ${q(image)} is not an image reference`,
+            {
+              where,
+              cause: e,
+            },
+          );
         }
         return pinnedEntry(ctx.client(r.registry), r, {
           kind: info.kind,

@@ -27,6 +27,7 @@ import { OPAQUE, WHITEOUT } from './catalog-layers.js';
 import { renderFbc } from './catalog-render.js';
 import type { FbcModel } from './fbc.js';
 import { writeTar, type TarEntry } from './tar-writer.js';
+import { MirrorError } from '../errors.js';
 
 /** Where Red Hat's catalogs keep the opm serve cache (`--cache-dir=/tmp/cache`). */
 export const DEFAULT_CACHE_DIR = '/tmp/cache';
@@ -172,7 +173,7 @@ export async function rebuildCatalogImage(
   const image = await imageName(layout, sourceDigest);
   const files = renderFbc(model);
   if (files.size === 0)
-    throw new AirgapError('CATALOG_EMPTY', `the filtered catalog for ${image} has no content`, {
+    throw new AirgapError(MirrorError.CATALOG_EMPTY, `the filtered catalog for ${image} has no content`, {
       where: image,
       hint: 'list at least one package of the catalog, or mirror it with full: true',
     });
@@ -192,7 +193,7 @@ export async function rebuildCatalogImage(
       if (isAttestation(d)) continue;
       if (!isImageManifestType(d.mediaType))
         throw new AirgapError(
-          'CATALOG_UNSUPPORTED',
+          MirrorError.CATALOG_UNSUPPORTED,
           `${image} has a child of media type ${d.mediaType}${isIndexType(d.mediaType) ? ' (a nested index)' : ''}`,
           { where: image, hint: 'catalog indexes list image manifests only' },
         );
@@ -227,7 +228,7 @@ function cacheDirOf(
   const configs = dirKey(configsDir);
   if (cache === '' || cache === configs || configs.startsWith(`${cache}/`))
     throw new AirgapError(
-      'CATALOG_UNSUPPORTED',
+      MirrorError.CATALOG_UNSUPPORTED,
       `${what} keeps its opm cache in ${cacheDir}, which holds the catalog itself (${configsDir})`,
       {
         where: what,
@@ -312,7 +313,9 @@ async function rebuildImage(
   const src = await layout.getManifest(digest, mediaType);
   const parsed = parseManifest(src.bytes, src.mediaType, `manifest ${what}`);
   if (parsed.kind !== 'image')
-    throw new AirgapError('CATALOG_UNSUPPORTED', `a child of ${image} is itself an index`, { where: image });
+    throw new AirgapError(MirrorError.CATALOG_UNSUPPORTED, `a child of ${image} is itself an index`, {
+      where: image,
+    });
   const doc = JSON.parse(src.bytes.toString('utf8')) as Record<string, unknown>;
   const config = await readConfig(layout, parsed.config, what);
   const inner = config.config ?? {};

@@ -5,6 +5,7 @@
  */
 import { AirgapError } from '../../util/errors.js';
 import type { FbcModel } from './fbc.js';
+import { MirrorError } from '../errors.js';
 
 const json = (o: unknown): string => `${JSON.stringify(o, null, 4)}\n`;
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -27,7 +28,7 @@ export function renderFbc(model: FbcModel): Map<string, Buffer> {
   for (const pkg of [...model.packages.values()].sort(byName)) {
     if (pkg.name === '.' || pkg.name === '..' || pkg.name.includes('/'))
       throw new AirgapError(
-        'CATALOG_INVALID',
+        MirrorError.CATALOG_INVALID,
         `package name ${JSON.stringify(pkg.name)} cannot be a directory`,
         {
           where: pkg.where,

@@ -10,6 +10,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { AirgapError } from '../../util/errors.js';
+import { MirrorError } from '../errors.js';
 
 /** One entry of an `olm.channel`. */
 export interface FbcChannelEntry {
@@ -75,7 +76,7 @@ export interface FbcBlob {
 }
 
 function parseError(message: string, where: string, hint?: string, cause?: unknown): AirgapError {
-  return new AirgapError('CATALOG_PARSE', message, { where, hint, cause });
+  return new AirgapError(MirrorError.CATALOG_PARSE, message, { where, hint, cause });
 }
 
 function asObject(value: unknown, file: string, line: number): Record<string, unknown> {

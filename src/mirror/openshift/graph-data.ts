@@ -16,6 +16,7 @@ import { AgentPool, getFollowingRedirects, shownUrl } from '../../net/download.j
 import type { TlsOptions } from '../../net/http.js';
 import { backoffMs, isRetryableStatus, netErrorCode, retryAfterMs } from '../../net/retry.js';
 import { OCP_UPDATE_URL } from './graph.js';
+import { MirrorError } from '../errors.js';
 
 /** The graph-data tarball of the public update service. */
 export const OCP_GRAPH_DATA_URL = 'https://api.openshift.com/api/upgrades_info/graph-data';
@@ -34,7 +35,7 @@ export function graphDataUrl(graphEndpoint: string = OCP_UPDATE_URL): string {
   try {
     u = new URL(graphEndpoint);
   } catch {
-    throw usageError('GRAPH_URL_INVALID', `the update graph URL is not a URL: ${graphEndpoint}`, {
+    throw usageError(MirrorError.GRAPH_URL_INVALID, `the update graph URL is not a URL: ${graphEndpoint}`, {
       hint: `set --graph-url or UPDATE_URL_OVERRIDE to an http(s) URL such as ${OCP_UPDATE_URL}`,
     });
   }
@@ -74,13 +75,17 @@ const UNREACHABLE_HINT =
 
 /** GRAPH_DATA_INVALID: the graph data at `where` (a URL, or a file on disk) is not a usable tar.gz. */
 export function invalidData(where: string, why: string, cause?: unknown): AirgapError {
-  return new AirgapError('GRAPH_DATA_INVALID', `the graph data at ${where} is not a tar.gz: ${why}`, {
-    where,
-    cause,
-    hint:
-      'check that --graph-url / UPDATE_URL_OVERRIDE points at an OpenShift update service (a proxy or captive ' +
-      'portal may answer with a page of its own)',
-  });
+  return new AirgapError(
+    MirrorError.GRAPH_DATA_INVALID,
+    `the graph data at ${where} is not a tar.gz: ${why}`,
+    {
+      where,
+      cause,
+      hint:
+        'check that --graph-url / UPDATE_URL_OVERRIDE points at an OpenShift update service (a proxy or captive ' +
+        'portal may answer with a page of its own)',
+    },
+  );
 }
 
 /** A printable excerpt of the first bytes of a body that should have been gzip. */
@@ -153,14 +158,18 @@ function downloadTarget(url: string): URL {
   try {
     target = new URL(url);
   } catch {
-    throw usageError('GRAPH_URL_INVALID', `the graph-data URL is not a URL: ${url}`, {
+    throw usageError(MirrorError.GRAPH_URL_INVALID, `the graph-data URL is not a URL: ${url}`, {
       hint: `set --graph-url or UPDATE_URL_OVERRIDE to an http(s) URL such as ${OCP_UPDATE_URL}`,
     });
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-    throw usageError('GRAPH_URL_INVALID', `the graph-data URL is not http(s): ${shownUrl(target)}`, {
-      hint: `set --graph-url or UPDATE_URL_OVERRIDE to an http(s) URL such as ${OCP_UPDATE_URL}`,
-    });
+    throw usageError(
+      MirrorError.GRAPH_URL_INVALID,
+      `the graph-data URL is not http(s): ${shownUrl(target)}`,
+      {
+        hint: `set --graph-url or UPDATE_URL_OVERRIDE to an http(s) URL such as ${OCP_UPDATE_URL}`,
+      },
+    );
   }
   return target;
 }
@@ -210,7 +219,7 @@ export async function downloadGraphData(
       if (res.statusCode < 200 || res.statusCode >= 300) {
         const text = await res.body.text().catch(() => '');
         throw new AirgapError(
-          'GRAPH_DATA_UNREACHABLE',
+          MirrorError.GRAPH_DATA_UNREACHABLE,
           `${where} answered HTTP ${res.statusCode}: ${text.slice(0, 200).trim() || '(empty body)'}`,
           { where, hint: UNREACHABLE_HINT, details: { status: res.statusCode } },
         );
@@ -242,7 +251,7 @@ export async function downloadGraphData(
     }
   }
   throw new AirgapError(
-    'GRAPH_DATA_UNREACHABLE',
+    MirrorError.GRAPH_DATA_UNREACHABLE,
     `cannot download the graph data from ${first} after ${retries + 1} attempts: ${last}`,
     { where: first, hint: UNREACHABLE_HINT },
   );

@@ -22,6 +22,7 @@ import type { OciLayout } from '../layout/store.js';
 import { parseManifest, platformString, type Descriptor, type ParsedManifest } from '../manifest.js';
 import { MediaType } from '../media-types.js';
 import { GRAPH_DATA_DIR, assertGzip, writeGraphLayer } from './graph-layer.js';
+import { MirrorError } from '../errors.js';
 
 // The download the image is built from (graph-data.ts), also importable from here.
 
@@ -67,7 +68,7 @@ interface ImageConfig {
 }
 
 function baseError(message: string, hint?: string): AirgapError {
-  return new AirgapError('GRAPH_IMAGE_BASE', message, {
+  return new AirgapError(MirrorError.GRAPH_IMAGE_BASE, message, {
     hint: hint ?? `mirror ${GRAPH_BASE_IMAGE} into the layout first`,
   });
 }

@@ -18,6 +18,7 @@ import { AirgapError, usageError } from '../../util/errors.js';
 import type { OciLayout } from '../layout/store.js';
 import type { Descriptor } from '../manifest.js';
 import { excerpt, invalidData } from './graph-data.js';
+import { MirrorError } from '../errors.js';
 
 /** The directory of the image that holds the graph data (no leading slash: a layer path). */
 export const GRAPH_DATA_DIR = 'var/lib/cincinnati-graph-data';
@@ -244,9 +245,13 @@ export async function assertGzip(file: string): Promise<void> {
   try {
     fh = await open(file, 'r');
   } catch (e) {
-    throw usageError('GRAPH_DATA_MISSING', `cannot read the graph data ${file}: ${(e as Error).message}`, {
-      hint: 'download it first (downloadGraphData)',
-    });
+    throw usageError(
+      MirrorError.GRAPH_DATA_MISSING,
+      `cannot read the graph data ${file}: ${(e as Error).message}`,
+      {
+        hint: 'download it first (downloadGraphData)',
+      },
+    );
   }
   try {
     const head = Buffer.alloc(64);

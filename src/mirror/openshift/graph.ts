@@ -7,6 +7,7 @@
 import { AirgapError, usageError } from '../../util/errors.js';
 import { getJson, type TlsOptions } from '../../net/http.js';
 import { parseSemver } from '../isc/semver.js';
+import { MirrorError } from '../errors.js';
 
 /** The public OCP update service. */
 export const OCP_UPDATE_URL = 'https://api.openshift.com/api/upgrades_info/v1/graph';
@@ -68,7 +69,7 @@ export function graphArch(arch: string | undefined): GraphArch {
   if ((GRAPH_ARCHES as readonly string[]).includes(a)) return a as GraphArch;
   const alias = ARCH_ALIASES[a];
   if (alias) return alias;
-  throw usageError('GRAPH_ARCH_UNKNOWN', `unknown release architecture "${a}"`, {
+  throw usageError(MirrorError.GRAPH_ARCH_UNKNOWN, `unknown release architecture "${a}"`, {
     hint: `use one of ${GRAPH_ARCHES.join(', ')}`,
   });
 }
@@ -86,7 +87,7 @@ export function graphRequestUrl(endpoint: string, channel: string, arch: GraphAr
   try {
     u = new URL(endpoint);
   } catch {
-    throw usageError('GRAPH_URL_INVALID', `the update graph URL is not a URL: ${endpoint}`, {
+    throw usageError(MirrorError.GRAPH_URL_INVALID, `the update graph URL is not a URL: ${endpoint}`, {
       hint: 'set --graph-url or UPDATE_URL_OVERRIDE to an http(s) URL such as ' + OCP_UPDATE_URL,
     });
   }
@@ -101,9 +102,13 @@ export function graphRequestUrl(endpoint: string, channel: string, arch: GraphAr
  */
 export async function fetchGraph(opts: FetchGraphOptions): Promise<UpdateGraph> {
   if (!opts.channel) {
-    throw usageError('GRAPH_CHANNEL_MISSING', 'a release channel is required to ask the update graph', {
-      hint: 'name a channel such as stable-4.18',
-    });
+    throw usageError(
+      MirrorError.GRAPH_CHANNEL_MISSING,
+      'a release channel is required to ask the update graph',
+      {
+        hint: 'name a channel such as stable-4.18',
+      },
+    );
   }
   const arch = graphArch(opts.arch);
   const endpoint = graphEndpoint(opts.graphUrl);
@@ -119,16 +124,20 @@ export async function fetchGraph(opts: FetchGraphOptions): Promise<UpdateGraph> 
   });
   const graph = parseGraph(body, url);
   if (graph.nodes.length === 0) {
-    throw usageError('GRAPH_CHANNEL_EMPTY', `channel "${opts.channel}" has no releases for ${arch}`, {
-      where: url,
-      hint: 'check the channel name (e.g. stable-4.18, fast-4.18, eus-4.18) and the architecture',
-    });
+    throw usageError(
+      MirrorError.GRAPH_CHANNEL_EMPTY,
+      `channel "${opts.channel}" has no releases for ${arch}`,
+      {
+        where: url,
+        hint: 'check the channel name (e.g. stable-4.18, fast-4.18, eus-4.18) and the architecture',
+      },
+    );
   }
   return graph;
 }
 
 function invalid(where: string, what: string): AirgapError {
-  return new AirgapError('GRAPH_INVALID', `the update graph is not valid: ${what}`, {
+  return new AirgapError(MirrorError.GRAPH_INVALID, `the update graph is not valid: ${what}`, {
     where,
     hint: 'check that the graph URL points at an OpenShift update service (Cincinnati)',
   });

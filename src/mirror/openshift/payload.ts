@@ -7,6 +7,7 @@ import { parseManifest, platformString, type Descriptor, type ParsedManifest } f
 import { MediaType } from '../media-types.js';
 import { parseReference } from '../reference.js';
 import type { RegistryClient } from '../registry/client.js';
+import { MirrorError } from '../errors.js';
 
 /**
  * Reading an OpenShift release payload from a registry: the release image's `release-manifests/`
@@ -99,7 +100,7 @@ export interface Component {
 const ARCH_ALIASES: Record<string, string> = { x86_64: 'amd64', aarch64: 'arm64' };
 
 function invalid(message: string, where: string, hint?: string): AirgapError {
-  return new AirgapError('PAYLOAD_INVALID', message, { where, ...(hint ? { hint } : {}) });
+  return new AirgapError(MirrorError.PAYLOAD_INVALID, message, { where, ...(hint ? { hint } : {}) });
 }
 
 /**
@@ -169,7 +170,7 @@ async function scanLayer(
 ): Promise<void> {
   const what = `layer ${client.registry}/${repo}@${layer.digest}`;
   if (!LAYER_TYPES.has(layer.mediaType))
-    throw new AirgapError('PAYLOAD_UNSUPPORTED', `${what} has media type ${layer.mediaType}`, {
+    throw new AirgapError(MirrorError.PAYLOAD_UNSUPPORTED, `${what} has media type ${layer.mediaType}`, {
       hint: 'release payloads use gzip or uncompressed tar layers',
     });
   const layerHidden: Hidden = { files: new Set(), dirs: new Set() };
@@ -208,7 +209,11 @@ async function scanLayer(
   })();
   const opened = await openLayerTar(
     hashed,
-    () => new AirgapError('PAYLOAD_UNSUPPORTED', `${what} is zstd-compressed, which cannot be read yet`),
+    () =>
+      new AirgapError(
+        MirrorError.PAYLOAD_UNSUPPORTED,
+        `${what} is zstd-compressed, which cannot be read yet`,
+      ),
   );
   const { tar: tarStream, gzip, done: piping } = opened;
   let stoppedEarly = false;
@@ -298,9 +303,13 @@ async function resolveImage(
     );
     if (!child) {
       const have = parsed.manifests.map((d) => platformString(d.platform)).join(', ') || 'none';
-      throw new AirgapError('PAYLOAD_ARCH_MISSING', `${image} has no linux/${want} image (it has ${have})`, {
-        hint: 'ask for one of the architectures the release was built for',
-      });
+      throw new AirgapError(
+        MirrorError.PAYLOAD_ARCH_MISSING,
+        `${image} has no linux/${want} image (it has ${have})`,
+        {
+          hint: 'ask for one of the architectures the release was built for',
+        },
+      );
     }
     const m = await client.getManifest(repo, child.digest);
     parsed = parseManifest(m.bytes, m.mediaType, `manifest ${image} (${want})`);

@@ -19,6 +19,7 @@ import type { TlsOptions } from '../../net/http.js';
 import { fetchGraph, graphArch, type UpdateGraph } from './graph.js';
 import { componentsOf, readReleasePayload, type BootImages } from './payload.js';
 import { resolveReleases, type ReleaseRisk } from './releases.js';
+import { MirrorError } from '../errors.js';
 
 /** The OKD update service, used for `type: okd` channels unless a graph URL is given. */
 export const OKD_UPDATE_URL = 'https://origin-release.ci.openshift.org/graph';
@@ -163,7 +164,7 @@ async function planRelease(
     arch: w.arch === 'multi' ? 'amd64' : w.arch,
   });
   if (ref.digest && payload.digest !== ref.digest) {
-    throw new AirgapError('MIRROR_DIGEST_MISMATCH', `${w.payload} resolved to ${payload.digest}`, {
+    throw new AirgapError(MirrorError.MIRROR_DIGEST_MISMATCH, `${w.payload} resolved to ${payload.digest}`, {
       hint: 'the registry serves different content for this digest; check the source registry',
     });
   }
@@ -199,7 +200,7 @@ async function planRelease(
     const kv = kubevirtImage(payload.bootImages, w.arch);
     if (!kv) {
       throw usageError(
-        'RELEASE_NO_KUBEVIRT',
+        MirrorError.RELEASE_NO_KUBEVIRT,
         `release ${version} has no KubeVirt container disk in its coreos-bootimages stream`,
         {
           where: 'mirror.platform.kubeVirtContainer',

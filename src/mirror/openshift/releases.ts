@@ -8,6 +8,7 @@ import { AirgapError, usageError } from '../../util/errors.js';
 import { compareSemver, parseSemver, semverHint, type SemVer } from '../isc/semver.js';
 import type { ReleaseChannel } from '../isc/types.js';
 import type { GraphRisk, UpdateGraph } from './graph.js';
+import { MirrorError } from '../errors.js';
 
 /** One release to mirror. */
 export interface SelectedRelease {
@@ -54,12 +55,13 @@ class ChannelGraph {
   ) {
     this.nodes = graph.nodes.map((n, index) => {
       const semver = parseSemver(n.version);
-      if (!semver) throw new AirgapError('GRAPH_INVALID', `channel ${name}: "${n.version}" is not a version`);
+      if (!semver)
+        throw new AirgapError(MirrorError.GRAPH_INVALID, `channel ${name}: "${n.version}" is not a version`);
       return { version: n.version, semver, payload: n.payload, index };
     });
     this.sorted = [...this.nodes].sort((a, b) => compareSemver(a.semver, b.semver));
     if (this.sorted.length === 0) {
-      throw usageError('GRAPH_CHANNEL_EMPTY', `channel "${name}" has no releases`, {
+      throw usageError(MirrorError.GRAPH_CHANNEL_EMPTY, `channel "${name}" has no releases`, {
         hint: 'check the channel name (e.g. stable-4.18) and the architecture',
       });
     }
@@ -80,9 +82,13 @@ class ChannelGraph {
   need(v: SemVer, role: string): Node {
     const n = this.find(v);
     if (!n) {
-      throw usageError('RELEASE_NOT_IN_CHANNEL', `${role} ${v.raw} is not in channel "${this.name}"`, {
-        hint: `the channel holds ${this.span()}`,
-      });
+      throw usageError(
+        MirrorError.RELEASE_NOT_IN_CHANNEL,
+        `${role} ${v.raw} is not in channel "${this.name}"`,
+        {
+          hint: `the channel holds ${this.span()}`,
+        },
+      );
     }
     return n;
   }
@@ -114,9 +120,13 @@ class ChannelGraph {
 function parseBound(v: string, channel: string, field: string): SemVer {
   const s = parseSemver(v);
   if (!s) {
-    throw usageError('RELEASE_VERSION_INVALID', `channel "${channel}": ${field} "${v}" is not a version`, {
-      hint: semverHint(v),
-    });
+    throw usageError(
+      MirrorError.RELEASE_VERSION_INVALID,
+      `channel "${channel}": ${field} "${v}" is not a version`,
+      {
+        hint: semverHint(v),
+      },
+    );
   }
   return s;
 }
@@ -141,7 +151,7 @@ class Selection {
       const raw = this.graphs[name];
       if (!raw) {
         throw new AirgapError(
-          'RELEASE_GRAPH_MISSING',
+          MirrorError.RELEASE_GRAPH_MISSING,
           `the update graph of channel "${name}" was not fetched`,
           {
             details: { channel: name },
@@ -265,10 +275,14 @@ function selectChannel(sel: Selection, ch: ReleaseChannel): [SemVer, SemVer] {
     (n) => compareSemver(n.semver, lo) >= 0 && compareSemver(n.semver, hi) <= 0,
   );
   if (inRange.length === 0) {
-    throw usageError('RELEASE_RANGE_EMPTY', `channel "${ch.name}" has no release in ${lo.raw} … ${hi.raw}`, {
-      hint: `the channel holds ${g.span()}`,
-      details: { channel: ch.name, minVersion: lo.raw, maxVersion: hi.raw },
-    });
+    throw usageError(
+      MirrorError.RELEASE_RANGE_EMPTY,
+      `channel "${ch.name}" has no release in ${lo.raw} … ${hi.raw}`,
+      {
+        hint: `the channel holds ${g.span()}`,
+        details: { channel: ch.name, minVersion: lo.raw, maxVersion: hi.raw },
+      },
+    );
   }
   sel.why.push(`${ch.name}: ${how}: ${inRange.length} release(s)`);
   sel.add(g, inRange);
@@ -295,7 +309,7 @@ function crossChannel(sel: Selection, bounds: { ch: ReleaseChannel; min: SemVer;
   const dst = channelMinor(last.ch.name);
   if (!src || !dst) {
     throw usageError(
-      'RELEASE_CHANNEL_NAME',
+      MirrorError.RELEASE_CHANNEL_NAME,
       `cannot read a minor version from "${src ? last.ch.name : first.ch.name}"`,
       {
         hint: 'OCP channels are named <prefix>-<major>.<minor>, e.g. stable-4.18',
@@ -372,7 +386,9 @@ export async function resolveReleases(
       return { selection: selectReleases(graphs, channels), graphs };
     } catch (e) {
       const missing =
-        e instanceof AirgapError && e.code === 'RELEASE_GRAPH_MISSING' ? e.details?.channel : undefined;
+        e instanceof AirgapError && e.code === MirrorError.RELEASE_GRAPH_MISSING
+          ? e.details?.channel
+          : undefined;
       if (typeof missing !== 'string' || graphs[missing]) throw e;
       graphs[missing] = await fetch(missing);
     }

@@ -1,6 +1,7 @@
 import { AirgapError, usageError } from '../../util/errors.js';
 import { formatReference, type ImageReference } from '../reference.js';
 import { annotations, type CatalogSourceTemplate, type OutputOptions } from './types.js';
+import { MirrorError } from '../errors.js';
 
 /** oc-mirror v2 keeps this many characters of a tag (or hex characters of a digest) in catalog names. */
 const SUFFIX_LENGTH = 12;
@@ -37,7 +38,7 @@ export function catalogResourceName(prefix: 'cs' | 'cc', ref: ImageReference): s
   const valid = name.length <= 63 && (DNS1035_LABEL.test(name) || RFC1123_NAME.test(name));
   if (!valid) {
     throw new AirgapError(
-      'CLUSTER_RESOURCE_NAME',
+      MirrorError.CLUSTER_RESOURCE_NAME,
       `cannot name the ${prefix === 'cs' ? 'CatalogSource' : 'ClusterCatalog'} of ${formatReference(ref)}: "${name}" is not a valid Kubernetes name`,
       {
         hint: 'names are at most 63 lowercase letters, digits and -; give the catalog a targetRepo or targetTag that fits',
@@ -69,7 +70,7 @@ function isMapping(v: unknown): v is Record<string, unknown> {
 }
 
 function badTemplate(t: CatalogSourceTemplate, why: string): never {
-  throw usageError('CATALOG_TEMPLATE_INVALID', `targetCatalogSourceTemplate ${why}`, {
+  throw usageError(MirrorError.CATALOG_TEMPLATE_INVALID, `targetCatalogSourceTemplate ${why}`, {
     ...(t.where ? { where: t.where } : {}),
     hint: 'use a CatalogSource of apiVersion operators.coreos.com/v1alpha1 with sourceType grpc and no configMap',
   });

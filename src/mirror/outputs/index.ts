@@ -10,6 +10,7 @@ import { buildIdms, buildItms } from './mirror-sets.js';
 import { buildRegistriesConf, registriesConfToml } from './registries-conf.js';
 import type { MirroredImage, OutputOptions } from './types.js';
 import { buildUpdateService } from './update-service.js';
+import { MirrorError } from '../errors.js';
 
 export * from './types.js';
 export * from './mirror-sets.js';
@@ -58,10 +59,14 @@ export function renderClusterResources(
       [`${cc.metadata.name}.yaml`, cc],
     ] as const) {
       if (files.has(file)) {
-        throw new AirgapError('CLUSTER_RESOURCE_CONFLICT', `two catalogs would both be written to ${file}`, {
-          where: ref,
-          hint: 'give one of the catalogs a different targetRepo or targetTag',
-        });
+        throw new AirgapError(
+          MirrorError.CLUSTER_RESOURCE_CONFLICT,
+          `two catalogs would both be written to ${file}`,
+          {
+            where: ref,
+            hint: 'give one of the catalogs a different targetRepo or targetTag',
+          },
+        );
       }
       files.set(file, toYaml(obj));
     }

@@ -1,6 +1,7 @@
 import { AirgapError } from '../../util/errors.js';
 import { formatReference, repositoryName } from '../reference.js';
 import { annotations, type MirroredImage, type OutputOptions } from './types.js';
+import { MirrorError } from '../errors.js';
 
 /** An UpdateService (OpenShift Update Service operator) as oc-mirror v2 writes it. */
 export interface UpdateServiceObject {
@@ -31,7 +32,7 @@ export function buildUpdateService(
     );
     if (!payload) {
       throw new AirgapError(
-        'CLUSTER_RESOURCE_INPUT',
+        MirrorError.CLUSTER_RESOURCE_INPUT,
         'a graph image was mirrored but no release payload, so the UpdateService has no releases repository',
         { hint: 'mirror at least one release with graph: true, or pass the release repository explicitly' },
       );

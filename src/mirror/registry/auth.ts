@@ -17,6 +17,7 @@ import {
   type RegistryTransport,
   type Response,
 } from './transport.js';
+import { MirrorError } from '../errors.js';
 
 interface Token {
   value: string;
@@ -133,7 +134,7 @@ export class RegistryAuth implements Authorizer {
     registryErrors: RegistryErrorEntry[],
   ): RegistryError {
     return new RegistryError(
-      'REGISTRY_UNAUTHORIZED',
+      MirrorError.REGISTRY_UNAUTHORIZED,
       `${this.registry} refused access: ${message}; used ${RegistryAuth.credentialSource(cred)}`,
       {
         registry: this.registry,
@@ -155,7 +156,7 @@ export class RegistryAuth implements Authorizer {
   ): RegistryError {
     const scopes = this.scopesFor(req).join(' ');
     return new RegistryError(
-      'REGISTRY_DENIED',
+      MirrorError.REGISTRY_DENIED,
       `${this.registry} denied ${req.what}: the token service did not grant ${scopes || 'the access needed'}; used ${RegistryAuth.credentialSource(cred)}`,
       {
         registry: this.registry,
@@ -179,7 +180,7 @@ export class RegistryAuth implements Authorizer {
     const realm = ch.params.realm;
     if (!realm)
       throw new RegistryError(
-        'REGISTRY_AUTH_INVALID',
+        MirrorError.REGISTRY_AUTH_INVALID,
         `${this.registry} sent a Bearer challenge without a realm`,
         { registry: this.registry, temporary: false },
       );
@@ -198,7 +199,7 @@ export class RegistryAuth implements Authorizer {
     if (res.statusCode !== 200) {
       const { text, registryErrors } = await readErrorBody(res);
       throw new RegistryError(
-        'REGISTRY_AUTH_FAILED',
+        MirrorError.REGISTRY_AUTH_FAILED,
         `token service of ${this.registry} answered ${res.statusCode} ${text}`,
         { registry: this.registry, status: res.statusCode, registryErrors, where: what },
       );
@@ -206,11 +207,15 @@ export class RegistryAuth implements Authorizer {
     const doc = (await res.body.json()) as { token?: string; access_token?: string; expires_in?: number };
     const value = doc.token ?? doc.access_token;
     if (!value)
-      throw new RegistryError('REGISTRY_AUTH_FAILED', `token service of ${this.registry} returned no token`, {
-        registry: this.registry,
-        status: res.statusCode,
-        temporary: false,
-      });
+      throw new RegistryError(
+        MirrorError.REGISTRY_AUTH_FAILED,
+        `token service of ${this.registry} returned no token`,
+        {
+          registry: this.registry,
+          status: res.statusCode,
+          temporary: false,
+        },
+      );
     return { value, expiresAt: Date.now() + Math.max(60, doc.expires_in ?? 60) * 1000 };
   }
 

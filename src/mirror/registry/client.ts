@@ -22,6 +22,7 @@ import {
   type Response,
   type RetryOptions,
 } from './transport.js';
+import { MirrorError } from '../errors.js';
 
 export type { RegistryRequest, Response, RetryOptions } from './transport.js';
 
@@ -96,14 +97,17 @@ export class RegistryClient {
     const length = Number(header(res, 'content-length') ?? 0);
     if (length > MAX_MANIFEST) {
       await res.body.dump();
-      throw new AirgapError('MIRROR_MANIFEST_TOO_LARGE', `${what} is ${length} bytes, over the 8 MiB limit`);
+      throw new AirgapError(
+        MirrorError.MIRROR_MANIFEST_TOO_LARGE,
+        `${what} is ${length} bytes, over the 8 MiB limit`,
+      );
     }
     const bytes = Buffer.from(await res.body.arrayBuffer());
     const digest = sha256Digest(bytes);
     const expected = ref.startsWith('sha256:') ? ref : header(res, 'docker-content-digest');
     if (expected && expected.startsWith('sha256:') && expected !== digest) {
       throw new AirgapError(
-        'MIRROR_DIGEST_MISMATCH',
+        MirrorError.MIRROR_DIGEST_MISMATCH,
         `${what}: content hashes to ${digest}, expected ${expected}`,
         {
           hint: 'the registry or a proxy altered the manifest; nothing was stored',
@@ -148,7 +152,7 @@ export class RegistryClient {
     const stated = header(res, 'docker-content-digest');
     if (stated && stated !== m.digest) {
       throw new AirgapError(
-        'MIRROR_DIGEST_MISMATCH',
+        MirrorError.MIRROR_DIGEST_MISMATCH,
         `${what}: the registry stored ${stated}, expected ${m.digest}`,
         {
           hint: 'the destination rewrote the manifest; mirror to a registry that stores manifests as pushed',
@@ -201,7 +205,7 @@ export class RegistryClient {
       if (!m) {
         await res.body.dump();
         throw new RegistryError(
-          'REGISTRY_ERROR',
+          MirrorError.REGISTRY_ERROR,
           `${this.registry} answered a range request for ${digest} without Content-Range`,
           { registry: this.registry, status: res.statusCode },
         );
@@ -242,7 +246,7 @@ export class RegistryClient {
     const loc = header(res, 'location');
     if (!loc)
       throw new RegistryError(
-        'REGISTRY_ERROR',
+        MirrorError.REGISTRY_ERROR,
         `${this.registry} started an upload without a Location header`,
         {
           registry: this.registry,
@@ -305,7 +309,7 @@ export class RegistryClient {
     await res.body.dump();
     if (res.statusCode === 416) {
       throw new AirgapError(
-        'MIRROR_UPLOAD_RESTART',
+        MirrorError.MIRROR_UPLOAD_RESTART,
         `${this.registry} refused chunk ${offset}- of an upload to ${repo} (416)`,
       );
     }

@@ -9,6 +9,7 @@
 import type { Dispatcher } from 'undici';
 import { isRetryableStatus, isTlsError, netErrorCode } from '../../net/retry.js';
 import { AirgapError, messageOf, type ErrorOptions } from '../../util/errors.js';
+import { MirrorError } from '../errors.js';
 
 /** Error codes of the OCI distribution spec, and those registries add (`TOOMANYREQUESTS`, `UNAVAILABLE`). */
 export type DistributionErrorCode =
@@ -117,22 +118,34 @@ export async function statusError(
   const s = res.statusCode;
   const facts = { registry, status: s, registryErrors, details: { status: s, registry } };
   if (s === 404)
-    return new RegistryError('REGISTRY_NOT_FOUND', `${req.what} does not exist (${text || '404'})`, {
-      ...facts,
-      hint: 'check the repository, tag or digest',
-    });
+    return new RegistryError(
+      MirrorError.REGISTRY_NOT_FOUND,
+      `${req.what} does not exist (${text || '404'})`,
+      {
+        ...facts,
+        hint: 'check the repository, tag or digest',
+      },
+    );
   if (s === 403)
-    return new RegistryError('REGISTRY_DENIED', `${registry} denied ${req.what} (${text || '403'})`, {
-      ...facts,
-      hint: 'the account lacks permission for this repository (push needs write access)',
-    });
+    return new RegistryError(
+      MirrorError.REGISTRY_DENIED,
+      `${registry} denied ${req.what} (${text || '403'})`,
+      {
+        ...facts,
+        hint: 'the account lacks permission for this repository (push needs write access)',
+      },
+    );
   if (s === 429)
-    return new RegistryError('REGISTRY_RATE_LIMITED', `${registry} kept rate-limiting ${req.what}`, {
-      ...facts,
-      hint: 'retry later or lower --parallel',
-    });
+    return new RegistryError(
+      MirrorError.REGISTRY_RATE_LIMITED,
+      `${registry} kept rate-limiting ${req.what}`,
+      {
+        ...facts,
+        hint: 'retry later or lower --parallel',
+      },
+    );
   return new RegistryError(
-    'REGISTRY_ERROR',
+    MirrorError.REGISTRY_ERROR,
     `${registry} answered ${s} to ${req.method} for ${req.what}${text ? `: ${text}` : ''}`,
     facts,
   );
@@ -150,7 +163,7 @@ export function networkError(registry: string, e: unknown, what: string): Airgap
   const code = netErrorCode(e);
   if (isTlsError(e)) {
     return new RegistryError(
-      'REGISTRY_TLS',
+      MirrorError.REGISTRY_TLS,
       `TLS verification of ${registry} failed: ${code ?? messageOf(e)}`,
       {
         registry,
@@ -162,7 +175,7 @@ export function networkError(registry: string, e: unknown, what: string): Airgap
     );
   }
   if (code !== undefined && UNREACHABLE_CODES.has(code)) {
-    return new RegistryError('REGISTRY_UNREACHABLE', `cannot reach ${registry}: ${code}`, {
+    return new RegistryError(MirrorError.REGISTRY_UNREACHABLE, `cannot reach ${registry}: ${code}`, {
       registry,
       temporary: true,
       where: what,
@@ -170,10 +183,14 @@ export function networkError(registry: string, e: unknown, what: string): Airgap
       cause: e,
     });
   }
-  return new RegistryError('REGISTRY_NETWORK', `network error talking to ${registry}: ${messageOf(e)}`, {
-    registry,
-    temporary: true,
-    where: what,
-    cause: e,
-  });
+  return new RegistryError(
+    MirrorError.REGISTRY_NETWORK,
+    `network error talking to ${registry}: ${messageOf(e)}`,
+    {
+      registry,
+      temporary: true,
+      where: what,
+      cause: e,
+    },
+  );
 }

@@ -10,6 +10,7 @@ import { isRetryableRequestError, isRetryableStatus, waitBeforeRetry } from '../
 import { AirgapError } from '../../util/errors.js';
 import { parseChallenge, type Challenge } from './challenge.js';
 import { RegistryError, networkError, statusError } from './errors.js';
+import { MirrorError } from '../errors.js';
 
 export interface RetryOptions {
   /** Attempts per request, including the first. */
@@ -146,10 +147,10 @@ export class RegistryTransport {
           return;
         } catch (e) {
           const err = this.networkError(e, what);
-          if (err.code === 'REGISTRY_TLS' || attempt >= this.retry.attempts) {
+          if (err.code === MirrorError.REGISTRY_TLS || attempt >= this.retry.attempts) {
             if (
               err instanceof RegistryError &&
-              (err.code === 'REGISTRY_TLS' || err.code === 'REGISTRY_UNREACHABLE')
+              (err.code === MirrorError.REGISTRY_TLS || err.code === MirrorError.REGISTRY_UNREACHABLE)
             )
               this.unreachable = err;
             return; // anything else: the real request reports it with its own context

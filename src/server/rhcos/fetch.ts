@@ -9,7 +9,14 @@
  */
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { AirgapError, isAirgapError, messageOf, unreadableReason, usageError } from '../../util/errors.js';
+import {
+  AirgapError,
+  isAirgapError,
+  messageOf,
+  unreadableReason,
+  usageError,
+  CommonError,
+} from '../../util/errors.js';
 import { lockDirectory } from '../../util/lock.js';
 import { noProgress, type ProgressSink } from '../../util/progress.js';
 import { readReleasePayload } from '../../mirror/index.js';
@@ -43,6 +50,7 @@ import {
   type CoreosArch,
   type StreamDocument,
 } from './stream.js';
+import { ServerError } from '../errors.js';
 
 /** Where the stream metadata comes from. */
 export type BootImagesSource =
@@ -133,7 +141,7 @@ export async function loadStream(
       text = await readFile(source.file, 'utf8');
     } catch (e) {
       throw usageError(
-        'STREAM_UNREADABLE',
+        ServerError.STREAM_UNREADABLE,
         `cannot read the stream file ${source.file}: ${unreadableReason(e)}`,
         {
           hint: 'give the JSON of `openshift-install coreos print-stream-json` (or the coreos-bootimages ConfigMap) with --stream-file',
@@ -161,13 +169,13 @@ export async function loadStream(
       arch: OCI_ARCH[opts.arch ?? 'x86_64'],
     });
     if (ref.digest && payload.digest !== ref.digest)
-      throw new AirgapError('RELEASE_DIGEST_MISMATCH', `${image} resolved to ${payload.digest}`, {
+      throw new AirgapError(CommonError.RELEASE_DIGEST_MISMATCH, `${image} resolved to ${payload.digest}`, {
         hint: 'the registry serves different content for this digest; check the registry',
       });
     const pinned = `${ref.registry}/${ref.repository}@${payload.digest}`;
     if (!payload.bootImages)
       throw usageError(
-        'RELEASE_NO_BOOT_IMAGES',
+        ServerError.RELEASE_NO_BOOT_IMAGES,
         `release ${payload.metadata.version} (${image}) has no coreos-bootimages ConfigMap`,
         {
           hint: 'releases before 4.8 do not carry one: give the stream with --stream-file (openshift-install coreos print-stream-json)',
@@ -200,13 +208,13 @@ async function checkDir(dir: string): Promise<void> {
   const s = await stat(dir).catch((e: NodeJS.ErrnoException) => e);
   if (s instanceof Error) {
     if (s.code === 'ENOENT')
-      throw usageError('IMAGES_DIR_MISSING', `the directory ${dir} does not exist`, {
+      throw usageError(ServerError.IMAGES_DIR_MISSING, `the directory ${dir} does not exist`, {
         hint: `create it first (mkdir -p ${dir}); airgap creates only ${join(dir, 'images')} inside it`,
       });
-    throw usageError('IMAGES_DIR_INVALID', `cannot use the directory ${dir}: ${s.message}`);
+    throw usageError(ServerError.IMAGES_DIR_INVALID, `cannot use the directory ${dir}: ${s.message}`);
   }
   if (!s.isDirectory())
-    throw usageError('IMAGES_DIR_INVALID', `${dir} is not a directory`, {
+    throw usageError(ServerError.IMAGES_DIR_INVALID, `${dir} is not a directory`, {
       hint: 'give --dir a directory; the files go to <dir>/images',
     });
 }
@@ -255,13 +263,13 @@ async function openImagesDir(imagesDir: string): Promise<() => Promise<void>> {
   try {
     await mkdir(imagesDir, { recursive: true });
   } catch (e) {
-    throw usageError('IMAGES_DIR_INVALID', `cannot create ${imagesDir}: ${messageOf(e)}`, {
+    throw usageError(ServerError.IMAGES_DIR_INVALID, `cannot create ${imagesDir}: ${messageOf(e)}`, {
       hint: 'check the permissions of the directory, and that images is not a file',
     });
   }
   return lockDirectory(imagesDir).catch((e: unknown) => {
     if (isAirgapError(e)) throw e;
-    throw usageError('IMAGES_DIR_INVALID', `cannot write in ${imagesDir}: ${messageOf(e)}`, {
+    throw usageError(ServerError.IMAGES_DIR_INVALID, `cannot write in ${imagesDir}: ${messageOf(e)}`, {
       hint: 'check the permissions of the directory',
     });
   });
@@ -275,7 +283,7 @@ async function readExistingManifest(
   try {
     return await readBootImagesManifest(dir);
   } catch (e) {
-    if (!(isAirgapError(e) && e.code === 'IMAGES_MANIFEST_MISSING'))
+    if (!(isAirgapError(e) && e.code === ServerError.IMAGES_MANIFEST_MISSING))
       progress({ type: 'warning', message: `${messageOf(e)}; it is written anew` });
     return undefined;
   }
@@ -379,7 +387,7 @@ function throwIfFailed(failed: FailedDownload[], total: number, imagesDir: strin
   if (failed.length > 0) {
     const lines = failed.map((f) => `${f.artifact.file}: ${messageOf(f.error)}`);
     throw new AirgapError(
-      'IMAGES_FETCH_FAILED',
+      ServerError.IMAGES_FETCH_FAILED,
       `${failed.length} of ${total} boot images could not be fetched:\n  ${lines.join('\n  ')}`,
       {
         where: imagesDir,

@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { AirgapError, usageError } from '../../util/errors.js';
 import { writeFileAtomic } from '../../util/fs.js';
 import type { BootArtifactKind } from './stream.js';
+import { ServerError } from '../errors.js';
 
 export const IMAGES_SUBDIR = 'images';
 export const BOOT_IMAGES_MANIFEST = 'airgap-images.json';
@@ -76,9 +77,13 @@ export function bootImagesManifestPath(dir: string): string {
 const ARTIFACT_ORDER: Record<string, number> = { iso: 0, rootfs: 1, kernel: 2, initramfs: 3 };
 
 function invalid(path: string, why: string): AirgapError {
-  return new AirgapError('IMAGES_MANIFEST_INVALID', `${path} is not a boot images manifest: ${why}`, {
-    hint: 'run `airgap images fetch` again into this directory; it rewrites the manifest',
-  });
+  return new AirgapError(
+    ServerError.IMAGES_MANIFEST_INVALID,
+    `${path} is not a boot images manifest: ${why}`,
+    {
+      hint: 'run `airgap images fetch` again into this directory; it rewrites the manifest',
+    },
+  );
 }
 
 /** Check a parsed manifest; throws IMAGES_MANIFEST_INVALID naming `path`. */
@@ -129,13 +134,13 @@ export async function readBootImagesManifest(
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT')
       throw usageError(
-        'IMAGES_MANIFEST_MISSING',
+        ServerError.IMAGES_MANIFEST_MISSING,
         `no boot images have been fetched into ${dir} (${path} does not exist)`,
         {
           hint: `fetch them first: airgap images fetch --release <release image> --dir ${dir}`,
         },
       );
-    throw usageError('IMAGES_MANIFEST_UNREADABLE', `cannot read ${path}: ${(e as Error).message}`, {
+    throw usageError(ServerError.IMAGES_MANIFEST_UNREADABLE, `cannot read ${path}: ${(e as Error).message}`, {
       hint: 'check the path and its permissions',
     });
   }
@@ -155,7 +160,7 @@ export async function readBootImagesManifest(
     }
     if (problems.length > 0)
       throw new AirgapError(
-        'IMAGES_FILE_MISSING',
+        ServerError.IMAGES_FILE_MISSING,
         `${imagesDirOf(dir)} does not hold what ${path} lists: ${problems.join('; ')}`,
         {
           hint: `run airgap images fetch again with the same source and --dir ${dir}; it fetches what is missing`,

@@ -22,6 +22,7 @@
 import yaml from 'js-yaml';
 import { AirgapError, messageOf, usageError, type ExitCode } from '../../util/errors.js';
 import { parseBootImages, type BootImages, type CoreosStream } from '../../mirror/index.js';
+import { ServerError } from '../errors.js';
 
 /** The architectures RHCOS is built for, as the stream names them. */
 export const COREOS_ARCHES = ['x86_64', 'aarch64', 'ppc64le', 's390x'] as const;
@@ -83,7 +84,7 @@ export function normalizeArch(name: string): CoreosArch {
   if ((COREOS_ARCHES as readonly string[]).includes(n)) return n as CoreosArch;
   const alias = ARCH_ALIASES[n];
   if (alias) return alias;
-  throw usageError('ARCH_INVALID', `--arch ${name} is not a CoreOS architecture`, {
+  throw usageError(ServerError.ARCH_INVALID, `--arch ${name} is not a CoreOS architecture`, {
     hint: `use one of ${COREOS_ARCHES.join(', ')} (amd64 and arm64 are understood), or all`,
   });
 }
@@ -93,7 +94,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 function invalid(message: string, source: string, exitCode: ExitCode, hint?: string): AirgapError {
-  return new AirgapError('STREAM_INVALID', message, {
+  return new AirgapError(ServerError.STREAM_INVALID, message, {
     ...(message.includes(source) ? {} : { where: source }),
     exitCode,
     hint:
@@ -166,9 +167,13 @@ export function selectStream(doc: StreamDocument, name?: string): CoreosStream {
   const have = doc.streams
     ? Object.entries(doc.streams).map(([k, s]) => `${k} (${s.stream})`)
     : [doc.stream.stream];
-  throw usageError('STREAM_NOT_FOUND', `${doc.source} has no stream ${name}; it has ${have.join(', ')}`, {
-    hint: 'give --os-stream one of those names, or leave it out for the default stream',
-  });
+  throw usageError(
+    ServerError.STREAM_NOT_FOUND,
+    `${doc.source} has no stream ${name}; it has ${have.join(', ')}`,
+    {
+      hint: 'give --os-stream one of those names, or leave it out for the default stream',
+    },
+  );
 }
 
 /**
@@ -238,7 +243,7 @@ export function selectBootArtifacts(
     if (!isObject(a)) {
       const have = streamArches(stream);
       throw usageError(
-        'STREAM_ARCH_MISSING',
+        ServerError.STREAM_ARCH_MISSING,
         `stream ${stream.stream} has no ${arch} boot images; it has ${have.length ? have.join(', ') : 'no architectures'}`,
         {
           where: source,
@@ -252,7 +257,7 @@ export function selectBootArtifacts(
     if (!isObject(metal)) {
       const platforms = isObject(a.artifacts) ? Object.keys(a.artifacts) : [];
       throw usageError(
-        'STREAM_ARTIFACT_MISSING',
+        ServerError.STREAM_ARTIFACT_MISSING,
         `stream ${stream.stream} has no bare-metal artifacts for ${arch} (${base} is missing; platforms: ${platforms.join(', ') || 'none'})`,
         { where: source, hint: 'use the stream of an OpenShift release, which publishes metal images' },
       );
@@ -268,7 +273,7 @@ export function selectBootArtifacts(
       if (!isObject(art)) {
         const have = Object.keys(formats).join(', ') || 'none';
         throw usageError(
-          'STREAM_ARTIFACT_MISSING',
+          ServerError.STREAM_ARTIFACT_MISSING,
           `stream ${stream.stream} has no ${kind} for ${arch}: ${path} is missing (metal formats: ${have})`,
           {
             where: source,

@@ -10,6 +10,7 @@ import { close, constants as fsc, fstat, open, type Stats } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { usageError } from '../../util/errors.js';
+import { ServerError } from '../errors.js';
 
 /**
  * The directory to serve, as its real path. A usage error (exit 2) when it does not exist, is not
@@ -22,7 +23,7 @@ export async function resolveServeRoot(dir: string, flag = '--dir'): Promise<str
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw usageError(
-      'SERVE_DIR_MISSING',
+      ServerError.SERVE_DIR_MISSING,
       code === 'ENOENT' || code === 'ENOTDIR'
         ? `the directory ${dir} does not exist`
         : `cannot open the directory ${dir}: ${(e as Error).message}`,
@@ -31,17 +32,21 @@ export async function resolveServeRoot(dir: string, flag = '--dir'): Promise<str
   }
   const st = await stat(real);
   if (!st.isDirectory())
-    throw usageError('SERVE_DIR_NOT_DIR', `${dir} is not a directory`, {
+    throw usageError(ServerError.SERVE_DIR_NOT_DIR, `${dir} is not a directory`, {
       where: `${flag} ${dir}`,
       hint: 'give the directory that holds the files, not a file in it',
     });
   try {
     await readdir(real);
   } catch (e) {
-    throw usageError('SERVE_DIR_UNREADABLE', `cannot read the directory ${dir}: ${(e as Error).message}`, {
-      where: `${flag} ${dir}`,
-      hint: 'check its permissions for the user that runs airgap',
-    });
+    throw usageError(
+      ServerError.SERVE_DIR_UNREADABLE,
+      `cannot read the directory ${dir}: ${(e as Error).message}`,
+      {
+        where: `${flag} ${dir}`,
+        hint: 'check its permissions for the user that runs airgap',
+      },
+    );
   }
   return real;
 }

@@ -8,6 +8,7 @@ import { AirgapError } from '../../../src/util/errors.js';
 import { tempDir } from '../../helpers/fixtures.js';
 import { rejection } from '../../helpers/realdata.js';
 import { BMC_PASSWORD, EXAMPLES, PULL_AUTH, writeSiteFixture } from './fixture.js';
+import { SiteErrorCode } from '../../../src/cluster/site/problems.js';
 
 let dir: string;
 let example: string;
@@ -308,7 +309,7 @@ describe('bad input: every problem with file:line:column and the field', () => {
       parseSite('cluster:\n  name: [a\n', 'site.yaml');
       expect.unreachable();
     } catch (e) {
-      expect((e as AirgapError).code).toBe('SITE_YAML');
+      expect((e as AirgapError).code).toBe(SiteErrorCode.Yaml);
       expect((e as AirgapError).where).toMatch(/^site\.yaml:\d+:\d+$/);
     }
   });

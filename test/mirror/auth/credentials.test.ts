@@ -9,6 +9,7 @@ import {
   type CredentialOptions,
 } from '../../../src/mirror/auth/credentials.js';
 import { AirgapError } from '../../../src/util/errors.js';
+import { MirrorError } from '../../../src/mirror/errors.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
@@ -287,7 +288,7 @@ describe('findCredential from auth files', () => {
     const { dir, home, env } = sandbox();
     const missing = join(dir, 'nope', 'auth.json');
     const e = await rejection(findCredential('quay.io', 'a', { authFile: missing, env, home }));
-    expect(e.code).toBe('AUTH_FILE_UNREADABLE');
+    expect(e.code).toBe(MirrorError.AUTH_FILE_UNREADABLE);
     expect(e.exitCode).toBe(2);
     expect(e.message).toContain(missing);
   });
@@ -310,7 +311,7 @@ describe('findCredential from auth files', () => {
       `{\n  "auths": {\n    "quay.io": {"auth": 'c2VjcmV0LXBhc3N3b3Jk'}\n  }\n}\n`,
     );
     const e = await rejection(findCredential('quay.io', 'a', { env, home }));
-    expect(e.code).toBe('AUTH_FILE_INVALID');
+    expect(e.code).toBe(MirrorError.AUTH_FILE_INVALID);
     expect(e.exitCode).toBe(2);
     expect(e.message).toContain(file);
     expect(e.message).not.toContain('c2VjcmV0');
@@ -334,7 +335,7 @@ describe('findCredential from auth files', () => {
       `{"auths": {"quay.io": {"auth": "c2VjcmV0LXBhc3N3b3Jk"`,
     );
     const e = await rejection(findCredential('quay.io', 'a', { env, home }));
-    expect(e.code).toBe('AUTH_FILE_INVALID');
+    expect(e.code).toBe(MirrorError.AUTH_FILE_INVALID);
     expect(e.message).toContain(file);
   });
 
@@ -347,7 +348,7 @@ describe('findCredential from auth files', () => {
     const { home, env } = sandbox();
     const file = writeJson(join(home, '.config/containers/auth.json'), { auths: { 'quay.io': { auth } } });
     const e = await rejection(findCredential('quay.io', 'a', { env, home }));
-    expect(e.code).toBe('AUTH_ENTRY_INVALID');
+    expect(e.code).toBe(MirrorError.AUTH_ENTRY_INVALID);
     expect(e.exitCode).toBe(2);
     expect(e.message).toContain(file);
     expect(e.message).toContain('quay.io');
@@ -360,7 +361,7 @@ describe('findCredential from auth files', () => {
       auths: { 'quay.io': { auth: b64('hunter2-secret') } },
     });
     const e = await rejection(findCredential('quay.io', 'a', { env, home }));
-    expect(e.code).toBe('AUTH_ENTRY_INVALID');
+    expect(e.code).toBe(MirrorError.AUTH_ENTRY_INVALID);
     expect(e.message).toContain('user:password');
   });
 });
@@ -484,7 +485,7 @@ describe('findCredential with credential helpers (a real docker-credential-* exe
       auths: { 'quay.io': { auth: b64('u:hunter2-secret') } },
     });
     const e = await rejection(findCredential('quay.io', 'a', opts));
-    expect(e.code).toBe('AUTH_HELPER_FAILED');
+    expect(e.code).toBe(MirrorError.AUTH_HELPER_FAILED);
     expect(e.message).toContain('docker-credential-airgap-not-installed');
     expect(e.where).toContain(file);
     expect(e.describe()).toContain(file);
@@ -501,7 +502,7 @@ describe('findCredential with credential helpers (a real docker-credential-* exe
   it('reports a failing helper without repeating what it printed', async () => {
     const { file, ...opts } = withConfig({ credHelpers: { 'broken.example.com': 'airgaptest' } });
     const e = await rejection(findCredential('broken.example.com', 'a', opts));
-    expect(e.code).toBe('AUTH_HELPER_FAILED');
+    expect(e.code).toBe(MirrorError.AUTH_HELPER_FAILED);
     expect(e.message).toContain('docker-credential-airgaptest');
     expect(e.message).toContain('broken.example.com');
     expect(e.describe()).toContain(file);
@@ -510,7 +511,7 @@ describe('findCredential with credential helpers (a real docker-credential-* exe
   it('reports a helper that prints something other than JSON without repeating it', async () => {
     const { file: _f, ...opts } = withConfig({ credHelpers: { 'garbage.example.com': 'airgaptest' } });
     const e = await rejection(findCredential('garbage.example.com', 'a', opts));
-    expect(e.code).toBe('AUTH_HELPER_FAILED');
+    expect(e.code).toBe(MirrorError.AUTH_HELPER_FAILED);
     expect(e.message).toContain('docker-credential-airgaptest');
   });
 });

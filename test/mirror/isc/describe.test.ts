@@ -9,6 +9,7 @@ import {
   type ImageSetConfig,
 } from '../../../src/mirror/isc/index.js';
 import { HEADER, yamlOf } from './helpers.js';
+import { IscErrorCode } from '../../../src/mirror/isc/errors.js';
 
 const TEXT = yamlOf(
   ...HEADER,
@@ -121,7 +122,7 @@ describe('assertSupported', () => {
     }
     expect(err).toBeInstanceOf(AirgapError);
     expect(err).toMatchObject({
-      code: 'ISC_UNSUPPORTED',
+      code: IscErrorCode.Unsupported,
       exitCode: 2,
       message: 'mirror.platform (isc.yaml:4) is not supported yet',
       where: 'isc.yaml:4:3',

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadImageSetConfig, parseImageSetConfig } from '../../../src/mirror/isc/index.js';
 import { HEADER, parseError, problemsOf, yamlOf } from './helpers.js';
+import { IscErrorCode } from '../../../src/mirror/isc/errors.js';
 
 describe('unknown fields (DisallowUnknownFields)', () => {
   it('names a misspelled additionalImages key with its path, file:line:column and a suggestion', () => {
@@ -16,7 +17,7 @@ describe('unknown fields (DisallowUnknownFields)', () => {
         '    tagret: v1', // line 7
       ),
     );
-    expect(e.code).toBe('ISC_UNKNOWN_FIELD');
+    expect(e.code).toBe(IscErrorCode.UnknownField);
     expect(e.exitCode).toBe(2);
     expect(e.message).toBe('unknown field mirror.additionalImages[1].tagret');
     expect(e.where).toBe('isc.yaml:7:5');
@@ -49,9 +50,9 @@ describe('unknown fields (DisallowUnknownFields)', () => {
     );
     const problems = problemsOf(e);
     expect(problems.map((p) => [p.code, p.path, p.where, p.hint])).toEqual([
-      ['ISC_UNKNOWN_FIELD', 'mirror.platform.channels[0].typ', 'isc.yaml:7:7', 'did you mean type?'],
+      [IscErrorCode.UnknownField, 'mirror.platform.channels[0].typ', 'isc.yaml:7:7', 'did you mean type?'],
       [
-        'ISC_UNKNOWN_FIELD',
+        IscErrorCode.UnknownField,
         'mirror.operators[0].packages[0].channels[0].minVersoin',
         'isc.yaml:14:9',
         'did you mean minVersion?',
@@ -84,7 +85,7 @@ describe('unknown fields (DisallowUnknownFields)', () => {
         '      - name: foo.v1.0.0',
       ),
     );
-    expect(e.code).toBe('ISC_UNKNOWN_FIELD');
+    expect(e.code).toBe(IscErrorCode.UnknownField);
     expect(e.message).toBe('unknown field mirror.operators[0].packages[0].bundles');
     expect(e.where).toBe('isc.yaml:8:7');
     expect(e.hint).toMatch(/oc-mirror v2 removed packages\[\]\.bundles/);
@@ -107,7 +108,7 @@ describe('unknown fields (DisallowUnknownFields)', () => {
 describe('wrong types', () => {
   it('a string where a list is expected', () => {
     const e = parseError(yamlOf(...HEADER, '  additionalImages: registry.redhat.io/ubi8/ubi:latest'));
-    expect(e.code).toBe('ISC_INVALID');
+    expect(e.code).toBe(IscErrorCode.Invalid);
     expect(e.message).toBe(
       'mirror.additionalImages must be a list, not the string "registry.redhat.io/ubi8/ubi:latest"',
     );
@@ -118,7 +119,7 @@ describe('wrong types', () => {
     const e = parseError(
       yamlOf(...HEADER, '  additionalImages:', '  - name: a/b', '    targetTag: 4.10 # tag'),
     );
-    expect(e.code).toBe('ISC_INVALID');
+    expect(e.code).toBe(IscErrorCode.Invalid);
     expect(e.message).toBe('mirror.additionalImages[0].targetTag must be a string, not the number 4.1');
     expect(e.where).toBe('isc.yaml:6:16');
     expect(e.hint).toBe('quote it: "4.10"');
@@ -136,9 +137,9 @@ describe('wrong types', () => {
       ),
     );
     expect(problemsOf(e).map((p) => [p.path, p.where, p.code])).toEqual([
-      ['mirror.operators', 'isc.yaml:5:5', 'ISC_INVALID'],
-      ['mirror.platform', 'isc.yaml:7:3', 'ISC_INVALID'],
-      ['archiveSize', 'isc.yaml:8:14', 'ISC_INVALID'],
+      ['mirror.operators', 'isc.yaml:5:5', IscErrorCode.Invalid],
+      ['mirror.platform', 'isc.yaml:7:3', IscErrorCode.Invalid],
+      ['archiveSize', 'isc.yaml:8:14', IscErrorCode.Invalid],
     ]);
     const g = parseError(yamlOf(...HEADER, '  platform:', '    graph: maybe'));
     expect(g.message).toBe('mirror.platform.graph must be true or false, not the string "maybe"');
@@ -154,7 +155,7 @@ describe('wrong types', () => {
       graph: true,
       kubeVirtContainer: false,
     });
-    expect(parseError(yamlOf(...HEADER, '  platform:', '    graph: "yes"')).code).toBe('ISC_INVALID');
+    expect(parseError(yamlOf(...HEADER, '  platform:', '    graph: "yes"')).code).toBe(IscErrorCode.Invalid);
   });
 
   it('a bad enum value, with a suggestion', () => {
@@ -185,9 +186,9 @@ describe('wrong types', () => {
       ),
     );
     expect(problemsOf(e).map((p) => [p.code, p.message, p.where])).toEqual([
-      ['ISC_REQUIRED', 'mirror.additionalImages[0].name is required', 'isc.yaml:5:5'],
-      ['ISC_REQUIRED', 'mirror.operators[0].catalog is required', 'isc.yaml:7:5'],
-      ['ISC_REQUIRED', 'mirror.operators[0].packages[0].name is required', 'isc.yaml:8:16'],
+      [IscErrorCode.Required, 'mirror.additionalImages[0].name is required', 'isc.yaml:5:5'],
+      [IscErrorCode.Required, 'mirror.operators[0].catalog is required', 'isc.yaml:7:5'],
+      [IscErrorCode.Required, 'mirror.operators[0].packages[0].name is required', 'isc.yaml:8:16'],
     ]);
   });
 });
@@ -195,33 +196,33 @@ describe('wrong types', () => {
 describe('YAML, kind and apiVersion', () => {
   it('a YAML syntax error has the line and column of js-yaml', () => {
     const e = parseError(yamlOf(...HEADER, '  additionalImages:', '  - name: a', '   - name: b'));
-    expect(e.code).toBe('ISC_YAML');
+    expect(e.code).toBe(IscErrorCode.Yaml);
     expect(e.where).toBe('isc.yaml:6:4');
     expect(e.message).toMatch(/^isc\.yaml is not valid YAML: /);
   });
 
   it('a tab in the indentation is a YAML error', () => {
     const e = parseError(yamlOf(...HEADER, '\tadditionalImages: []'));
-    expect(e.code).toBe('ISC_YAML');
+    expect(e.code).toBe(IscErrorCode.Yaml);
     expect(e.where).toMatch(/^isc\.yaml:4:\d+$/);
   });
 
   it('duplicate keys are a YAML error at the second key', () => {
     const e = parseError(yamlOf(...HEADER, '  additionalImages: []', '  additionalImages: []'));
-    expect(e.code).toBe('ISC_YAML');
+    expect(e.code).toBe(IscErrorCode.Yaml);
     expect(e.where).toBe('isc.yaml:5:3');
   });
 
   it('an empty file, a list, a missing or wrong kind', () => {
-    expect(parseError('').code).toBe('ISC_INVALID');
+    expect(parseError('').code).toBe(IscErrorCode.Invalid);
     expect(parseError('- a\n').message).toMatch(/holds a list/);
     const missing = parseError(yamlOf('apiVersion: mirror.openshift.io/v2alpha1', 'mirror: {}'));
-    expect([missing.code, missing.message]).toEqual(['ISC_KIND', 'kind is missing']);
+    expect([missing.code, missing.message]).toEqual([IscErrorCode.Kind, 'kind is missing']);
     const wrong = parseError(
       yamlOf('kind: ImageSetConfig', 'apiVersion: mirror.openshift.io/v2alpha1', 'mirror: {}'),
     );
     expect([wrong.code, wrong.where, wrong.hint]).toEqual([
-      'ISC_KIND',
+      IscErrorCode.Kind,
       'isc.yaml:1:7',
       'did you mean ImageSetConfiguration?',
     ]);
@@ -231,7 +232,7 @@ describe('YAML, kind and apiVersion', () => {
     const v1 = parseError(
       yamlOf('kind: ImageSetConfiguration', 'apiVersion: mirror.openshift.io/v1alpha2', 'mirror: {}'),
     );
-    expect([v1.code, v1.where]).toEqual(['ISC_API_VERSION', 'isc.yaml:2:13']);
+    expect([v1.code, v1.where]).toEqual([IscErrorCode.ApiVersion, 'isc.yaml:2:13']);
     expect(v1.message).toMatch(/oc-mirror v1 format/);
     const disc = parseImageSetConfig(
       yamlOf(
@@ -247,7 +248,7 @@ describe('YAML, kind and apiVersion', () => {
     ]);
     const other = parseError(yamlOf('kind: DeleteImageSetConfiguration', 'apiVersion: v1', 'delete: {}'));
     expect([other.code, other.message]).toEqual([
-      'ISC_API_VERSION',
+      IscErrorCode.ApiVersion,
       'apiVersion "v1" is not mirror.openshift.io/v2alpha1 or mirror.openshift.io/v1alpha2',
     ]);
   });
@@ -255,22 +256,22 @@ describe('YAML, kind and apiVersion', () => {
   it('mirror is required in an ISC, delete in a DISC, and mirror is refused in a DISC', () => {
     const isc = parseError(yamlOf('kind: ImageSetConfiguration', 'apiVersion: mirror.openshift.io/v2alpha1'));
     expect([isc.code, isc.message]).toEqual([
-      'ISC_REQUIRED',
+      IscErrorCode.Required,
       'mirror is required in a ImageSetConfiguration',
     ]);
     const disc = parseError(
       yamlOf('kind: DeleteImageSetConfiguration', 'apiVersion: mirror.openshift.io/v2alpha1', 'mirror: {}'),
     );
     expect(problemsOf(disc).map((p) => [p.code, p.path])).toEqual([
-      ['ISC_REQUIRED', ''],
-      ['ISC_UNKNOWN_FIELD', 'mirror'],
+      [IscErrorCode.Required, ''],
+      [IscErrorCode.UnknownField, 'mirror'],
     ]);
   });
 
   it('a missing file is a usage error naming the path', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'isc-')), 'nope.yaml');
     await expect(loadImageSetConfig(path)).rejects.toMatchObject({
-      code: 'ISC_READ',
+      code: IscErrorCode.Read,
       exitCode: 2,
       where: path,
       message: `cannot read the image set configuration ${path}: no such file`,

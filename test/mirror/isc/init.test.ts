@@ -19,6 +19,7 @@ import { AirgapError } from '../../../src/util/errors.js';
 import { airgap } from '../../helpers/cli.js';
 import { tempDir } from '../../helpers/fixtures.js';
 import { rejection } from '../../helpers/realdata.js';
+import { CommonError } from '../../../src/util/errors.js';
 
 const RH_INDEX = 'registry.redhat.io/redhat/redhat-operator-index';
 const OCP_RELEASE = 'quay.io/openshift-release-dev/ocp-release:4.18.3-x86_64';
@@ -464,7 +465,7 @@ describe('the hosted-agent preset', () => {
 
   it('needs the release of the hosted cluster', () => {
     const e = errorOf(() => buildImageSetConfig({ preset: 'hosted-agent' }));
-    expect(e).toMatchObject({ code: 'FLAG_MISSING', exitCode: 2 });
+    expect(e).toMatchObject({ code: CommonError.FLAG_MISSING, exitCode: 2 });
     expect(e.hint).toMatch(/--version 4\.18/);
   });
 });
@@ -474,167 +475,167 @@ describe('bad input: a usage error (exit 2) that names the flag and how to fix i
     {
       name: 'a "v" before the version',
       opts: { version: 'v4.18' },
-      code: 'FLAG_INVALID',
+      code: CommonError.FLAG_INVALID,
       hint: /drop the "v": 4\.18/,
     },
     {
       name: 'a version that is not one',
       opts: { version: '4.18.x' },
-      code: 'FLAG_INVALID',
+      code: CommonError.FLAG_INVALID,
       hint: /4\.18\.3/,
     },
-    { name: 'a major only', opts: { version: '4' }, code: 'FLAG_INVALID', hint: /OpenShift minor/ },
+    { name: 'a major only', opts: { version: '4' }, code: CommonError.FLAG_INVALID, hint: /OpenShift minor/ },
     {
       name: 'a short --min-version',
       opts: { channels: ['stable-4.18'], minVersion: '4.18' },
-      code: 'FLAG_INVALID',
+      code: CommonError.FLAG_INVALID,
       hint: /write a full version: 4\.18\.0/,
     },
     {
       name: '--min-version above --max-version',
       opts: { channels: ['stable-4.18'], minVersion: '4.18.9', maxVersion: '4.18.1' },
-      code: 'FLAG_INVALID',
+      code: CommonError.FLAG_INVALID,
       hint: /swap them/,
     },
     {
       name: '--release with --channel',
       opts: { release: OCP_RELEASE, channels: ['stable-4.18'] },
-      code: 'FLAG_CONFLICT',
+      code: CommonError.FLAG_CONFLICT,
       hint: /not both/,
     },
     {
       name: '--release with --shortest-path',
       opts: { release: OCP_RELEASE, shortestPath: true },
-      code: 'FLAG_CONFLICT',
+      code: CommonError.FLAG_CONFLICT,
       hint: /drop --shortest-path/,
     },
     {
       name: 'a pinned --version with --max-version',
       opts: { version: '4.18.3', maxVersion: '4.18.5' },
-      code: 'FLAG_CONFLICT',
+      code: CommonError.FLAG_CONFLICT,
       hint: /--version 4\.18 with/,
     },
     {
       name: '--version and a --channel of another minor',
       opts: { version: '4.18', channels: ['stable-4.17'] },
-      code: 'FLAG_CONFLICT',
+      code: CommonError.FLAG_CONFLICT,
       hint: /<name>-4\.18/,
     },
     {
       name: 'an unknown architecture',
       opts: { version: '4.18', arches: ['sparc'] },
-      code: 'FLAG_INVALID',
+      code: CommonError.FLAG_INVALID,
       hint: /amd64, arm64/,
     },
     {
       name: 'the kernel name of an architecture',
       opts: { version: '4.18', arches: ['x86_64'] },
-      code: 'FLAG_INVALID',
+      code: CommonError.FLAG_INVALID,
       hint: /use amd64/,
     },
     {
       name: 'a channel without a minor',
       opts: { channels: ['stable'] },
-      code: 'FLAG_INVALID',
+      code: CommonError.FLAG_INVALID,
       hint: /stable-4\.18/,
     },
     {
       name: 'a channel with a patch',
       opts: { channels: ['stable-4.18.1'] },
-      code: 'FLAG_INVALID',
+      code: CommonError.FLAG_INVALID,
       hint: /stable-4\.18/,
     },
     {
       name: 'a package spec with two colons',
       opts: { version: '4.18', packages: ['a:b:c'] },
-      code: 'FLAG_INVALID',
+      code: CommonError.FLAG_INVALID,
       hint: /name:channel/,
     },
     {
       name: 'a package with an empty channel',
       opts: { version: '4.18', packages: ['lvms-operator:'] },
-      code: 'FLAG_INVALID',
+      code: CommonError.FLAG_INVALID,
       hint: /name:channel/,
     },
     {
       name: 'a package without a name',
       opts: { version: '4.18', packages: [':stable'] },
-      code: 'FLAG_INVALID',
+      code: CommonError.FLAG_INVALID,
       hint: /name:channel/,
     },
     {
       name: 'a package name in capitals',
       opts: { version: '4.18', packages: ['LVMS'] },
-      code: 'FLAG_INVALID',
+      code: CommonError.FLAG_INVALID,
       hint: /name:channel/,
     },
     {
       name: 'a release that is not a reference',
       opts: { release: 'not a ref' },
-      code: 'FLAG_INVALID',
+      code: CommonError.FLAG_INVALID,
       hint: /ocp-release:4\.18\.3/,
     },
     {
       name: 'a release without a tag',
       opts: { release: 'quay.io/openshift-release-dev/ocp-release' },
-      code: 'FLAG_INVALID',
+      code: CommonError.FLAG_INVALID,
       hint: /ocp-release:4\.18\.3/,
     },
     {
       name: 'a catalog without a tag',
       opts: { catalog: RH_INDEX, packages: ['a'] },
-      code: 'FLAG_INVALID',
+      code: CommonError.FLAG_INVALID,
       hint: /:v4\.18/,
     },
     {
       name: 'a catalog with capitals',
       opts: { catalog: 'quay.io/Org/index:v1' },
-      code: 'FLAG_INVALID',
+      code: CommonError.FLAG_INVALID,
       hint: /redhat-operator-index:v4\.18/,
     },
     {
       name: 'an image that is not a reference',
       opts: { images: ['quay.io/x/y:bad tag'] },
-      code: 'FLAG_INVALID',
+      code: CommonError.FLAG_INVALID,
       hint: /ubi9/,
     },
     {
       name: 'an archive size of 0',
       opts: { images: ['a.io/b:1'], archiveSize: '0' },
-      code: 'FLAG_INVALID',
+      code: CommonError.FLAG_INVALID,
       hint: /GiB/,
     },
     {
       name: 'an archive size with a fraction',
       opts: { images: ['a.io/b:1'], archiveSize: '4.5' },
-      code: 'FLAG_INVALID',
+      code: CommonError.FLAG_INVALID,
       hint: /GiB/,
     },
     {
       name: 'packages and no catalog or version',
       opts: { packages: ['lvms-operator'] },
-      code: 'FLAG_MISSING',
+      code: CommonError.FLAG_MISSING,
       hint: /--catalog/,
     },
     {
       name: '--full without a channel',
       opts: { full: true, images: ['a.io/b:1'] },
-      code: 'FLAG_MISSING',
+      code: CommonError.FLAG_MISSING,
       hint: /--channel/,
     },
     {
       name: '--arch without a release',
       opts: { arches: ['amd64'], images: ['a.io/b:1'] },
-      code: 'FLAG_MISSING',
+      code: CommonError.FLAG_MISSING,
       hint: /--version/,
     },
     {
       name: '--with-odf without a minor',
       opts: { withOdf: true, catalog: 'quay.io/org/index:latest' },
-      code: 'FLAG_MISSING',
+      code: CommonError.FLAG_MISSING,
       hint: /--version 4\.18/,
     },
-    { name: 'nothing at all', opts: {}, code: 'FLAG_MISSING', hint: /--preset hosted-agent/ },
+    { name: 'nothing at all', opts: {}, code: CommonError.FLAG_MISSING, hint: /--preset hosted-agent/ },
   ];
 
   it.each(BAD)('$name', ({ opts, code, hint }) => {
@@ -651,7 +652,7 @@ describe('writeImageSetConfigFile', () => {
     const file = join(dir, 'sub', 'dir', 'isc.yaml');
     await writeImageSetConfigFile(file, 'one\n');
     const e = await rejection(writeImageSetConfigFile(file, 'two\n'));
-    expect(e).toMatchObject({ code: 'OUTPUT_EXISTS', exitCode: 2, where: file });
+    expect(e).toMatchObject({ code: CommonError.OUTPUT_EXISTS, exitCode: 2, where: file });
     expect(e.hint).toMatch(/--force/);
     expect(await readFile(file, 'utf8')).toBe('one\n');
     await writeImageSetConfigFile(file, 'two\n', { force: true });
@@ -662,7 +663,7 @@ describe('writeImageSetConfigFile', () => {
     const sub = join(dir, 'a-directory');
     await mkdir(sub);
     const e = await rejection(writeImageSetConfigFile(sub, 'x\n', { force: true }));
-    expect(e).toMatchObject({ code: 'FLAG_INVALID', exitCode: 2 });
+    expect(e).toMatchObject({ code: CommonError.FLAG_INVALID, exitCode: 2 });
     expect(e.hint).toContain(`${sub}/imageset-config.yaml`);
   });
 });

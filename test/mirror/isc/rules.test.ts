@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseImageSetConfig, positionOf } from '../../../src/mirror/isc/index.js';
 import { HEADER, parseError, problemsOf, yamlOf } from './helpers.js';
+import { IscErrorCode } from '../../../src/mirror/isc/errors.js';
 
 describe("oc-mirror's validation rules", () => {
   const operators = (...lines: string[]) =>
@@ -13,7 +14,7 @@ describe("oc-mirror's validation rules", () => {
 
   it('duplicate package in a catalog, at the second one, naming the first line', () => {
     const e = parseError(operators('    packages:', '    - name: foo', '    - name: bar', '    - name: foo'));
-    expect(e.code).toBe('ISC_DUPLICATE');
+    expect(e.code).toBe(IscErrorCode.Duplicate);
     expect(e.where).toBe('isc.yaml:9:13');
     expect(e.message).toBe(
       'package "foo" of catalog "registry.redhat.io/redhat/redhat-operator-index:v4.18" is listed twice (first at line 7)',
@@ -35,9 +36,9 @@ describe("oc-mirror's validation rules", () => {
       ),
     );
     expect(problemsOf(e).map((p) => [p.code, p.where])).toEqual([
-      ['ISC_DUPLICATE', 'isc.yaml:5:44'],
-      ['ISC_DUPLICATE', 'isc.yaml:8:55'],
-      ['ISC_DUPLICATE', 'isc.yaml:11:14'],
+      [IscErrorCode.Duplicate, 'isc.yaml:5:44'],
+      [IscErrorCode.Duplicate, 'isc.yaml:8:55'],
+      [IscErrorCode.Duplicate, 'isc.yaml:11:14'],
     ]);
     expect(problemsOf(e).map((p) => p.message)).toEqual([
       'release channel "stable-4.18" is listed twice (first at line 5, column 23)',
@@ -60,13 +61,13 @@ describe("oc-mirror's validation rules", () => {
     );
     expect(problemsOf(e).map((p) => [p.code, p.message, p.where, p.hint])).toEqual([
       [
-        'ISC_INVALID',
+        IscErrorCode.Invalid,
         'mirror.operators[0].packages[0].minVersion "1.2.3.4" is not a semantic version',
         'isc.yaml:8:19',
         'write MAJOR.MINOR.PATCH, optionally with -prerelease and +build, e.g. 4.18.1 or 5.8.0-rc.1',
       ],
       [
-        'ISC_INVALID',
+        IscErrorCode.Invalid,
         'mirror.operators[0].packages[1].channels[0].maxVersion "4.x" is not a semantic version',
         'isc.yaml:12:21',
         'write MAJOR.MINOR.PATCH, optionally with -prerelease and +build, e.g. 4.18.1 or 5.8.0-rc.1',
@@ -81,7 +82,7 @@ describe("oc-mirror's validation rules", () => {
         '      minVersion: 4.18.01',
       ),
     );
-    expect([rel.code, rel.where]).toEqual(['ISC_INVALID', 'isc.yaml:7:19']);
+    expect([rel.code, rel.where]).toEqual([IscErrorCode.Invalid, 'isc.yaml:7:19']);
   });
 
   it('minVersion above maxVersion', () => {
@@ -102,7 +103,7 @@ describe("oc-mirror's validation rules", () => {
         '        maxVersion: 2.0.0',
       ),
     );
-    expect([e.code, e.where]).toEqual(['ISC_CONFLICT', 'isc.yaml:11:9']);
+    expect([e.code, e.where]).toEqual([IscErrorCode.Conflict, 'isc.yaml:11:9']);
     expect(e.message).toMatch(/cannot be mixed/);
   });
 
@@ -110,7 +111,7 @@ describe("oc-mirror's validation rules", () => {
     const e = parseError(
       operators('    full: true', '    packages:', '    - name: a', '      maxVersion: 1.0.0'),
     );
-    expect([e.code, e.where]).toEqual(['ISC_CONFLICT', 'isc.yaml:9:7']);
+    expect([e.code, e.where]).toEqual([IscErrorCode.Conflict, 'isc.yaml:9:7']);
     expect(e.message).toBe(
       'mirror.operators[0].packages[0].maxVersion cannot be used with full: true on its catalog',
     );
@@ -126,7 +127,7 @@ describe("oc-mirror's validation rules", () => {
         '    - {os: linux, architecture: arm64}',
       ),
     );
-    expect([e.code, e.where]).toEqual(['ISC_CONFLICT', 'isc.yaml:6:5']);
+    expect([e.code, e.where]).toEqual([IscErrorCode.Conflict, 'isc.yaml:6:5']);
     expect(e.message).toBe(
       'mirror.platform.platforms and mirror.platform.architectures cannot be used together',
     );
@@ -144,8 +145,8 @@ describe("oc-mirror's validation rules", () => {
     );
     const problems = problemsOf(e);
     expect(problems.map((p) => [p.code, p.path, p.where])).toEqual([
-      ['ISC_INVALID', 'mirror.blockedImages[0].name', 'isc.yaml:5:11'],
-      ['ISC_INVALID', 'mirror.blockedImages[2].name', 'isc.yaml:7:11'],
+      [IscErrorCode.Invalid, 'mirror.blockedImages[0].name', 'isc.yaml:5:11'],
+      [IscErrorCode.Invalid, 'mirror.blockedImages[2].name', 'isc.yaml:7:11'],
     ]);
     expect(problems[0].message).toMatch(
       /^blocked image "quay\.io\/\(foo" is not a valid regular expression: /,
@@ -182,7 +183,7 @@ describe("oc-mirror's validation rules", () => {
         '    channels: [{name: c, minVersion: x}]', // line 8
       ),
     );
-    expect(e.code).toBe('ISC_UNKNOWN_FIELD');
+    expect(e.code).toBe(IscErrorCode.UnknownField);
     const lines = e.message.split('\n');
     expect(lines[0]).toBe('4 problems in isc.yaml:');
     expect(lines.slice(1).map((l) => l.trim().split(': ')[0])).toEqual([

@@ -9,6 +9,7 @@ import {
   type ImageSetConfig,
 } from '../../../src/mirror/isc/index.js';
 import { realdata } from '../../helpers/realdata.js';
+import { IscErrorCode } from '../../../src/mirror/isc/errors.js';
 
 const samples = realdata('samples', 'oc-mirror', 'imagesetconfig');
 const sample = (name: string) => join(samples, name);
@@ -158,6 +159,6 @@ describe('real oc-mirror samples', () => {
   it('refuses a DeleteImageSetConfiguration where an ImageSetConfiguration is needed', async () => {
     await expect(
       loadImageSetConfig(sample('disc-e2e-72972.yaml'), { kind: 'ImageSetConfiguration' }),
-    ).rejects.toMatchObject({ code: 'ISC_KIND', exitCode: 2 });
+    ).rejects.toMatchObject({ code: IscErrorCode.Kind, exitCode: 2 });
   });
 });

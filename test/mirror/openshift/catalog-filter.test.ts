@@ -17,6 +17,7 @@ import {
 import { AirgapError } from '../../../src/util/errors.js';
 import { tempDir } from '../../helpers/fixtures.js';
 import { realdata } from '../../helpers/realdata.js';
+import { MirrorError } from '../../../src/mirror/errors.js';
 
 const fbcSamples = realdata('samples', 'fbc');
 const J = 'jaeger-operator.v';
@@ -222,7 +223,7 @@ describe('validateCatalog', () => {
       ),
     );
     const e = thrown(() => validateCatalog(model));
-    expect(e.code).toBe('CATALOG_INVALID');
+    expect(e.code).toBe(MirrorError.CATALOG_INVALID);
     expect(e.where).toBe('package "p" channel "b"');
     expect(e.message).toMatch(/the channel is empty/);
   });

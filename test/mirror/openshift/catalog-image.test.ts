@@ -18,6 +18,7 @@ import { loadFbcDir, type FbcModel } from '../../../src/mirror/openshift/fbc.js'
 import { tempDir } from '../../helpers/fixtures.js';
 import { realdata, rejection } from '../../helpers/realdata.js';
 import { skopeoCopy, skopeoInspect } from '../../helpers/skopeo.js';
+import { MirrorError } from '../../../src/mirror/errors.js';
 
 const fbcSamples = realdata('samples', 'fbc');
 const SAMPLE_DIRS = ['operator-registry-foo', 'redhat-operator-index', 'redhat-operator-index-v4.14'].map(
@@ -204,7 +205,7 @@ describe('readCatalogImage', () => {
       built.children!.arm64,
     );
     const e = await rejection(readCatalogImage(layout, built.digest, { arch: 's390x' }));
-    expect(e.code).toBe('CATALOG_ARCH_MISSING');
+    expect(e.code).toBe(MirrorError.CATALOG_ARCH_MISSING);
     expect(e.message).toContain('linux/arm64, linux/amd64');
   });
 
@@ -272,7 +273,7 @@ describe('readCatalogImage', () => {
       labels: { [DATABASE_LABEL]: '/database/index.db' },
     });
     const e = await rejection(readCatalogImage(sqlite.layout, sqlite.built.digest));
-    expect(e.code).toBe('CATALOG_NO_FBC');
+    expect(e.code).toBe(MirrorError.CATALOG_NO_FBC);
     expect(e.exitCode).toBe(1);
     expect(e.message).toContain(
       'redhat/redhat-operator-index:v4.18 has no file-based catalog under /configs',
@@ -285,7 +286,7 @@ describe('readCatalogImage', () => {
 
     const deleted = await build({ fbcDir: synthDir, upperLayers: [{ whiteouts: ['configs'] }] });
     const d = await rejection(readCatalogImage(deleted.layout, deleted.built.digest));
-    expect(d.code).toBe('CATALOG_NO_FBC');
+    expect(d.code).toBe(MirrorError.CATALOG_NO_FBC);
   });
 
   it('CATALOG_PARSE names the file, the line and the image', async () => {
@@ -296,7 +297,7 @@ describe('readCatalogImage', () => {
       },
     });
     const e = await rejection(readCatalogImage(layout, built.digest));
-    expect(e.code).toBe('CATALOG_PARSE');
+    expect(e.code).toBe(MirrorError.CATALOG_PARSE);
     expect(e.where).toBe('/configs/bad/catalog.json:3 in redhat/redhat-operator-index:v4.18');
   });
 
@@ -307,7 +308,7 @@ describe('readCatalogImage', () => {
     for (const raw of [tar.subarray(0, 2048), Buffer.alloc(1536, 0x41)]) {
       const { layout, built } = await build({ fbcDir: SAMPLE_DIRS[0], upperLayers: [{ raw }] });
       const e = await rejection(readCatalogImage(layout, built.digest));
-      expect(e.code).toBe('CATALOG_IMAGE_INVALID');
+      expect(e.code).toBe(MirrorError.CATALOG_IMAGE_INVALID);
       expect(e.where).toBe('redhat/redhat-operator-index:v4.18');
     }
     const { layout, built } = await build({ fbcDir: SAMPLE_DIRS[0], format: 'oci', compression: 'none' });
@@ -319,7 +320,7 @@ describe('readCatalogImage', () => {
     bytes[1026] ^= 0x01; // inside /bin/opm's content: still a valid tar, no longer the right bytes
     await writeFile(blob, bytes);
     const e = await rejection(readCatalogImage(layout, built.digest));
-    expect(e.code).toBe('MIRROR_DIGEST_MISMATCH');
+    expect(e.code).toBe(MirrorError.MIRROR_DIGEST_MISMATCH);
   });
 
   it('streams a large catalog file through the tar parser', async () => {

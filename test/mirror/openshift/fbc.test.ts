@@ -12,6 +12,7 @@ import {
 import { AirgapError } from '../../../src/util/errors.js';
 import { tempDir } from '../../helpers/fixtures.js';
 import { realdata } from '../../helpers/realdata.js';
+import { MirrorError } from '../../../src/mirror/errors.js';
 
 const fbcSamples = realdata('samples', 'fbc');
 
@@ -132,7 +133,7 @@ describe('the streaming JSON splitter', () => {
     const e = await parseError(
       collect(parseFbcStream(chunked('{"schema":"a"}\n\n{"schema": nope}', 4), 'json', 'pkg/catalog.json')),
     );
-    expect(e.code).toBe('CATALOG_PARSE');
+    expect(e.code).toBe(MirrorError.CATALOG_PARSE);
     expect(e.where).toBe('pkg/catalog.json:3');
     expect(e.message).toMatch(/invalid JSON/);
   });
@@ -182,7 +183,7 @@ describe('YAML catalogs and model errors', () => {
     const e = await parseError(
       collect(parseFbcStream(chunked('schema: olm.package\nname: [p\n', 4), 'yaml', 'i.yaml')),
     );
-    expect(e.code).toBe('CATALOG_PARSE');
+    expect(e.code).toBe(MirrorError.CATALOG_PARSE);
     expect(e.where).toMatch(/^i\.yaml:\d+$/);
   });
 

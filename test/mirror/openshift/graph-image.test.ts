@@ -28,6 +28,7 @@ import { startConnectProxy } from '../../helpers/connect-proxy.js';
 import { tempDir } from '../../helpers/fixtures.js';
 import { realdata, rejection } from '../../helpers/realdata.js';
 import { skopeoCopy, skopeoInspect } from '../../helpers/skopeo.js';
+import { MirrorError } from '../../../src/mirror/errors.js';
 
 const sample = parseGraph(
   JSON.parse(readFileSync(realdata('samples', 'update-graph', 'cincinnati-amd64-stable-4.13.json'), 'utf8')),
@@ -94,7 +95,7 @@ describe('graphDataUrl', () => {
     } catch (e) {
       err = e;
     }
-    expect((err as { code?: string }).code).toBe('GRAPH_URL_INVALID');
+    expect((err as { code?: string }).code).toBe(MirrorError.GRAPH_URL_INVALID);
     expect((err as { exitCode?: number }).exitCode).toBe(2);
   });
 });
@@ -209,7 +210,7 @@ describe('downloadGraphData', () => {
     const url = `${dead.base}/api/upgrades_info/graph-data`;
     const dest = join(dir, 'dead.tar.gz');
     const e = await rejection(downloadGraphData(url, dest, { retries: 1, baseDelayMs: 5 }));
-    expect(e.code).toBe('GRAPH_DATA_UNREACHABLE');
+    expect(e.code).toBe(MirrorError.GRAPH_DATA_UNREACHABLE);
     expect(e.message).toContain(url);
     expect(e.hint).toContain('UPDATE_URL_OVERRIDE');
     expect(e.hint).toContain('--graph-url');
@@ -217,7 +218,7 @@ describe('downloadGraphData', () => {
     await expect(stat(dest)).rejects.toThrow();
 
     const missing = await rejection(downloadGraphData(`${server.graphDataUrl}-nope`, dest, { retries: 0 }));
-    expect(missing.code).toBe('GRAPH_DATA_UNREACHABLE');
+    expect(missing.code).toBe(MirrorError.GRAPH_DATA_UNREACHABLE);
     expect(missing.message).toContain('HTTP 404');
   });
 
@@ -252,14 +253,14 @@ describe('downloadGraphData', () => {
 
     server.graphData = Buffer.from('<html><body>Proxy login required</body></html>');
     const html = await rejection(downloadGraphData(server.graphDataUrl, dest));
-    expect(html.code).toBe('GRAPH_DATA_INVALID');
+    expect(html.code).toBe(MirrorError.GRAPH_DATA_INVALID);
     expect(html.message).toContain(server.graphDataUrl);
     expect(html.message).toContain('<html>');
     expect(html.hint).toContain('UPDATE_URL_OVERRIDE');
 
     server.graphData = before.subarray(0, Math.floor(before.length / 2)); // truncated gzip
     const cut = await rejection(downloadGraphData(server.graphDataUrl, dest));
-    expect(cut.code).toBe('GRAPH_DATA_INVALID');
+    expect(cut.code).toBe(MirrorError.GRAPH_DATA_INVALID);
 
     server.graphData = Buffer.from(
       (
@@ -269,10 +270,12 @@ describe('downloadGraphData', () => {
       ).stdout,
     );
     const notTar = await rejection(downloadGraphData(server.graphDataUrl, dest));
-    expect(notTar.code).toBe('GRAPH_DATA_INVALID');
+    expect(notTar.code).toBe(MirrorError.GRAPH_DATA_INVALID);
 
     server.graphData = Buffer.alloc(0);
-    expect((await rejection(downloadGraphData(server.graphDataUrl, dest))).code).toBe('GRAPH_DATA_INVALID');
+    expect((await rejection(downloadGraphData(server.graphDataUrl, dest))).code).toBe(
+      MirrorError.GRAPH_DATA_INVALID,
+    );
 
     expect((await readFile(dest)).equals(before)).toBe(true);
   });
@@ -484,7 +487,7 @@ describe('buildGraphImage', () => {
         platform: { os: 'linux', architecture: 'ppc64le' },
       }),
     );
-    expect(e.code).toBe('GRAPH_IMAGE_BASE');
+    expect(e.code).toBe(MirrorError.GRAPH_IMAGE_BASE);
     expect(e.message).toContain('linux/arm64, linux/amd64, linux/s390x');
   });
 
@@ -536,12 +539,12 @@ describe('buildGraphImage', () => {
 
   it('refuses a missing base and a file that is not a tar.gz', async () => {
     const missing = await rejection(buildGraphImage(layout, `sha256:${'0'.repeat(64)}`, tarball));
-    expect(missing.code).toBe('GRAPH_IMAGE_BASE');
+    expect(missing.code).toBe(MirrorError.GRAPH_IMAGE_BASE);
     expect(missing.hint).toContain('registry.access.redhat.com/ubi9/ubi:latest');
     const html = join(dir, 'page.html');
     await writeFile(html, '<html>oops</html>');
     const e = await rejection(buildGraphImage(layout, ociBase.digest, html));
-    expect(e.code).toBe('GRAPH_DATA_INVALID');
+    expect(e.code).toBe(MirrorError.GRAPH_DATA_INVALID);
     expect(e.message).toContain(html);
     const escaping = join(dir, 'escape.tar.gz');
     await execa('sh', [
@@ -549,7 +552,7 @@ describe('buildGraphImage', () => {
       `cd ${dir} && mkdir -p esc/a && echo x > esc/x && tar -czPf ${escaping} -C esc/a ../x`,
     ]);
     const esc = await rejection(buildGraphImage(layout, ociBase.digest, escaping));
-    expect(esc.code).toBe('GRAPH_DATA_INVALID');
+    expect(esc.code).toBe(MirrorError.GRAPH_DATA_INVALID);
     expect(esc.message).toContain('leaves the archive root');
   });
 });

@@ -18,6 +18,7 @@ import { startGraphServer, type GraphServer } from '../../../lab/graph-server.js
 import { testCertificates } from '../../../lab/pki.js';
 import { AirgapError } from '../../../src/util/errors.js';
 import { realdata, rejection } from '../../helpers/realdata.js';
+import { MirrorError } from '../../../src/mirror/errors.js';
 
 const samplePath = realdata('samples', 'update-graph', 'cincinnati-amd64-stable-4.13.json');
 const raw = JSON.parse(readFileSync(samplePath, 'utf8')) as Record<string, unknown>;
@@ -50,7 +51,7 @@ describe('parseGraph', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(AirgapError);
-    expect((err as AirgapError).code).toBe('GRAPH_INVALID');
+    expect((err as AirgapError).code).toBe(MirrorError.GRAPH_INVALID);
     expect((err as AirgapError).message).toContain(what);
   });
 });
@@ -106,7 +107,7 @@ describe('fetchGraph against a local update service', () => {
 
   it('an unknown channel (the service answers an empty graph) is a usage error naming it', async () => {
     const e = await rejection(fetchGraph({ channel: 'stable-4.99', graphUrl: server.url }));
-    expect(e.code).toBe('GRAPH_CHANNEL_EMPTY');
+    expect(e.code).toBe(MirrorError.GRAPH_CHANNEL_EMPTY);
     expect(e.exitCode).toBe(2);
     expect(e.message).toContain('stable-4.99');
     expect(e.hint).toContain('channel name');
@@ -150,14 +151,14 @@ describe('fetchGraph against a local update service', () => {
     const base = `http://127.0.0.1:${(bad.address() as AddressInfo).port}`;
     try {
       const html = await rejection(fetchGraph({ channel: 'c', graphUrl: `${base}/html` }));
-      expect(html.code).toBe('GRAPH_INVALID');
+      expect(html.code).toBe(MirrorError.GRAPH_INVALID);
       expect(html.message).toContain('<html>');
       const shape = await rejection(fetchGraph({ channel: 'c', graphUrl: `${base}/shape` }));
-      expect(shape.code).toBe('GRAPH_INVALID');
+      expect(shape.code).toBe(MirrorError.GRAPH_INVALID);
       expect(shape.message).toContain('"nodes"');
       calls = 0;
       const flaky = await rejection(fetchGraph({ channel: 'c', graphUrl: `${base}/flaky`, retries: 2 }));
-      expect(flaky.code).toBe('GRAPH_INVALID'); // the second attempt got through to the bad body
+      expect(flaky.code).toBe(MirrorError.GRAPH_INVALID); // the second attempt got through to the bad body
       expect(calls).toBe(2);
     } finally {
       await new Promise((r) => bad.close(r));

@@ -23,6 +23,7 @@ import { RegistryClient } from '../../../src/mirror/registry/client.js';
 import { clientFor, tempDir } from '../../helpers/fixtures.js';
 import { startRegistry, type TestRegistry } from '../../helpers/registry.js';
 import { realdata } from '../../helpers/realdata.js';
+import { MirrorError } from '../../../src/mirror/errors.js';
 
 const samples = realdata('samples');
 const sample = (p: string) => readFile(join(samples, p), 'utf8');
@@ -130,7 +131,7 @@ describe('real release payload samples', () => {
     refs.spec.tags[7]!.from.name = 'quay.io/openshift-release-dev/ocp-v4.0-art-dev:latest';
     expect(() => componentsOf(refs)).toThrow(
       expect.objectContaining({
-        code: 'PAYLOAD_INVALID',
+        code: MirrorError.PAYLOAD_INVALID,
         message: expect.stringContaining(refs.spec.tags[7]!.name),
       }),
     );
@@ -256,7 +257,7 @@ describe('release payloads through a real registry', () => {
     const x86 = await readReleasePayload(client, built.repo, built.tag, { arch: 'x86_64' });
     expect(x86.imageDigest).toBe(built.arches.amd64!.digest);
     await expect(readReleasePayload(client, built.repo, built.tag, { arch: 's390x' })).rejects.toMatchObject({
-      code: 'PAYLOAD_ARCH_MISSING',
+      code: MirrorError.PAYLOAD_ARCH_MISSING,
       message: expect.stringContaining('linux/amd64, linux/arm64'),
     });
   });
@@ -268,7 +269,7 @@ describe('release payloads through a real registry', () => {
     ]);
     await pushLayout(layout, reg);
     const err = await readReleasePayload(client, 'tools/plain', 'v1').catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'PAYLOAD_INVALID' });
+    expect(err).toMatchObject({ code: MirrorError.PAYLOAD_INVALID });
     expect((err as Error).message).toContain('release-manifests/image-references');
     expect((err as Error).message).toContain(`${reg.host}/tools/plain:v1`);
     expect((err as Error).message).toContain('not an OpenShift release image');
@@ -284,7 +285,7 @@ describe('release payloads through a real registry', () => {
     });
     await pushLayout(layout, reg);
     await expect(readReleasePayload(client, built.repo, built.tag)).rejects.toMatchObject({
-      code: 'PAYLOAD_INVALID',
+      code: MirrorError.PAYLOAD_INVALID,
       message: expect.stringMatching(/has release-manifests\/ but no release-manifests\/release-metadata/),
     });
   });
@@ -301,7 +302,7 @@ describe('release payloads through a real registry', () => {
     // Claim one byte fewer than the manifests layer has: the size check must catch it while streaming.
     await putSkewed(client, built.repo, built.tag, 'bad', 1, -1);
     await expect(readReleasePayload(client, built.repo, 'bad')).rejects.toMatchObject({
-      code: 'MIRROR_SIZE_MISMATCH',
+      code: MirrorError.MIRROR_SIZE_MISMATCH,
     });
   });
   it('reads layers top down: the last layer wins and its whiteouts hide lower files', async () => {
@@ -347,7 +348,7 @@ describe('release payloads through a real registry', () => {
     // It succeeded, so the 4 MiB after the three files was never read to the end (where the size check sits).
     // Without boot images the same layer is read to its end and the lie is caught.
     await expect(readReleasePayload(client, 'early/release', 'full-skewed')).rejects.toMatchObject({
-      code: 'MIRROR_SIZE_MISMATCH',
+      code: MirrorError.MIRROR_SIZE_MISMATCH,
     });
   });
 });

@@ -6,6 +6,7 @@ import { resolveReleases, selectReleases } from '../../../src/mirror/openshift/r
 import type { ReleaseChannel } from '../../../src/mirror/isc/types.js';
 import { AirgapError } from '../../../src/util/errors.js';
 import { realdata } from '../../helpers/realdata.js';
+import { MirrorError } from '../../../src/mirror/errors.js';
 
 const samplePath = realdata('samples', 'update-graph', 'cincinnati-amd64-stable-4.13.json');
 const raw = JSON.parse(readFileSync(samplePath, 'utf8')) as {
@@ -97,7 +98,7 @@ describe('selectReleases on the real stable-4.13 graph (oc-mirror v2 rules)', ()
         ch('stable-4.13', { minVersion: '4.13.16', maxVersion: '4.13.43', shortestPath: true }),
       ]),
     );
-    expect(e.code).toBe('RELEASE_NOT_IN_CHANNEL');
+    expect(e.code).toBe(MirrorError.RELEASE_NOT_IN_CHANNEL);
     expect(e.exitCode).toBe(2);
     expect(e.message).toContain('4.13.16');
   });
@@ -106,7 +107,7 @@ describe('selectReleases on the real stable-4.13 graph (oc-mirror v2 rules)', ()
     const e = thrown(() =>
       selectReleases(graphs, [ch('stable-4.13', { minVersion: '4.13.44', maxVersion: '4.13.50' })]),
     );
-    expect(e.code).toBe('RELEASE_RANGE_EMPTY');
+    expect(e.code).toBe(MirrorError.RELEASE_RANGE_EMPTY);
     expect(e.exitCode).toBe(2);
     expect(e.message).toContain('stable-4.13');
     expect(e.message).toContain('4.13.44 … 4.13.50');
@@ -115,12 +116,12 @@ describe('selectReleases on the real stable-4.13 graph (oc-mirror v2 rules)', ()
       thrown(() =>
         selectReleases(graphs, [ch('stable-4.13', { minVersion: '4.13.16', maxVersion: '4.13.16' })]),
       ).code,
-    ).toBe('RELEASE_RANGE_EMPTY');
+    ).toBe(MirrorError.RELEASE_RANGE_EMPTY);
   });
 
   it('a bound that is not a version is a usage error with a hint', () => {
     const e = thrown(() => selectReleases(graphs, [ch('stable-4.13', { minVersion: 'v4.13.1' })]));
-    expect(e.code).toBe('RELEASE_VERSION_INVALID');
+    expect(e.code).toBe(MirrorError.RELEASE_VERSION_INVALID);
     expect(e.hint).toContain('drop the "v"');
   });
 
@@ -203,7 +204,7 @@ describe('upgrades across channels (oc-mirror CalculateUpgrades)', () => {
   it('walks stable-4.13 → stable-4.14 → stable-4.15 through each channel head', async () => {
     const channels = [ch('stable-4.13', { minVersion: '4.13.0', maxVersion: '4.13.0' }), ch('stable-4.15')];
     const e = thrown(() => selectReleases({ 'stable-4.13': s13, 'stable-4.15': s15 }, channels));
-    expect(e.code).toBe('RELEASE_GRAPH_MISSING');
+    expect(e.code).toBe(MirrorError.RELEASE_GRAPH_MISSING);
     expect(e.details?.channel).toBe('stable-4.14');
     const fetched: string[] = [];
     const all: Record<string, UpdateGraph> = { 'stable-4.13': s13, 'stable-4.14': s14, 'stable-4.15': s15 };

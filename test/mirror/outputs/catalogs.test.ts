@@ -12,6 +12,7 @@ import type { ImageReference } from '../../../src/mirror/reference.js';
 import { isAirgapError } from '../../../src/util/errors.js';
 import { validateAgainstCrd } from '../../helpers/crd.js';
 import { realdata } from '../../helpers/realdata.js';
+import { MirrorError } from '../../../src/mirror/errors.js';
 
 const TEMPLATE = realdata('samples', 'oc-mirror', 'cluster-resources', 'catalog-source_template.yaml');
 const CS_CRD = 'operators.coreos.com_catalogsources.yaml';
@@ -59,7 +60,7 @@ describe('catalog names (oc-mirror v2 suffix rules)', () => {
     } catch (e) {
       err = e;
     }
-    expect(isAirgapError(err) && err.code).toBe('CLUSTER_RESOURCE_NAME');
+    expect(isAirgapError(err) && err.code).toBe(MirrorError.CLUSTER_RESOURCE_NAME);
     expect(() => catalogResourceName('cs', dest('a/my_index', 'v1'))).toThrow(/not a valid Kubernetes name/);
   });
 });

@@ -21,6 +21,7 @@ import { skopeoDigest } from '../../helpers/skopeo.js';
 import { testPki } from '../../helpers/tls.js';
 import { startTokenServer, type TokenServer } from '../../helpers/token-server.js';
 import { rejection } from '../../helpers/realdata.js';
+import { MirrorError } from '../../../src/mirror/errors.js';
 
 const PASSWORDS = {
   mirror: `mirror-${randomBytes(8).toString('hex')}`,
@@ -366,7 +367,7 @@ describe('RegistryClient with Bearer tokens from a token server (real distributi
     expect((await client.getManifest('dst/app', 'v1')).digest).toBe(app().digest);
     // ...pushing is not: the token service grants pull only (a partial grant), the registry refuses.
     const e = await rejection(client.startUpload('dst/app', sha256Digest(randomBytes(100))));
-    expect(e.code).toBe('REGISTRY_DENIED');
+    expect(e.code).toBe(MirrorError.REGISTRY_DENIED);
     expect(e.message).toContain(reg.host);
     expect(e.message).toContain(auth.reader);
     expect(e.message).toContain('repository:dst/app:pull,push');
@@ -384,7 +385,7 @@ describe('RegistryClient with Bearer tokens from a token server (real distributi
     ts.clearLog();
     const client = clientWith(auth.wrong);
     const e = await rejection(client.getManifest('dst/app', 'v1'));
-    expect(e.code).toBe('REGISTRY_UNAUTHORIZED');
+    expect(e.code).toBe(MirrorError.REGISTRY_UNAUTHORIZED);
     expect(e.message).toContain(reg.host);
     expect(e.message).toContain(ts.url);
     expect(e.message).toContain(auth.wrong);

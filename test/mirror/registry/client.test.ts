@@ -4,6 +4,7 @@ import { clientFor, seedRegistry } from '../../helpers/fixtures.js';
 import { startRegistry, type TestRegistry } from '../../helpers/registry.js';
 import { skopeoListTags } from '../../helpers/skopeo.js';
 import { RegistryClient } from '../../../src/mirror/registry/client.js';
+import { MirrorError } from '../../../src/mirror/errors.js';
 
 describe('RegistryClient against a real registry', () => {
   let reg: TestRegistry;
@@ -38,7 +39,7 @@ describe('RegistryClient against a real registry', () => {
       credentials: { authFile: reg.authFile },
       retry: { attempts: 1 },
     });
-    await expect(strict.ping()).rejects.toMatchObject({ code: 'REGISTRY_TLS' });
+    await expect(strict.ping()).rejects.toMatchObject({ code: MirrorError.REGISTRY_TLS });
     await strict.close();
     const lax = new RegistryClient(reg.host, {
       certDirs: [],
@@ -57,7 +58,7 @@ describe('RegistryClient against a real registry', () => {
     const missing = `sha256:${'0'.repeat(64)}`;
     const err = await client.getManifest('paged/app', missing).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AirgapError);
-    expect(err).toMatchObject({ code: 'REGISTRY_NOT_FOUND' });
+    expect(err).toMatchObject({ code: MirrorError.REGISTRY_NOT_FOUND });
     expect(await client.headManifest('paged/app', 'no-such-tag')).toBeUndefined();
     await client.close();
   });

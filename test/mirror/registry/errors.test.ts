@@ -14,6 +14,7 @@ import { startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy.js';
 import { clientFor, seedRegistry, tempDir } from '../../helpers/fixtures.js';
 import { startRegistry, type TestRegistry } from '../../helpers/registry.js';
 import { testCertificates } from '../../helpers/tls.js';
+import { MirrorError } from '../../../src/mirror/errors.js';
 
 const MISSING = `sha256:${'0'.repeat(64)}`;
 
@@ -63,7 +64,7 @@ describe('RegistryError from a real registry', () => {
     expect(e.status).toBe(404);
     expect(e.temporary).toBe(false);
     expect(e.registry).toBe(reg.host);
-    expect(e.code).toBe('REGISTRY_NOT_FOUND');
+    expect(e.code).toBe(MirrorError.REGISTRY_NOT_FOUND);
     expect(e.exitCode).toBe(1);
     expect(e.message).toMatch(
       new RegExp(`^manifest ${reg.host}/err/app@${MISSING} does not exist \\(MANIFEST_UNKNOWN .+\\)$`),
@@ -80,14 +81,14 @@ describe('RegistryError from a real registry', () => {
     await client.close();
     expect(name).toMatchObject({ registryCode: 'NAME_UNKNOWN', status: 404, temporary: false });
     expect(blob).toMatchObject({ registryCode: 'BLOB_UNKNOWN', status: 404, temporary: false });
-    expect(blob.code).toBe('REGISTRY_NOT_FOUND');
+    expect(blob.code).toBe(MirrorError.REGISTRY_NOT_FOUND);
   });
 
   it('a 503 that outlasts the retries is temporary, with the registry code of the answer', async () => {
     proxy.setRules([{ match: { path: /\/manifests\// }, fault: 'status', status: 503, times: Infinity }]);
     const e = await failure(proxied.getManifest('err/app', 'v1'));
     expect(e).toMatchObject({
-      code: 'REGISTRY_ERROR',
+      code: MirrorError.REGISTRY_ERROR,
       status: 503,
       temporary: true,
       registryCode: 'UNAVAILABLE',
@@ -102,7 +103,7 @@ describe('RegistryError from a real registry', () => {
     ]);
     const e = await failure(proxied.getManifest('err/app', 'v1'));
     expect(e).toMatchObject({
-      code: 'REGISTRY_RATE_LIMITED',
+      code: MirrorError.REGISTRY_RATE_LIMITED,
       status: 429,
       temporary: true,
       registryCode: 'TOOMANYREQUESTS',
@@ -112,7 +113,7 @@ describe('RegistryError from a real registry', () => {
   it('a connection reset on every attempt is temporary, without a status', async () => {
     proxy.setRules([{ match: { path: /\/manifests\// }, fault: 'reset', times: Infinity }]);
     const e = await failure(proxied.getManifest('err/app', 'v1'));
-    expect(e).toMatchObject({ code: 'REGISTRY_NETWORK', temporary: true, status: undefined });
+    expect(e).toMatchObject({ code: MirrorError.REGISTRY_NETWORK, temporary: true, status: undefined });
     expect(e.registryErrors).toEqual([]);
   });
 
@@ -124,6 +125,6 @@ describe('RegistryError from a real registry', () => {
     const strict = new RegistryClient(reg.host, { certDirs: [], retry: { attempts: 1 } });
     const e = await failure(strict.ping());
     await strict.close();
-    expect(e).toMatchObject({ code: 'REGISTRY_TLS', temporary: false, status: undefined });
+    expect(e).toMatchObject({ code: MirrorError.REGISTRY_TLS, temporary: false, status: undefined });
   });
 });

@@ -15,6 +15,7 @@ import {
 } from '../../helpers/boot-files.js';
 import { clientFor, tempDir } from '../../helpers/fixtures.js';
 import { startRegistry, type TestRegistry } from '../../helpers/registry.js';
+import { ServerError } from '../../../src/server/errors.js';
 
 describe('airgap images fetch (the CLI)', () => {
   let server: FileServer;
@@ -163,7 +164,7 @@ describe('airgap images fetch (the CLI)', () => {
       's390x',
     ]);
     expect(arch.exitCode).toBe(2);
-    expect(arch.stderr).toContain('STREAM_ARCH_MISSING');
+    expect(arch.stderr).toContain(ServerError.STREAM_ARCH_MISSING);
     expect(arch.stderr).toContain('it has x86_64, aarch64');
 
     const missing = join(root, 'missing.json');
@@ -193,7 +194,7 @@ describe('airgap images fetch (the CLI)', () => {
       join(root, 'no', 'such'),
     ]);
     expect(noParent.exitCode).toBe(2);
-    expect(noParent.stderr).toContain('IMAGES_DIR_MISSING');
+    expect(noParent.stderr).toContain(ServerError.IMAGES_DIR_MISSING);
 
     const none = await airgap(['images', 'fetch', '--dir', dir]);
     expect(none.exitCode).toBe(2);
@@ -220,9 +221,9 @@ describe('airgap images fetch (the CLI)', () => {
       'sparc',
     ]);
     expect(badArch.exitCode).toBe(2);
-    expect(badArch.stderr).toContain('ARCH_INVALID');
+    expect(badArch.stderr).toContain(ServerError.ARCH_INVALID);
     const json = await airgap(['images', 'fetch', '--stream-file', missing, '--dir', dir, '--json']);
-    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'STREAM_UNREADABLE' } });
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: ServerError.STREAM_UNREADABLE } });
     expect(await readdir(dir)).toEqual([]);
   });
 

@@ -21,6 +21,7 @@ import {
 import { clientFor, tempDir } from '../../helpers/fixtures.js';
 import { rejection } from '../../helpers/realdata.js';
 import { startRegistry, type TestRegistry } from '../../helpers/registry.js';
+import { ServerError } from '../../../src/server/errors.js';
 
 const fast = { retries: 3, baseDelayMs: 5 };
 
@@ -208,14 +209,14 @@ describe('fetchBootImages from a stream file or URL', () => {
   it('bad input: an architecture the stream lacks, an unreadable file, an unreachable URL, a missing directory', async () => {
     const dir = await newDir(root, 'bad');
     const arch = await rejection(fetch({ dir, arches: ['ppc64le'] }));
-    expect(arch.code).toBe('STREAM_ARCH_MISSING');
+    expect(arch.code).toBe(ServerError.STREAM_ARCH_MISSING);
     expect(arch.exitCode).toBe(2);
     expect(arch.message).toContain('x86_64, aarch64, s390x');
     expect(arch.where).toBe(streamFile);
 
     const missing = join(root, 'nope.json');
     const unreadable = await rejection(fetchBootImages({ source: { file: missing }, dir }));
-    expect(unreadable.code).toBe('STREAM_UNREADABLE');
+    expect(unreadable.code).toBe(ServerError.STREAM_UNREADABLE);
     expect(unreadable.exitCode).toBe(2);
     expect(unreadable.message).toContain(missing);
     if (process.getuid?.() !== 0) {
@@ -229,7 +230,7 @@ describe('fetchBootImages from a stream file or URL', () => {
     const garbage = join(root, 'garbage.json');
     await writeFile(garbage, '<html>captive portal</html>');
     const g = await rejection(fetchBootImages({ source: { file: garbage }, dir }));
-    expect(g.code).toBe('STREAM_INVALID');
+    expect(g.code).toBe(ServerError.STREAM_INVALID);
     expect(g.exitCode).toBe(2);
 
     const url = `${server.base.replace(/:\d+$/, ':1')}/stream.json`;
@@ -244,7 +245,7 @@ describe('fetchBootImages from a stream file or URL', () => {
 
     const noParent = join(root, 'missing', 'dir');
     const d = await rejection(fetch({ dir: noParent }));
-    expect(d.code).toBe('IMAGES_DIR_MISSING');
+    expect(d.code).toBe(ServerError.IMAGES_DIR_MISSING);
     expect(d.exitCode).toBe(2);
     expect(d.hint).toContain('mkdir -p');
     expect(await readdir(dir)).toEqual([]); // nothing was written for the bad inputs
@@ -414,7 +415,7 @@ describe('fetchBootImages from a release payload in a registry', () => {
     const e = await rejection(
       fetchBootImages({ source: { release: multi, client: client() }, dir, osStream: 'rhel-8', ...fast }),
     );
-    expect(e.code).toBe('STREAM_NOT_FOUND');
+    expect(e.code).toBe(ServerError.STREAM_NOT_FOUND);
     expect(e.message).toContain('rhel-9 (rhcos-4.18), rhel-10 (rhcos-4.18-10.0)');
   });
 
@@ -426,7 +427,7 @@ describe('fetchBootImages from a release payload in a registry', () => {
         arches: ['s390x'],
       }),
     );
-    expect(e.code).toBe('STREAM_ARCH_MISSING');
+    expect(e.code).toBe(ServerError.STREAM_ARCH_MISSING);
     expect(e.exitCode).toBe(2);
     expect(e.message).toContain('it has x86_64, aarch64');
   });

@@ -10,6 +10,7 @@ import {
 } from '../../../src/server/rhcos/manifest.js';
 import { tempDir } from '../../helpers/fixtures.js';
 import { rejection } from '../../helpers/realdata.js';
+import { ServerError } from '../../../src/server/errors.js';
 
 function entry(over: Partial<BootImageEntry>): BootImageEntry {
   return {
@@ -83,7 +84,7 @@ describe('boot images manifest', () => {
   it('reads back what it wrote; missing, invalid and incomplete manifests are named errors', async () => {
     const dir = await tempDir('airgap-manifest-');
     const missing = await rejection(readBootImagesManifest(dir));
-    expect(missing.code).toBe('IMAGES_MANIFEST_MISSING');
+    expect(missing.code).toBe(ServerError.IMAGES_MANIFEST_MISSING);
     expect(missing.exitCode).toBe(2);
     expect(missing.hint).toContain('airgap images fetch');
 
@@ -94,7 +95,7 @@ describe('boot images manifest', () => {
     expect(await readBootImagesManifest(dir)).toEqual(m);
 
     const files = await rejection(readBootImagesManifest(dir, { checkFiles: true }));
-    expect(files.code).toBe('IMAGES_FILE_MISSING');
+    expect(files.code).toBe(ServerError.IMAGES_FILE_MISSING);
     expect(files.message).toContain('rhcos-9.6.20250402-0-live-iso.x86_64.iso is missing');
     await writeFile(join(dir, 'images', entry({}).file), 'abcd');
     expect((await rejection(readBootImagesManifest(dir, { checkFiles: true }))).message).toContain(
@@ -105,7 +106,9 @@ describe('boot images manifest', () => {
 
     for (const bad of ['{', '{"kind":"Other"}', JSON.stringify({ ...m, images: [{ file: '../x' }] })]) {
       await writeFile(bootImagesManifestPath(dir), bad);
-      expect((await rejection(readBootImagesManifest(dir))).code, bad).toBe('IMAGES_MANIFEST_INVALID');
+      expect((await rejection(readBootImagesManifest(dir))).code, bad).toBe(
+        ServerError.IMAGES_MANIFEST_INVALID,
+      );
     }
     const other = join(dir, 'other');
     await mkdir(join(other, 'images'), { recursive: true });
@@ -113,6 +116,6 @@ describe('boot images manifest', () => {
       bootImagesManifestPath(other),
       JSON.stringify({ ...m, images: [{ ...entry({}), file: '.hidden.partial' }] }),
     );
-    expect((await rejection(readBootImagesManifest(other))).code).toBe('IMAGES_MANIFEST_INVALID');
+    expect((await rejection(readBootImagesManifest(other))).code).toBe(ServerError.IMAGES_MANIFEST_INVALID);
   });
 });

@@ -15,6 +15,7 @@ import {
 import { syntheticStream } from '../../helpers/boot-files.js';
 import { realdata } from '../../helpers/realdata.js';
 import { AirgapError } from '../../../src/util/errors.js';
+import { ServerError } from '../../../src/server/errors.js';
 
 const samplePath = (f: string) => realdata('samples', 'coreos', f);
 const sampleText = (f: string) => readFileSync(samplePath(f), 'utf8');
@@ -121,7 +122,7 @@ describe('CoreOS stream metadata: the real samples', () => {
     const [iso] = selectBootArtifacts(s, { arches: ['x86_64'], source: doc.source });
     expect(iso!.file).toBe('fedora-coreos-33.20201201.3.0-live.x86_64.iso');
     const e = thrown(() => selectBootArtifacts(s, { arches: ['aarch64'], source: doc.source }));
-    expect(e.code).toBe('STREAM_ARCH_MISSING');
+    expect(e.code).toBe(ServerError.STREAM_ARCH_MISSING);
     expect(e.exitCode).toBe(2);
     expect(e.message).toContain('stable has no aarch64');
     expect(e.message).toContain('it has x86_64');
@@ -151,7 +152,7 @@ describe('stream selection and checks', () => {
     expect(normalizeArch('ARM64')).toBe('aarch64');
     expect(normalizeArch('s390x')).toBe('s390x');
     const e = thrown(() => normalizeArch('ppc64el'));
-    expect(e.code).toBe('ARCH_INVALID');
+    expect(e.code).toBe(ServerError.ARCH_INVALID);
     expect(e.exitCode).toBe(2);
     expect(e.hint).toContain('x86_64, aarch64, ppc64le, s390x');
   });
@@ -174,7 +175,7 @@ describe('stream selection and checks', () => {
     expect(selectStream(doc, 'rhel-10').stream).toBe('rhcos-4.22');
     expect(selectStream(doc, 'rhcos-4.22').stream).toBe('rhcos-4.22');
     const e = thrown(() => selectStream(doc, 'rhel-11'));
-    expect(e.code).toBe('STREAM_NOT_FOUND');
+    expect(e.code).toBe(ServerError.STREAM_NOT_FOUND);
     expect(e.message).toContain('rhel-9 (rhcos-4.21), rhel-10 (rhcos-4.22)');
   });
 
@@ -193,7 +194,7 @@ describe('stream selection and checks', () => {
       const e = thrown(() =>
         fileNameFromLocation(bad, 'architectures.x86_64…iso.disk.location', 'stream.json'),
       );
-      expect(e.code, bad).toBe('STREAM_INVALID');
+      expect(e.code, bad).toBe(ServerError.STREAM_INVALID);
       expect(e.exitCode).toBe(2);
     }
     // `..` as a whole segment is resolved away by URL parsing: the name is then what remains.
@@ -207,7 +208,7 @@ describe('stream selection and checks', () => {
     };
     delete x.artifacts.metal.formats.pxe!.kernel;
     const e = thrown(() => selectBootArtifacts(s, { arches: ['x86_64'], pxe: true, source: 'f.json' }));
-    expect(e.code).toBe('STREAM_ARTIFACT_MISSING');
+    expect(e.code).toBe(ServerError.STREAM_ARTIFACT_MISSING);
     expect(e.message).toContain('architectures.x86_64.artifacts.metal.formats.pxe.kernel');
     expect(e.hint).toContain('--pxe');
     expect(selectBootArtifacts(s, { arches: ['x86_64'], source: 'f.json' })).toHaveLength(2);
@@ -220,7 +221,7 @@ describe('stream selection and checks', () => {
   it('documents that are not stream metadata are STREAM_INVALID naming the source', () => {
     for (const text of ['{"kind":"Pod"}', '[1,2]', 'a: [', 'kind: ConfigMap\ndata: {}\n']) {
       const e = thrown(() => parseStreamDocument(text, '/tmp/x.json'));
-      expect(e.code, text).toBe('STREAM_INVALID');
+      expect(e.code, text).toBe(ServerError.STREAM_INVALID);
       expect(`${e.message} ${e.where ?? ''}`).toContain('/tmp/x.json');
     }
   });

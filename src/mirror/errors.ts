@@ -1,0 +1,148 @@
+/** Every error code src/mirror raises: one place to read them all, and the names tests use. Each says what went wrong and where it is raised. */
+export const MirrorError = {
+  /** An image failed for a reason that is not an AirgapError (copy/engine.ts) */
+  MIRROR_FAILED: 'MIRROR_FAILED',
+  /** the archive in … is damaged:\n … (mirror/archive/archive.ts) */
+  ARCHIVE_CORRUPT: 'ARCHIVE_CORRUPT',
+  /** … is not a valid archive manifest: … (mirror/archive/archive.ts) */
+  ARCHIVE_INVALID: 'ARCHIVE_INVALID',
+  /** … holds no airgap archive (… not found) (mirror/archive/archive.ts) */
+  ARCHIVE_MISSING: 'ARCHIVE_MISSING',
+  /** the archive in … carries no plan (mirror/inputs.ts) */
+  ARCHIVE_NO_PLAN: 'ARCHIVE_NO_PLAN',
+  /** the archive in … was made from a different ImageSetConfiguration than … (mirror/inputs.ts) */
+  ARCHIVE_PLAN_MISMATCH: 'ARCHIVE_PLAN_MISMATCH',
+  /** the "auth" value of … is not valid base64 (mirror/auth/credentials.ts) */
+  AUTH_ENTRY_INVALID: 'AUTH_ENTRY_INVALID',
+  /** the auth file … is not valid JSON… (mirror/auth/credentials.ts) */
+  AUTH_FILE_INVALID: 'AUTH_FILE_INVALID',
+  /** cannot read the auth file …: … (mirror/auth/credentials.ts) */
+  AUTH_FILE_UNREADABLE: 'AUTH_FILE_UNREADABLE',
+  /** credential helper … failed for … (mirror/auth/credentials.ts) */
+  AUTH_HELPER_FAILED: 'AUTH_HELPER_FAILED',
+  /** … has no… (mirror/openshift/catalog-image.ts) */
+  CATALOG_ARCH_MISSING: 'CATALOG_ARCH_MISSING',
+  /** the filtered catalog for … has no content (mirror/openshift/catalog-rebuild.ts) */
+  CATALOG_EMPTY: 'CATALOG_EMPTY',
+  /** … … is not a semantic version (mirror/openshift/catalog-filter.ts) */
+  CATALOG_FILTER: 'CATALOG_FILTER',
+  /** (mirror/openshift/catalog-config.ts) */
+  CATALOG_IMAGE_INVALID: 'CATALOG_IMAGE_INVALID',
+  /** the source catalog's channel is invalid: … (mirror/openshift/catalog-filter.ts) */
+  CATALOG_INVALID: 'CATALOG_INVALID',
+  /** … holds … images; a catalog layout must hold one (mirror/openshift/catalog-plan.ts) */
+  CATALOG_LAYOUT: 'CATALOG_LAYOUT',
+  /** … has no file-based catalog under …… (mirror/openshift/catalog-image.ts) */
+  CATALOG_NO_FBC: 'CATALOG_NO_FBC',
+  /** (mirror/openshift/fbc.ts) */
+  CATALOG_PARSE: 'CATALOG_PARSE',
+  /** … names …; related images on disk are not supported (mirror/openshift/catalog-plan.ts) */
+  CATALOG_RELATED_OCI: 'CATALOG_RELATED_OCI',
+  /** targetCatalogSourceTemplate … (mirror/outputs/catalogs.ts) */
+  CATALOG_TEMPLATE_INVALID: 'CATALOG_TEMPLATE_INVALID',
+  /** cannot read targetCatalogSourceTemplate …: … (mirror/cluster-resources.ts) */
+  CATALOG_TEMPLATE_UNREADABLE: 'CATALOG_TEMPLATE_UNREADABLE',
+  /** cannot fetch the catalog …: … (mirror/openshift/catalog-plan.ts) */
+  CATALOG_UNREACHABLE: 'CATALOG_UNREACHABLE',
+  /** … names … as its FBC root (mirror/openshift/catalog-config.ts) */
+  CATALOG_UNSUPPORTED: 'CATALOG_UNSUPPORTED',
+  /** two catalogs would both be written to … (mirror/outputs/index.ts) */
+  CLUSTER_RESOURCE_CONFLICT: 'CLUSTER_RESOURCE_CONFLICT',
+  /** a graph image was mirrored but no release payload, so the UpdateService has no releases repository (mirror/outputs/update-service.ts) */
+  CLUSTER_RESOURCE_INPUT: 'CLUSTER_RESOURCE_INPUT',
+  /** cannot name the … of …: "…" is not a valid Kubernetes name (mirror/outputs/catalogs.ts) */
+  CLUSTER_RESOURCE_NAME: 'CLUSTER_RESOURCE_NAME',
+  /** unknown release architecture "… (mirror/openshift/graph.ts) */
+  GRAPH_ARCH_UNKNOWN: 'GRAPH_ARCH_UNKNOWN',
+  /** cannot fetch the graph image base …: … (mirror/resolve.ts) */
+  GRAPH_BASE_UNREACHABLE: 'GRAPH_BASE_UNREACHABLE',
+  /** channel "…" has no releases for … (mirror/openshift/graph.ts) */
+  GRAPH_CHANNEL_EMPTY: 'GRAPH_CHANNEL_EMPTY',
+  /** a release channel is required to ask the update graph (mirror/openshift/graph.ts) */
+  GRAPH_CHANNEL_MISSING: 'GRAPH_CHANNEL_MISSING',
+  /** the graph data at … is not a tar.gz: … (mirror/openshift/graph-data.ts) */
+  GRAPH_DATA_INVALID: 'GRAPH_DATA_INVALID',
+  /** cannot read the graph data …: … (mirror/openshift/graph-layer.ts) */
+  GRAPH_DATA_MISSING: 'GRAPH_DATA_MISSING',
+  /** … answered HTTP …: … (mirror/openshift/graph-data.ts) */
+  GRAPH_DATA_UNREACHABLE: 'GRAPH_DATA_UNREACHABLE',
+  /** (mirror/openshift/graph-image.ts) */
+  GRAPH_IMAGE_BASE: 'GRAPH_IMAGE_BASE',
+  /** the update graph is not valid: … (mirror/openshift/graph.ts) */
+  GRAPH_INVALID: 'GRAPH_INVALID',
+  /** the update graph URL is not a URL: … (mirror/openshift/graph-data.ts) */
+  GRAPH_URL_INVALID: 'GRAPH_URL_INVALID',
+  /** blob … is missing from the layout at … (mirror/layout/store.ts) */
+  LAYOUT_BLOB_MISSING: 'LAYOUT_BLOB_MISSING',
+  /** … is not valid JSON (mirror/layout/store.ts) */
+  LAYOUT_INDEX_INVALID: 'LAYOUT_INDEX_INVALID',
+  /** … is not an OCI image layout (no oci-layout file) (mirror/layout/store.ts) */
+  LAYOUT_MISSING: 'LAYOUT_MISSING',
+  /** … is not in the layout (mirror/copy/endpoints.ts) */
+  LAYOUT_REF_MISSING: 'LAYOUT_REF_MISSING',
+  /** unsupported destination … (mirror/location.ts) */
+  LOCATION_INVALID: 'LOCATION_INVALID',
+  /** … resolved to …, expected … (mirror/copy/engine.ts) */
+  MIRROR_DIGEST_MISMATCH: 'MIRROR_DIGEST_MISMATCH',
+  /** digest algorithm of … is not supported (mirror/digest.ts) */
+  MIRROR_DIGEST_UNSUPPORTED: 'MIRROR_DIGEST_UNSUPPORTED',
+  /** …: … (mirror/manifest.ts) */
+  MIRROR_MANIFEST_INVALID: 'MIRROR_MANIFEST_INVALID',
+  /** … is … bytes, over the 8 MiB limit (mirror/registry/client.ts) */
+  MIRROR_MANIFEST_TOO_LARGE: 'MIRROR_MANIFEST_TOO_LARGE',
+  /** … has no manifest for … (mirror/copy/engine.ts) */
+  MIRROR_NO_PLATFORM: 'MIRROR_NO_PLATFORM',
+  /** …: reading stopped at byte … of … after … attempts: … (mirror/copy/reader.ts) */
+  MIRROR_READ_FAILED: 'MIRROR_READ_FAILED',
+  /** … is a Docker schema 1 manifest (mirror/manifest.ts) */
+  MIRROR_SCHEMA1: 'MIRROR_SCHEMA1',
+  /** …: got … bytes, the descriptor says … (mirror/digest.ts) */
+  MIRROR_SIZE_MISMATCH: 'MIRROR_SIZE_MISMATCH',
+  /** … refused the multi-arch index because --arch left some of its architectures out (mirror/copy/engine.ts) */
+  MIRROR_SPARSE_INDEX_REFUSED: 'MIRROR_SPARSE_INDEX_REFUSED',
+  /** …: the upload session was lost (mirror/copy/blob-upload.ts) */
+  MIRROR_UPLOAD_RESTART: 'MIRROR_UPLOAD_RESTART',
+  /** … has no linux/… image (it has …) (mirror/openshift/payload.ts) */
+  PAYLOAD_ARCH_MISSING: 'PAYLOAD_ARCH_MISSING',
+  /** (mirror/openshift/payload.ts) */
+  PAYLOAD_INVALID: 'PAYLOAD_INVALID',
+  /** … has media type … (mirror/openshift/payload.ts) */
+  PAYLOAD_UNSUPPORTED: 'PAYLOAD_UNSUPPORTED',
+  /** … is not JSON: … (mirror/plan.ts) */
+  PLAN_INVALID: 'PLAN_INVALID',
+  /** invalid image reference "…": … (mirror/reference.ts) */
+  REF_INVALID: 'REF_INVALID',
+  /** token service of … answered … … (mirror/registry/auth.ts) */
+  REGISTRY_AUTH_FAILED: 'REGISTRY_AUTH_FAILED',
+  /** … sent a Bearer challenge without a realm (mirror/registry/auth.ts) */
+  REGISTRY_AUTH_INVALID: 'REGISTRY_AUTH_INVALID',
+  /** … denied …: the token service did not grant …; used … (mirror/registry/auth.ts) */
+  REGISTRY_DENIED: 'REGISTRY_DENIED',
+  /** … answered a range request for … without Content-Range (mirror/registry/client.ts) */
+  REGISTRY_ERROR: 'REGISTRY_ERROR',
+  /** network error talking to …: … (mirror/registry/errors.ts) */
+  REGISTRY_NETWORK: 'REGISTRY_NETWORK',
+  /** … does not exist (…) (mirror/registry/errors.ts) */
+  REGISTRY_NOT_FOUND: 'REGISTRY_NOT_FOUND',
+  /** … kept rate-limiting … (mirror/registry/errors.ts) */
+  REGISTRY_RATE_LIMITED: 'REGISTRY_RATE_LIMITED',
+  /** TLS verification of … failed: … (mirror/registry/errors.ts) */
+  REGISTRY_TLS: 'REGISTRY_TLS',
+  /** … refused access: …; used … (mirror/registry/auth.ts) */
+  REGISTRY_UNAUTHORIZED: 'REGISTRY_UNAUTHORIZED',
+  /** cannot reach …: … (mirror/registry/errors.ts) */
+  REGISTRY_UNREACHABLE: 'REGISTRY_UNREACHABLE',
+  /** cannot read a minor version from "… (mirror/openshift/releases.ts) */
+  RELEASE_CHANNEL_NAME: 'RELEASE_CHANNEL_NAME',
+  /** the update graph of channel "…" was not fetched (mirror/openshift/releases.ts) */
+  RELEASE_GRAPH_MISSING: 'RELEASE_GRAPH_MISSING',
+  /** … … is not in channel "… (mirror/openshift/releases.ts) */
+  RELEASE_NOT_IN_CHANNEL: 'RELEASE_NOT_IN_CHANNEL',
+  /** release … has no KubeVirt container disk in its coreos-bootimages stream (mirror/openshift/release-plan.ts) */
+  RELEASE_NO_KUBEVIRT: 'RELEASE_NO_KUBEVIRT',
+  /** channel "…" has no release in … … … (mirror/openshift/releases.ts) */
+  RELEASE_RANGE_EMPTY: 'RELEASE_RANGE_EMPTY',
+  /** channel "…": … "…" is not a version (mirror/openshift/releases.ts) */
+  RELEASE_VERSION_INVALID: 'RELEASE_VERSION_INVALID',
+} as const;
+export type MirrorError = (typeof MirrorError)[keyof typeof MirrorError];
