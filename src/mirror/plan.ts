@@ -126,7 +126,7 @@ export function planAdditionalImages(
  * and a ClusterCatalog, the graph image an UpdateService.
  */
 export type PlanKind =
-  'release' | 'release-component' | 'catalog' | 'bundle' | 'related' | 'additional' | 'graph';
+  'release' | 'release-component' | 'catalog' | 'bundle' | 'related' | 'additional' | 'graph' | 'signature';
 
 /** One image of a plan: pinned to a digest, with where it goes and why it is there. */
 export interface PlanEntry {
@@ -152,6 +152,12 @@ export interface PlanEntry {
   byDigest: boolean;
   /** What brought it in: `release 4.18.1`, `catalog …: bundle foo.v1.2.0`, `additionalImages[3]`. */
   context: string;
+  /**
+   * For a `signature` entry: the digest of the image it signs. A Sigstore signature in cosign's
+   * tag scheme is its own small image, tagged `sha256-<hex>.sig` in the signed image's repository,
+   * and travels as a plan entry of its own (copied by the same engine, carried in archives).
+   */
+  signs?: string;
 }
 
 /** A release chosen from the update graph (or named by `platform.release`), with why. */
