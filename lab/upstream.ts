@@ -6,6 +6,7 @@
  * Shaped like the real thing (quay.io/openshift-release-dev/…, redhat/redhat-operator-index:v4.x),
  * only small.
  */
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CopyEngine } from '../src/mirror/copy/engine.js';
@@ -16,6 +17,7 @@ import type { CoreosStream } from '../src/mirror/openshift/payload.js';
 import { RegistryClient } from '../src/mirror/registry/client.js';
 import { buildSyntheticCatalog, type SyntheticCatalog } from './catalog.js';
 import { buildCatalogImage } from './catalog-image.js';
+import { signImage } from './cosign.js';
 import { startGraphServer, type GraphServer } from './graph-server.js';
 import { buildImages } from './images.js';
 import { buildReleasePayload } from './release.js';
@@ -50,6 +52,11 @@ export interface UpstreamOptions {
   operatorBytes?: number;
   /** Add a conditional edge (a risk) into the newest release. Default true. */
   risk?: boolean;
+  /**
+   * Sign every image served with this private key, as `cosign sign --key` does (a
+   * `sha256-<hex>.sig` tag next to each). Off by default: the registry then holds no `.sig` tags.
+   */
+  signing?: { key: string | KeyObject };
 }
 
 export interface UpstreamRelease {
@@ -74,6 +81,8 @@ export interface Upstream {
   kubevirtRef: string;
   /** Bytes pushed to the registry. */
   bytes: number;
+  /** With `signing`: the key that verifies the signatures (PEM) and the images signed (`host/repo@sha256:…`). */
+  signing?: { publicKey: string; signed: string[] };
   stop(): Promise<void>;
 }
 
@@ -201,7 +210,16 @@ export async function buildUpstream(o: UpstreamOptions): Promise<Upstream> {
     { repo: UBI_REPO, tag: 'latest', format: 'docker', layers: [{ id: 'ubi9', size: 32768 }] },
   ]);
 
-  // Push everything in the layout.
+  // Sign every image (each index.json entry), then push everything in the layout.
+  const signed: string[] = [];
+  if (o.signing) {
+    for (const e of await layout.entries()) {
+      const { repo } = refOf(e);
+      const digest = e.descriptor.digest;
+      await signImage(layout, { repo, digest, reference: `${host}/${repo}`, privateKey: o.signing.key });
+      signed.push(`${host}/${repo}@${digest}`);
+    }
+  }
   const client = new RegistryClient(host, {
     caFiles: [o.registry.caFile],
     certDirs: [],
@@ -272,6 +290,14 @@ export async function buildUpstream(o: UpstreamOptions): Promise<Upstream> {
     ubiRef: `${host}/${UBI_REPO}:latest`,
     kubevirtRef,
     bytes,
+    ...(o.signing
+      ? {
+          signing: {
+            publicKey: createPublicKey(o.signing.key).export({ type: 'spki', format: 'pem' }).toString(),
+            signed,
+          },
+        }
+      : {}),
     stop: () => server.stop(),
   };
 }

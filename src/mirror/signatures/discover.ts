@@ -1,0 +1,201 @@
+/**
+ * Finding the Sigstore signatures of a plan's images at the source, so they can be copied next to
+ * the images (a cluster's ClusterImagePolicy makes CRI-O look for `sha256-<hex>.sig` in the
+ * repository it pulls from: the mirror).
+ *
+ * A plan holds hundreds of images in a handful of repositories, and most images are unsigned, so
+ * asking for each `.sig` tag would cost a request per image, mostly answered 404. Instead each
+ * source repository's tag list is read once and matched against the planned digests; only a
+ * signature that exists costs more (its manifest, and one blob per signature layer).
+ *
+ * A signature is only kept for an image when one of its payloads names that image's digest: a
+ * `.sig` tag whose payloads name another digest is reported and never copied as this image's.
+ * Nothing is verified here (no key is needed to mirror); a repository whose tags cannot be listed
+ * is a warning, never a stop.
+ */
+import { AirgapError } from '../../util/errors.js';
+import { Limiter } from '../../util/limit.js';
+import { BUILD_SOURCE, type PlanEntry } from '../plan.js';
+import { parseReference } from '../reference.js';
+import type { RegistryClient } from '../registry/client.js';
+import { cosignTag, readCosignSignatures } from './cosign.js';
+import { COSIGN_SIGNATURE_TYPE, claimProblem } from './simple-signing.js';
+
+/** What was found for one signed image digest. */
+export interface SignedImage {
+  /** `sha256-<hex>.sig`. */
+  tag: string;
+  /** The digest of the `.sig` manifest at the source. */
+  manifestDigest: string;
+  /** How many of its signatures name this digest. */
+  signatures: number;
+}
+
+export interface DiscoveredSignatures {
+  /** One `signature` entry per signed image and destination repository, to append to the plan. */
+  entries: PlanEntry[];
+  /** Signed image digests. */
+  signed: Map<string, SignedImage>;
+  warnings: string[];
+}
+
+export interface DiscoverOptions {
+  /** Requests in flight at once (default 8). */
+  concurrency?: number;
+  /** Tags asked for per page of a tag listing (default the client's, 1000). */
+  pageSize?: number;
+}
+
+/** The planned images of one source repository. */
+interface SourceRepo {
+  registry: string;
+  repository: string;
+  /** Planned entries by image digest (one digest may go to several destinations). */
+  byDigest: Map<string, PlanEntry[]>;
+}
+
+/** What reading one `.sig` gave: the signature to copy, or why not. */
+type SigOutcome = { ok: true; found: SignedImage } | { ok: false; warning: string };
+
+/** Registry-sourced, pinned images that are not signatures themselves, grouped by source repository. */
+function groupBySourceRepo(images: PlanEntry[]): Map<string, SourceRepo> {
+  const repos = new Map<string, SourceRepo>();
+  for (const e of images) {
+    if (e.kind === 'signature' || e.unresolved || e.source.startsWith(BUILD_SOURCE)) continue;
+    if (!/^sha256:[0-9a-f]{64}$/.test(e.digest)) continue; // unpinned, or a digest cosign's tags do not name
+    let registry: string;
+    let repository: string;
+    try {
+      ({ registry, repository } = parseReference(e.source));
+    } catch {
+      continue; // not a registry reference: nothing to look up
+    }
+    const key = `${registry}/${repository}`;
+    let repo = repos.get(key);
+    if (!repo) repos.set(key, (repo = { registry, repository, byDigest: new Map() }));
+    const same = repo.byDigest.get(e.digest);
+    if (same) same.push(e);
+    else repo.byDigest.set(e.digest, [e]);
+  }
+  return repos;
+}
+
+/** Read one `.sig` and decide whether it belongs to `digest`. */
+async function readSignatureOf(
+  client: RegistryClient,
+  repo: SourceRepo,
+  digest: string,
+  images: PlanEntry[],
+): Promise<SigOutcome> {
+  const tag = cosignTag(digest);
+  const at = `${repo.registry}/${repo.repository}:${tag}`;
+  const origins = [...new Set(images.map((e) => e.origin))].join(', ');
+  try {
+    const m = await client.getManifest(repo.repository, tag);
+    const sigs = await readCosignSignatures(
+      m.bytes,
+      (d, size) => client.getBlobBytes(repo.repository, d, size),
+      at,
+    );
+    const problems: string[] = [];
+    let matching = 0;
+    for (const s of sigs) {
+      const problem = s.claim
+        ? claimProblem(s.claim, { digest, type: COSIGN_SIGNATURE_TYPE })
+        : (s.claimError ?? 'no claim');
+      if (problem === undefined) matching++;
+      else problems.push(problem);
+    }
+    if (matching > 0) return { ok: true, found: { tag, manifestDigest: m.digest, signatures: matching } };
+    const why = problems.length > 0 ? [...new Set(problems)].join('; ') : 'it holds no simple-signing layer';
+    return {
+      ok: false,
+      warning: `${origins}: ${at} is not a signature of ${digest} (${why}); it is not copied`,
+    };
+  } catch (e) {
+    if (!(e instanceof AirgapError)) throw e;
+    return { ok: false, warning: `${origins}: cannot read its Sigstore signature ${at}: ${e.message}` };
+  }
+}
+
+/** The plan entry that copies a found signature next to one destination of the image. */
+function signatureEntry(repo: SourceRepo, image: PlanEntry, found: SignedImage): PlanEntry {
+  const name = `${repo.registry}/${repo.repository}`;
+  return {
+    kind: 'signature',
+    origin: `${name}:${found.tag}`,
+    source: `${name}@${found.manifestDigest}`,
+    digest: found.manifestDigest,
+    destRepo: image.destRepo,
+    destTag: found.tag,
+    byTag: false,
+    byDigest: false,
+    context: `signature of ${image.context}`,
+    signs: image.digest,
+  };
+}
+
+/**
+ * Look up the Sigstore signatures of a plan's images: one tag listing per source repository, then
+ * the matched `.sig` manifests. Returns the signature entries (one per image digest and destination
+ * repository, by source repository in plan order), the signed digests, and warnings for
+ * repositories that refused their tag list and for `.sig` tags that are not signatures of the image
+ * they are named after.
+ */
+export async function discoverSignatures(
+  images: PlanEntry[],
+  clientFor: (registry: string) => RegistryClient,
+  opts: DiscoverOptions = {},
+): Promise<DiscoveredSignatures> {
+  const limit = new Limiter(opts.concurrency ?? 8);
+  const repos = [...groupBySourceRepo(images).values()];
+  const perRepo = await Promise.all(
+    repos.map(async (repo) => {
+      const client = clientFor(repo.registry);
+      let tags: Set<string>;
+      try {
+        tags = new Set(await limit.run(() => client.listTags(repo.repository, opts.pageSize)));
+      } catch (e) {
+        if (!(e instanceof AirgapError)) throw e;
+        const n = repo.byDigest.size;
+        return {
+          repo,
+          outcomes: new Map<string, SigOutcome>(),
+          warning:
+            `${repo.registry}/${repo.repository}: its tags cannot be listed, so the Sigstore signatures of its ` +
+            `${n} image${n === 1 ? '' : 's'} were not looked up: ${e.message}`,
+        };
+      }
+      const matched = [...repo.byDigest].filter(([digest]) => tags.has(cosignTag(digest)));
+      const outcomes = new Map<string, SigOutcome>();
+      await Promise.all(
+        matched.map(async ([digest, planned]) => {
+          outcomes.set(digest, await limit.run(() => readSignatureOf(client, repo, digest, planned)));
+        }),
+      );
+      return { repo, outcomes, warning: undefined };
+    }),
+  );
+
+  const result: DiscoveredSignatures = { entries: [], signed: new Map(), warnings: [] };
+  const destinations = new Set<string>();
+  for (const { repo, outcomes, warning } of perRepo) {
+    if (warning) result.warnings.push(warning);
+    for (const [digest, planned] of repo.byDigest) {
+      const outcome = outcomes.get(digest);
+      if (!outcome) continue;
+      if (!outcome.ok) {
+        result.warnings.push(outcome.warning);
+        continue;
+      }
+      if (!result.signed.has(digest)) result.signed.set(digest, outcome.found);
+      for (const image of planned) {
+        const key = `${image.destRepo}@${digest}`;
+        if (destinations.has(key)) continue; // the same image twice in one repository: one .sig tag
+        destinations.add(key);
+        result.entries.push(signatureEntry(repo, image, outcome.found));
+      }
+    }
+  }
+  return result;
+}
