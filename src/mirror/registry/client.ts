@@ -366,9 +366,23 @@ export class RegistryClient {
 
   /** All tags of a repository, following Link pagination. */
   async listTags(repo: string, pageSize = 1000): Promise<string[]> {
+    return (await this.listTagPages(repo, pageSize, Infinity)).tags;
+  }
+
+  /**
+   * The tags of a repository, at most `maxPages` pages of them; `complete` says whether the
+   * listing reached its end (a repository such as quay's ocp-v4.0-art-dev has far more tags than
+   * a caller may want to page through).
+   */
+  async listTagPages(
+    repo: string,
+    pageSize: number,
+    maxPages: number,
+  ): Promise<{ tags: string[]; complete: boolean }> {
     const tags: string[] = [];
     let path: string | undefined = `/v2/${repo}/tags/list?n=${pageSize}`;
-    while (path) {
+    for (let pages = 0; path; pages++) {
+      if (pages >= maxPages) return { tags, complete: false };
       const res = await this.send({
         method: 'GET',
         path,
@@ -382,7 +396,7 @@ export class RegistryClient {
       const m = link ? /<([^>]+)>\s*;\s*rel="?next"?/.exec(link) : null;
       path = m ? new URL(m[1]!, this.base).toString() : undefined;
     }
-    return tags;
+    return { tags, complete: true };
   }
 
   /** Read a whole blob into memory, verified (configs, small files). */

@@ -18,6 +18,7 @@ import { Limiter } from '../../util/limit.js';
 import { BUILD_SOURCE, type PlanEntry } from '../plan.js';
 import { parseReference } from '../reference.js';
 import type { RegistryClient } from '../registry/client.js';
+import { RegistryError } from '../registry/errors.js';
 import { cosignTag, readCosignSignatures } from './cosign.js';
 import { COSIGN_SIGNATURE_TYPE, claimProblem } from './simple-signing.js';
 
@@ -86,7 +87,8 @@ async function readSignatureOf(
   repo: SourceRepo,
   digest: string,
   images: PlanEntry[],
-): Promise<SigOutcome> {
+  probing = false,
+): Promise<SigOutcome | undefined> {
   const tag = cosignTag(digest);
   const at = `${repo.registry}/${repo.repository}:${tag}`;
   const origins = [...new Set(images.map((e) => e.origin))].join(', ');
@@ -114,6 +116,8 @@ async function readSignatureOf(
     };
   } catch (e) {
     if (!(e instanceof AirgapError)) throw e;
+    // Asked for without a listing: no such tag means the image is not signed.
+    if (probing && e instanceof RegistryError && e.status === 404) return undefined;
     return { ok: false, warning: `${origins}: cannot read its Sigstore signature ${at}: ${e.message}` };
   }
 }
@@ -152,9 +156,14 @@ export async function discoverSignatures(
   const perRepo = await Promise.all(
     repos.map(async (repo) => {
       const client = clientFor(repo.registry);
-      let tags: Set<string>;
+      // One listing finds every signature of the repository; but a listing of more pages than there
+      // are images to look up costs more than asking for each image's `.sig` tag, so stop there.
+      let tags: Set<string> | undefined;
       try {
-        tags = new Set(await limit.run(() => client.listTags(repo.repository, opts.pageSize)));
+        const listed = await limit.run(() =>
+          client.listTagPages(repo.repository, opts.pageSize ?? 1000, repo.byDigest.size),
+        );
+        tags = listed.complete ? new Set(listed.tags) : undefined;
       } catch (e) {
         if (!(e instanceof AirgapError)) throw e;
         const n = repo.byDigest.size;
@@ -166,11 +175,12 @@ export async function discoverSignatures(
             `${n} image${n === 1 ? '' : 's'} were not looked up: ${e.message}`,
         };
       }
-      const matched = [...repo.byDigest].filter(([digest]) => tags.has(cosignTag(digest)));
+      const matched = [...repo.byDigest].filter(([digest]) => !tags || tags.has(cosignTag(digest)));
       const outcomes = new Map<string, SigOutcome>();
       await Promise.all(
         matched.map(async ([digest, planned]) => {
-          outcomes.set(digest, await limit.run(() => readSignatureOf(client, repo, digest, planned)));
+          const outcome = await limit.run(() => readSignatureOf(client, repo, digest, planned, !tags));
+          if (outcome) outcomes.set(digest, outcome);
         }),
       );
       return { repo, outcomes, warning: undefined };

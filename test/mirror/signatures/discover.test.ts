@@ -299,8 +299,14 @@ describe('discoverSignatures against a real registry', () => {
   it('follows a tag list over several pages to a signature on the last one', async () => {
     const front = await startPagingFront(reg);
     const client = await clientVia(reg, front.host);
+    // Four images of the repository to look up: a listing of up to four pages is worth it.
+    const unsigned = ['1', '2', '3'].map((c) => ({ repo: 'lab/paged', digest: `sha256:${c.repeat(64)}` }));
     try {
-      const found = await discoverSignatures([planned(front.host, paged)], () => client, { pageSize: 2 });
+      const found = await discoverSignatures(
+        [planned(front.host, paged), ...unsigned.map((u) => planned(front.host, u))],
+        () => client,
+        { pageSize: 2 },
+      );
       // Seven tags (a0…a5 and the .sig, which sorts last), two a page: four pages, each asked for once.
       const pages = front.paths.filter((p) => p.startsWith('/v2/lab/paged/tags/list'));
       expect(pages).toEqual([
@@ -313,6 +319,34 @@ describe('discoverSignatures against a real registry', () => {
       expect(found.entries[0]!.source).toBe(
         `${front.host}/lab/paged@${found.signed.get(paged.digest)!.manifestDigest}`,
       );
+      expect(found.warnings).toEqual([]);
+    } finally {
+      await client.close();
+      await front.stop();
+    }
+  });
+
+  it("asks for each image's .sig tag instead when the listing would take more pages than there are images", async () => {
+    const front = await startPagingFront(reg);
+    const client = await clientVia(reg, front.host);
+    const unsigned = { repo: 'lab/paged', digest: `sha256:${'4'.repeat(64)}` };
+    try {
+      const found = await discoverSignatures(
+        [planned(front.host, paged), planned(front.host, unsigned)],
+        () => client,
+        { pageSize: 2 },
+      );
+      // Two images: two pages at most, then one request per image's .sig tag.
+      const pages = front.paths.filter((p) => p.startsWith('/v2/lab/paged/tags/list'));
+      expect(pages).toEqual(['/v2/lab/paged/tags/list?n=2', '/v2/lab/paged/tags/list?n=2&last=a1']);
+      const probes = front.paths.filter((p) => p.startsWith('/v2/lab/paged/manifests/sha256-'));
+      expect(probes.sort()).toEqual(
+        [
+          `/v2/lab/paged/manifests/sha256-${paged.digest.slice(7)}.sig`,
+          `/v2/lab/paged/manifests/sha256-${'4'.repeat(64)}.sig`,
+        ].sort(),
+      );
+      expect(found.entries.map((e) => e.signs)).toEqual([paged.digest]);
       expect(found.warnings).toEqual([]);
     } finally {
       await client.close();
