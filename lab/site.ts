@@ -3,12 +3,13 @@
  * with a synthetic release (and a small catalog), a mirror registry (TLS, htpasswd) filled from it by
  * the real mirror engine (which also writes cluster-resources), and the site file with everything it
  * names: the mirror CA, a pull secret holding the mirror's credentials, an SSH public key, BMC
- * credentials, osImages. Pair it with the hub simulator (hub/index.ts) for an install end to end.
+ * credentials, osImages (and, when asked, the release-signature ConfigMap). Pair it with the hub simulator (hub/index.ts) for an install end to end.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
+import { RegistryClient } from '../src/mirror/registry/client.js';
 import { runMirror } from '../src/mirror/run.js';
 import { startRegistry, type TestRegistry } from './registry.js';
 import { buildUpstream, type Upstream } from './upstream.js';
@@ -32,6 +33,11 @@ export interface LabSiteOptions {
   version?: string;
   /** Skip the operator catalog (faster). */
   noCatalog?: boolean;
+  /**
+   * Add `signature-configmap.yaml` to the cluster-resources, as `airgap mirror` writes it when it
+   * found release signatures (the lab's signature bytes are placeholders: nothing here verifies them).
+   */
+  signatureConfigMap?: boolean;
 }
 
 export interface LabSite {
@@ -46,6 +52,10 @@ export interface LabSite {
   up: Upstream;
   /** `<mirror>/openshift/release-images:<version>-x86_64`. */
   releaseTag: string;
+  /** The release image's digest (the same upstream and in the mirror). */
+  releaseDigest: string;
+  /** The cluster-resources directory `airgap mirror` wrote (absolute). */
+  clusterResources: string;
   pullSecretFile: string;
   hostNames: string[];
   stop(): Promise<void>;
@@ -182,6 +192,54 @@ export async function writeLabSiteFiles(
   return { siteFile, pullSecretFile, hostNames };
 }
 
+/** Where the lab mirrors releases to, below the mirror registry (oc-mirror v2's naming). */
+export const LAB_RELEASE_REPO = 'openshift/release-images';
+
+/**
+ * The release-signature ConfigMap as `airgap mirror` writes it: one `sha256-<hex>-<n>` key per
+ * signature. The values are base64 of `signatures` (default: one placeholder, not a GPG signature).
+ */
+export function labSignatureConfigMap(
+  releaseDigest: string,
+  signatures: Buffer[] = [Buffer.from(`airgap lab: not a signature of ${releaseDigest}`)],
+): Record<string, unknown> {
+  const hex = releaseDigest.replace(/^sha256:/, '');
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: 'mirrored-release-signatures',
+      namespace: 'openshift-config-managed',
+      labels: { 'release.openshift.io/verification-signatures': '' },
+    },
+    binaryData: Object.fromEntries(
+      signatures.map((b, i) => [`sha256-${hex}-${i + 1}`, b.toString('base64')]),
+    ),
+  };
+}
+
+/**
+ * Give the lab's mirrored release a Sigstore signature tag (`sha256-<hex>.sig` in the release
+ * repository), as the release preflight of 4.21 and later looks for. Its content is the release
+ * manifest itself, not a cosign signature: the preflight checks only that the tag is there.
+ * Returns the tag.
+ */
+export async function pushReleaseSignatureTag(lab: LabSite): Promise<string> {
+  const tag = `${lab.releaseDigest.replace(':', '-')}.sig`;
+  const client = new RegistryClient(lab.mirror.host, {
+    caFiles: [lab.mirror.caFile],
+    certDirs: [],
+    credentials: { authFile: lab.mirror.authFile },
+  });
+  try {
+    const manifest = await client.getManifest(LAB_RELEASE_REPO, lab.releaseDigest);
+    await client.putManifest(LAB_RELEASE_REPO, tag, manifest);
+  } finally {
+    await client.close();
+  }
+  return tag;
+}
+
 export async function buildLabSite(o: LabSiteOptions): Promise<LabSite> {
   const host = o.host ?? '127.0.0.1';
   const name = o.name ?? 'lab';
@@ -236,7 +294,14 @@ export async function buildLabSite(o: LabSiteOptions): Promise<LabSite> {
     if (report.summary && report.summary.failed > 0)
       throw new Error(`lab mirror: ${report.summary.failed} images failed`);
 
-    const releaseTag = `${mirrorName}/openshift/release-images:${version}-x86_64`;
+    const releaseTag = `${mirrorName}/${LAB_RELEASE_REPO}:${version}-x86_64`;
+    const releaseDigest = up.releases.find((r) => r.version === version)!.digest;
+    const clusterResources = join(o.dir, 'mirror-workspace', 'cluster-resources');
+    if (o.signatureConfigMap)
+      await writeFile(
+        join(clusterResources, 'signature-configmap.yaml'),
+        dump(labSignatureConfigMap(releaseDigest), { lineWidth: -1 }),
+      );
     const { siteFile, pullSecretFile, hostNames } = await writeLabSiteFiles({
       dir: o.dir,
       stack: o.stack,
@@ -257,6 +322,8 @@ export async function buildLabSite(o: LabSiteOptions): Promise<LabSite> {
       upstream,
       up,
       releaseTag,
+      releaseDigest,
+      clusterResources,
       pullSecretFile,
       hostNames,
       async stop() {

@@ -56,6 +56,8 @@ export const ClusterError = {
   RELEASE_INCOMPLETE_IN_MIRROR: 'RELEASE_INCOMPLETE_IN_MIRROR',
   /** the release … is not in the mirror (cluster/release.ts) */
   RELEASE_NOT_IN_MIRROR: 'RELEASE_NOT_IN_MIRROR',
+  /** release … (4.21 or later) has no Sigstore signature (sha256-<hex>.sig) in the mirror (cluster/release.ts) */
+  RELEASE_SIGNATURE_NOT_IN_MIRROR: 'RELEASE_SIGNATURE_NOT_IN_MIRROR',
   /** release … (…) has no hypershift component (cluster/release.ts) */
   RELEASE_NO_HYPERSHIFT: 'RELEASE_NO_HYPERSHIFT',
   /** the rendered objects have no NodePool (cluster/install/apply.ts) */

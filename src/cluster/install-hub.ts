@@ -5,7 +5,9 @@
  *   preflight   OpenShift version (hosted control planes on bare metal need 4.14+), the
  *               MultiClusterEngine, a storage class for the assisted-service volumes, what is
  *               already there
- *   trust       registry CA ConfigMap in openshift-config + the cluster Image additionalTrustedCA
+ *   trust       registry CA ConfigMap in openshift-config + the cluster Image additionalTrustedCA,
+ *               and the release-signature ConfigMap in openshift-config-managed when the site's
+ *               cluster-resources has one (signature-configmap.yaml)
  *   mirrors     ImageDigestMirrorSet / ImageTagMirrorSet, then every Node Ready again (the machine
  *               config operator restarts kubelets), then the CatalogSources
  *   engine      MultiClusterEngine components (assisted-service, hypershift,

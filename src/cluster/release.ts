@@ -3,7 +3,8 @@
  * its digest in the mirror (a tag is looked up; a source reference is mapped through the image
  * content sources first), its payload read for the version and the `hypershift` component (the
  * control-plane-operator image HyperShift needs pinned in a disconnected site), and that component
- * checked present in the mirror. The TLS check trusts only the site's CA files (and the system
+ * checked present in the mirror; for 4.21 and later, the release's Sigstore signature must be in the
+ * mirror too (nodes verify it). The TLS check trusts only the site's CA files (and the system
  * roots), so a CA that does not verify the mirror is found here, before anything is applied.
  */
 import { componentsOf, readReleasePayload, MirrorError } from '../mirror/index.js';
@@ -124,6 +125,7 @@ export async function resolveRelease(opts: ResolveReleaseOptions): Promise<Relea
           },
         );
     }
+    await requireReleaseSignature(client, ref, payload.digest, payload.metadata.version, opts.caFiles);
     return {
       image: `${repoOf(ref)}@${payload.digest}`,
       digest: payload.digest,
@@ -134,6 +136,56 @@ export async function resolveRelease(opts: ResolveReleaseOptions): Promise<Relea
   } finally {
     await client.close();
   }
+}
+
+/** The first release whose nodes verify the release image's Sigstore signature. */
+export const SIGNED_RELEASES_FROM = [4, 21] as const;
+
+/** Whether release `version` (`4.21.0`, `4.21.0-ec.2`) verifies its release signature on every node. */
+export function verifiesReleaseSignature(version: string): boolean {
+  const m = /^(\d+)\.(\d+)/.exec(version);
+  if (!m) return false;
+  const [major, minor] = [Number(m[1]), Number(m[2])];
+  return (
+    major > SIGNED_RELEASES_FROM[0] || (major === SIGNED_RELEASES_FROM[0] && minor >= SIGNED_RELEASES_FROM[1])
+  );
+}
+
+/** The cosign tag of an image's Sigstore signature: `sha256-<hex>.sig` for `sha256:<hex>`. */
+export function signatureTag(digest: string): string {
+  return `${digest.replace(':', '-')}.sig`;
+}
+
+/**
+ * From 4.21 every node verifies the release image against the `openshift` ClusterImagePolicy, and
+ * reads the signature next to the image in the mirror (the `sha256-<hex>.sig` tag): without it the
+ * nodes refuse the release and the cluster never comes up. Earlier releases are not checked.
+ */
+async function requireReleaseSignature(
+  client: RegistryClient,
+  ref: ImageReference,
+  digest: string,
+  version: string,
+  caFiles: string[],
+): Promise<void> {
+  if (!verifiesReleaseSignature(version)) return;
+  const tag = signatureTag(digest);
+  const where = `${repoOf(ref)}:${tag}`;
+  const found = await client.headManifest(ref.repository, tag).catch((e: unknown) => {
+    throw explainMirrorFailure(e, where, ref.registry, caFiles);
+  });
+  if (found) return;
+  throw usageError(
+    ClusterError.RELEASE_SIGNATURE_NOT_IN_MIRROR,
+    `release ${version} has no Sigstore signature in the mirror: no tag ${tag} in ${repoOf(ref)}. ` +
+      `From OpenShift ${SIGNED_RELEASES_FROM.join('.')} every node verifies the release image's signature ` +
+      '(the openshift ClusterImagePolicy) and refuses a release without one',
+    {
+      where,
+      hint: 'mirror the release again with this version of airgap or later (airgap mirror copies the sha256-<hex>.sig signatures with the images), without --remove-signatures',
+      details: { repository: repoOf(ref), tag, version },
+    },
+  );
 }
 
 /** A registry failure during preflight, said in terms of the site file. */

@@ -1,5 +1,5 @@
 /**
- * The set-up the install tests share: one lab site (mirror, release, site file) per test file, a hub
+ * The set-up the install tests share: one lab site (mirror, release, site file) per describe, a hub
  * simulator per test (stopped after it), copies of the site file with an edit, and the CLI's
  * `install hub` / `install cluster` against a hub.
  */
@@ -9,7 +9,7 @@ import { dump, load } from 'js-yaml';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { SiteDocument } from '../../src/cluster/site/schema.js';
 import { startHub, type Hub, type StartHubOptions } from '../../lab/hub/index.js';
-import { buildLabSite, type LabSite } from '../../lab/site.js';
+import { buildLabSite, type LabSite, type LabSiteOptions } from '../../lab/site.js';
 import { airgap, type CliResult } from './cli.js';
 import { tempDir } from './fixtures.js';
 
@@ -31,14 +31,14 @@ export interface LabFixture {
 }
 
 /** Register the hooks of a lab site (IPv4, no catalog) for the enclosing describe. */
-export function useLabSite(): LabFixture {
+export function useLabSite(options: Pick<LabSiteOptions, 'version' | 'signatureConfigMap'> = {}): LabFixture {
   let lab: LabSite | undefined;
   let dir = '';
   let hubs: Hub[] = [];
   let n = 0;
   beforeAll(async () => {
     dir = await tempDir();
-    lab = await buildLabSite({ dir: join(dir, 'site'), stack: 'ipv4', noCatalog: true });
+    lab = await buildLabSite({ dir: join(dir, 'site'), stack: 'ipv4', noCatalog: true, ...options });
   }, 120_000);
   afterAll(async () => {
     await lab?.stop();

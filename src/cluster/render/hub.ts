@@ -1,6 +1,6 @@
 /**
  * The hub (management cluster) objects for `airgap install hub`, in apply order: registry trust
- * (seed digest §1.B.1–1.B.2), the mirror sets and catalogs from `airgap mirror` (§1.B.5), the
+ * (seed digest §1.B.1–1.B.2) and the release signatures `airgap mirror` wrote, the mirror sets and catalogs from `airgap mirror` (§1.B.5), the
  * MultiClusterEngine with the Agent/HyperShift components (§1.A.1), the HyperShift install flags
  * for disconnected hubs (§1.A.4), assisted-service's mirror ConfigMap (§1.B.3) and the
  * AgentServiceConfig (§1.B.4). Pure: everything comes from the ResolvedSite.
@@ -85,6 +85,9 @@ export function renderHub(r: ResolvedSite): RenderedObject[] {
 
   add('trust', kube(trust.registryConfig));
   add('trust', kube(trust.imagePatch));
+  // The release GPG signatures airgap mirror verified: the cluster version operator of the hub reads
+  // them from openshift-config-managed to verify a release update it cannot fetch signatures for.
+  if (r.releaseSignatures) add('trust', clean(r.releaseSignatures));
   for (const o of mirrorSets(r)) add('mirror', o);
   for (const cs of r.catalogSources) {
     const o = clean(cs);

@@ -1,6 +1,6 @@
 /**
- * Read the local files a site names (pull secret, SSH key, CAs, cluster resources, osImages, BMC
- * credentials) and check their content. No network. Problems point at the site field that names
+ * Read the local files a site names (pull secret, SSH key, CAs, cluster resources with the release
+ * signatures, osImages, BMC credentials) and check their content. No network. Problems point at the site field that names
  * the file (`site.yaml:12:18 hosts[1].bmc.credentialsFile`); secret content never appears in them.
  */
 import { randomBytes } from 'node:crypto';
@@ -94,6 +94,95 @@ async function readClusterResourceObjects(
     }
   }
   return out;
+}
+
+/** The file `airgap mirror` writes into cluster-resources with the release GPG signatures it verified. */
+export const SIGNATURE_CONFIGMAP_FILE = 'signature-configmap.yaml';
+/** The namespace and label the cluster version operator reads release signatures from. */
+export const SIGNATURE_NAMESPACE = 'openshift-config-managed';
+export const SIGNATURE_LABEL = 'release.openshift.io/verification-signatures';
+/** A `binaryData` key: `sha256-<hex of the release digest>-<n>`, n counting from 1. */
+const SIGNATURE_KEY = /^sha256-[0-9a-f]{64}-[1-9][0-9]*$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** What is wrong with a release-signature ConfigMap document, or nothing. */
+function signatureConfigMapProblems(doc: unknown): string[] {
+  if (!isObject(doc)) return ['it is not one YAML object'];
+  const problems: string[] = [];
+  if (doc.apiVersion !== 'v1' || doc.kind !== 'ConfigMap')
+    problems.push(`it is ${String(doc.apiVersion)} ${String(doc.kind)}, not a v1 ConfigMap`);
+  const meta = isObject(doc.metadata) ? doc.metadata : {};
+  if (typeof meta.name !== 'string' || meta.name === '') problems.push('metadata.name is missing');
+  if (meta.namespace !== SIGNATURE_NAMESPACE)
+    problems.push(
+      `metadata.namespace is ${meta.namespace === undefined ? 'missing' : JSON.stringify(meta.namespace)}, not ${SIGNATURE_NAMESPACE} (the only namespace the cluster version operator reads signatures from)`,
+    );
+  if (!isObject(meta.labels) || !(SIGNATURE_LABEL in meta.labels))
+    problems.push(
+      `metadata.labels has no ${SIGNATURE_LABEL} (the label the cluster version operator selects by)`,
+    );
+  if (!isObject(doc.binaryData) || Object.keys(doc.binaryData).length === 0) {
+    problems.push('binaryData holds no signatures');
+    return problems;
+  }
+  for (const [key, value] of Object.entries(doc.binaryData)) {
+    if (!SIGNATURE_KEY.test(key))
+      problems.push(`binaryData key ${JSON.stringify(key)} is not sha256-<hex>-<n>`);
+    if (typeof value !== 'string' || value === '' || !BASE64.test(value.replace(/\s+/g, '')))
+      problems.push(`binaryData.${key} is not base64`);
+  }
+  return problems;
+}
+
+/**
+ * The release-signature ConfigMap `airgap mirror` wrote into cluster-resources, when there is one:
+ * checked (the namespace and label the cluster version operator reads, `sha256-<hex>-<n>` keys with
+ * base64 values) and without server-set metadata. A malformed file is a problem naming it.
+ */
+async function readSignatureConfigMap(
+  problems: SiteProblems,
+  dir: string,
+): Promise<ClusterResourceObject | undefined> {
+  const field = 'mirror.clusterResources';
+  const path = join(dir, SIGNATURE_CONFIGMAP_FILE);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    problems.add(SiteErrorCode.File, field, `${field}: cannot read ${path}: ${unreadableReason(e)}`);
+    return undefined;
+  }
+  const hint =
+    'write it again with airgap mirror, or remove it (the cluster then cannot verify a release update offline)';
+  let docs: unknown[];
+  try {
+    docs = loadAll(text).filter((d) => d !== null && d !== undefined);
+  } catch (e) {
+    problems.add(
+      SiteErrorCode.Invalid,
+      field,
+      `${field}: ${path} is not YAML: ${(e as Error).message.split('\n')[0]}`,
+      {
+        hint,
+      },
+    );
+    return undefined;
+  }
+  const found =
+    docs.length === 1
+      ? signatureConfigMapProblems(docs[0])
+      : [`it holds ${docs.length} YAML documents, not one`];
+  if (found.length > 0) {
+    problems.add(SiteErrorCode.Invalid, field, `${field}: ${path}: ${found.join('; ')}`, { hint });
+    return undefined;
+  }
+  const o = docs[0] as Record<string, unknown> & { metadata: Record<string, unknown> };
+  const { status: _status, ...rest } = o;
+  const metadata = { ...o.metadata };
+  for (const k of ['creationTimestamp', 'resourceVersion', 'uid', 'generation', 'managedFields'])
+    delete metadata[k];
+  return { ...rest, metadata } as ClusterResourceObject;
 }
 
 /**
@@ -307,7 +396,9 @@ export async function readSiteInputs(site: Site): Promise<SiteInputs> {
   let mirrorMappings: SiteInputs['mirrorMappings'] = [];
   let mirrorSets: ClusterResourceObject[] = [];
   let catalogSources: ClusterResourceObject[] = [];
+  let releaseSignatures: ClusterResourceObject | undefined;
   if (site.mirror.clusterResources !== undefined) {
+    releaseSignatures = await readSignatureConfigMap(problems, site.mirror.clusterResources);
     try {
       const read = await readClusterResourcesDir(site.mirror.clusterResources);
       mirrorMappings = read.mappings;
@@ -387,6 +478,7 @@ export async function readSiteInputs(site: Site): Promise<SiteInputs> {
     imageContentSources,
     mirrorSets,
     catalogSources,
+    ...(releaseSignatures ? { releaseSignatures } : {}),
     catalogOverrides,
     osImages,
     bmcCredentials,
@@ -432,5 +524,6 @@ export function resolveSite(site: Site, inputs: SiteInputs, net: NetworkResolved
     mirrorMappings: inputs.mirrorMappings,
     mirrorSets: inputs.mirrorSets,
     catalogSources: inputs.catalogSources,
+    ...(inputs.releaseSignatures ? { releaseSignatures: inputs.releaseSignatures } : {}),
   };
 }

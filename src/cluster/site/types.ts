@@ -268,6 +268,8 @@ export interface SiteInputs {
   mirrorSets: ClusterResourceObject[];
   /** CatalogSources read from the cluster resources. */
   catalogSources: ClusterResourceObject[];
+  /** The release-signature ConfigMap (`signature-configmap.yaml`) of the cluster resources, if there is one. */
+  releaseSignatures?: ClusterResourceObject;
   /** Catalog overrides derived from the CatalogSources (images possibly by tag: resolve to digests). */
   catalogOverrides: CatalogOverrides;
   osImages: SiteOsImage[];
@@ -302,4 +304,6 @@ export interface ResolvedSite {
   mirrorMappings: { source: string; mirror: string; digest: boolean; tag: boolean }[];
   mirrorSets: ClusterResourceObject[];
   catalogSources: ClusterResourceObject[];
+  /** The release-signature ConfigMap for the cluster version operator (openshift-config-managed). */
+  releaseSignatures?: ClusterResourceObject;
 }
