@@ -1,5 +1,21 @@
 /** Every error code src/mirror raises: one place to read them all, and the names tests use. Each says what went wrong and where it is raised. */
 export const MirrorError = {
+  /** --secure-policy: containers-policy.json refuses the image; it is not mirrored (signatures/plan.ts) */
+  SIGNATURE_POLICY_REJECTED: 'SIGNATURE_POLICY_REJECTED',
+  /** containers-policy.json is not valid JSON, or a scope, requirement or field in it is invalid (signatures/policy.ts) */
+  SIGNATURE_POLICY_INVALID: 'SIGNATURE_POLICY_INVALID',
+  /** the containers-policy.json file, or a key file it names (keyPath), cannot be read (signatures/policy.ts) */
+  SIGNATURE_POLICY_UNREADABLE: 'SIGNATURE_POLICY_UNREADABLE',
+  /** containers-policy.json asks for what cannot be checked offline: Fulcio, Rekor or PKI verification (signatures/policy.ts) */
+  SIGNATURE_POLICY_UNSUPPORTED: 'SIGNATURE_POLICY_UNSUPPORTED',
+  /** a registries.d file is not valid YAML, or defines a namespace twice or a field badly (signatures/registries-d.ts) */
+  REGISTRIES_D_INVALID: 'REGISTRIES_D_INVALID',
+  /** the registries.d directory or one of its files cannot be read (signatures/registries-d.ts) */
+  REGISTRIES_D_UNREADABLE: 'REGISTRIES_D_UNREADABLE',
+  /** a `sha256-<hex>.sig` manifest or layer is not in cosign's simple-signing format (signatures/cosign.ts) */
+  SIGSTORE_SIGNATURE_INVALID: 'SIGSTORE_SIGNATURE_INVALID',
+  /** a Sigstore public key (ClusterImagePolicy keyData, a PEM file) cannot be read or is of an unsupported type (signatures/cosign.ts) */
+  SIGSTORE_KEY_INVALID: 'SIGSTORE_KEY_INVALID',
   /** An image failed for a reason that is not an AirgapError (copy/engine.ts) */
   MIRROR_FAILED: 'MIRROR_FAILED',
   /** the archive in … is damaged:\n … (mirror/archive/archive.ts) */

@@ -17,6 +17,12 @@ export {
   type CoreosStream,
 } from './openshift/payload.js';
 export {
+  clusterImagePolicyExample,
+  clusterImagePolicyExampleYaml,
+  type ClusterImagePolicyExampleOptions,
+  type ClusterImagePolicyObject,
+} from './outputs/image-policy.js';
+export {
   buildRegistriesConfFromMappings,
   registriesConfToml,
   type MirrorMapping,
@@ -25,6 +31,14 @@ export { formatReference, parseReference, type ImageReference } from './referenc
 export { RegistryClient, type RegistryClientOptions } from './registry/client.js';
 export { RegistryError, type DistributionErrorCode, type RegistryErrorEntry } from './registry/errors.js';
 export { renderReport } from './report.js';
+export {
+  cosignTag,
+  publicKeyFrom,
+  readCosignSignatures,
+  signedDigestOfTag,
+  verifyCosignSignature,
+  type CosignSignature,
+} from './signatures/cosign.js';
 export { runMirror, type MirrorOptions, type MirrorReport } from './run.js';
 export { renderVerifyReport, verifyArchiveAt } from './verify.js';
 export { MirrorError } from './errors.js';
