@@ -1,5 +1,11 @@
 /** Every error code src/mirror raises: one place to read them all, and the names tests use. Each says what went wrong and where it is raised. */
 export const MirrorError = {
+  /** --release-keyring names a file that cannot be read or holds no OpenPGP public key (signatures/keys.ts) */
+  SIGNATURE_KEYRING_INVALID: 'SIGNATURE_KEYRING_INVALID',
+  /** The release signature store cannot be reached or answers with an error (signatures/store.ts) */
+  SIGNATURE_STORE_UNREACHABLE: 'SIGNATURE_STORE_UNREACHABLE',
+  /** --signature-url is not an http(s) URL (signatures/store.ts) */
+  SIGNATURE_URL_INVALID: 'SIGNATURE_URL_INVALID',
   /** --secure-policy: containers-policy.json refuses the image; it is not mirrored (signatures/plan.ts) */
   SIGNATURE_POLICY_REJECTED: 'SIGNATURE_POLICY_REJECTED',
   /** containers-policy.json is not valid JSON, or a scope, requirement or field in it is invalid (signatures/policy.ts) */

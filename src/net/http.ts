@@ -142,12 +142,65 @@ function displayUrl(url: URL): string {
 }
 
 /**
- * GET a JSON document: one undici Agent for the URL's host (CA files, certs.d, TLS opt-out),
- * retries with jittered backoff (honouring Retry-After up to 60 s) on network errors, 408, 429 and
- * 5xx, and AirgapErrors that name the URL: `<prefix>_UNREACHABLE`, `<prefix>_TLS` (with the CA
- * hint), `<prefix>_STATUS` (any other non-2xx), `<prefix>_INVALID` (a body that is not JSON).
+ * GET a JSON document: {@link getBytes}, then JSON. `<prefix>_STATUS` for any non-2xx,
+ * `<prefix>_INVALID` for a body that is not JSON.
  */
 export async function getJson(url: string, opts: GetJsonOptions = {}): Promise<unknown> {
+  const { status, body, shown } = await getOnce(url, opts);
+  const prefix = opts.errorPrefix ?? 'HTTP';
+  const text = body.toString('utf8');
+  if (status < 200 || status >= 300) {
+    throw new AirgapError(
+      `${prefix}_STATUS`,
+      `${shown} answered HTTP ${status}: ${text.slice(0, 300).trim() || '(empty body)'}`,
+      { where: shown, details: { status } },
+    );
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new AirgapError(
+      `${prefix}_INVALID`,
+      `${shown} did not answer JSON: ${JSON.stringify(text.slice(0, 80))}`,
+      {
+        where: shown,
+        hint: 'check that the URL points at the right service',
+      },
+    );
+  }
+}
+
+/**
+ * GET a small body (signatures, documents) into memory; undefined when the server answers one of
+ * the `absent` statuses (what a store says for "no such object": 404, and 403 on some buckets).
+ * Retries and errors as {@link getJson}.
+ */
+export async function getBytes(
+  url: string,
+  opts: GetJsonOptions & { absent?: number[] } = {},
+): Promise<Buffer | undefined> {
+  const { status, body, shown } = await getOnce(url, { accept: '*/*', ...opts });
+  if (opts.absent?.includes(status)) return undefined;
+  if (status < 200 || status >= 300) {
+    throw new AirgapError(
+      `${opts.errorPrefix ?? 'HTTP'}_STATUS`,
+      `${shown} answered HTTP ${status}: ${body.toString('utf8').slice(0, 300).trim() || '(empty body)'}`,
+      { where: shown, details: { status } },
+    );
+  }
+  return body;
+}
+
+/**
+ * One GET with the shared machinery: one undici Agent for the URL's host (CA files, certs.d, TLS
+ * opt-out), retries with jittered backoff (honouring Retry-After) on network errors, 408, 429 and
+ * 5xx, and AirgapErrors that name the URL: `<prefix>_URL_INVALID`, `<prefix>_UNREACHABLE`,
+ * `<prefix>_TLS` (with the CA hint). Any other status is returned with its body.
+ */
+async function getOnce(
+  url: string,
+  opts: GetJsonOptions,
+): Promise<{ status: number; body: Buffer; shown: string }> {
   const prefix = opts.errorPrefix ?? 'HTTP';
   let target: URL;
   try {
@@ -194,11 +247,11 @@ export async function getJson(url: string, opts: GetJsonOptions = {}): Promise<u
         if (attempt < retries) await backoff(attempt);
         continue;
       }
-      const text = await res.body.text().catch((e: unknown) => {
+      let body: Buffer;
+      try {
+        body = Buffer.from(await res.body.arrayBuffer());
+      } catch (e) {
         last = `body read failed: ${(e as Error).message}`;
-        return undefined;
-      });
-      if (text === undefined) {
         if (attempt < retries) await backoff(attempt);
         continue;
       }
@@ -207,25 +260,7 @@ export async function getJson(url: string, opts: GetJsonOptions = {}): Promise<u
         if (attempt < retries) await backoff(attempt, res.headers['retry-after']);
         continue;
       }
-      if (res.statusCode < 200 || res.statusCode >= 300) {
-        throw new AirgapError(
-          `${prefix}_STATUS`,
-          `${shown} answered HTTP ${res.statusCode}: ${text.slice(0, 300).trim() || '(empty body)'}`,
-          { where: shown, details: { status: res.statusCode } },
-        );
-      }
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        throw new AirgapError(
-          `${prefix}_INVALID`,
-          `${shown} did not answer JSON: ${JSON.stringify(text.slice(0, 80))}`,
-          {
-            where: shown,
-            hint: 'check that the URL points at the right service',
-          },
-        );
-      }
+      return { status: res.statusCode, body, shown };
     }
     throw new AirgapError(
       `${prefix}_UNREACHABLE`,

@@ -1,0 +1,54 @@
+/**
+ * A release's GPG signatures: fetched from the store, each verified against the keyring and checked
+ * to name this release's digest and repository. Only those that pass are returned as signatures;
+ * every other one is a problem line. Nothing unverified is ever passed on as verified.
+ */
+import type { TlsOptions } from '../../net/http.js';
+import type { Keyring } from './keys.js';
+import { verifyReleaseSignature } from './openpgp.js';
+import { claimProblem } from './simple-signing.js';
+import { fetchReleaseSignatures } from './store.js';
+
+export interface ReleaseSignatureResult {
+  digest: string;
+  /** The reference the signer named (`quay.io/openshift-release-dev/ocp-release:4.18.1-x86_64`). */
+  reference?: string;
+  /** Base64 of each signature that verified and names this digest. */
+  signatures: string[];
+  /** Fingerprints of the keys that made them. */
+  verifiedBy: string[];
+  /** One line per signature that did not pass, or `no signature in the store`. */
+  problems: string[];
+}
+
+export async function releaseSignatures(
+  releases: { digest: string; repository: string }[],
+  o: { baseUrl: string; tls?: TlsOptions; keyring: Keyring; retries?: number },
+): Promise<ReleaseSignatureResult[]> {
+  return Promise.all(
+    releases.map(async (r) => {
+      const result: ReleaseSignatureResult = {
+        digest: r.digest,
+        signatures: [],
+        verifiedBy: [],
+        problems: [],
+      };
+      const found = await fetchReleaseSignatures(r.digest, o);
+      if (found.length === 0) result.problems.push(`no signature in the store for ${r.digest}`);
+      for (const [i, bytes] of found.entries()) {
+        const check = await verifyReleaseSignature(bytes, o.keyring);
+        const problem = check.ok
+          ? claimProblem(check.claim, { digest: r.digest, repository: r.repository })
+          : check.reason;
+        if (problem !== undefined || !check.ok) {
+          result.problems.push(`signature-${i + 1}: ${problem}`);
+          continue;
+        }
+        result.signatures.push(bytes.toString('base64'));
+        if (!result.verifiedBy.includes(check.fingerprint)) result.verifiedBy.push(check.fingerprint);
+        result.reference ??= check.claim.reference;
+      }
+      return result;
+    }),
+  );
+}
