@@ -284,6 +284,7 @@ async function benchAirgap(
     ...['-c', ctx.isc, '--workspace', `file://${ws}`, dest],
     ...['--authfile', authFile, '--ca-file', ctx.src.reg.caFile],
     ...['--graph-url', ctx.up.graph.url, '--graph-base-image', ctx.up.ubiRef],
+    ...['--signature-url', ctx.up.signatureStore.url],
   ];
   const run = () => airgapMirror(ctx.opts.cli, args, { scratch: ctx.work, cwd: ROOT });
   const bytes0 = await storedBlobBytes(dst.reg.storageDir);

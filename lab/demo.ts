@@ -111,6 +111,8 @@ async function main(): Promise<void> {
       up.graph.url,
       '--graph-base-image',
       up.ubiRef,
+      '--signature-url',
+      up.signatureStore.url,
     ];
     const ws = ['--workspace', `file://${work}/ws`];
 

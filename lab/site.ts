@@ -290,6 +290,7 @@ export async function buildLabSite(o: LabSiteOptions): Promise<LabSite> {
       caFiles: [upstream.caFile, mirror.caFile],
       certDir: '/nonexistent',
       graphUrl: up.graph.url,
+      signatureUrl: up.signatureStore.url,
     });
     if (report.summary && report.summary.failed > 0)
       throw new Error(`lab mirror: ${report.summary.failed} images failed`);

@@ -18,7 +18,9 @@ import { RegistryClient } from '../src/mirror/registry/client.js';
 import { buildSyntheticCatalog, type SyntheticCatalog } from './catalog.js';
 import { buildCatalogImage } from './catalog-image.js';
 import { signImage } from './cosign.js';
+import type { GpgSigner } from './gpg.js';
 import { startGraphServer, type GraphServer } from './graph-server.js';
+import { startSignatureStore, type SignatureStore } from './signature-store.js';
 import { buildImages } from './images.js';
 import { buildReleasePayload } from './release.js';
 
@@ -57,6 +59,11 @@ export interface UpstreamOptions {
    * `sha256-<hex>.sig` tag next to each). Off by default: the registry then holds no `.sig` tags.
    */
   signing?: { key: string | KeyObject };
+  /**
+   * Sign every release payload with this GPG signer (`skopeo standalone-sign`, as Red Hat signs
+   * releases) into the upstream's signature store. Without it the store holds nothing.
+   */
+  releaseSigner?: GpgSigner;
 }
 
 export interface UpstreamRelease {
@@ -83,6 +90,8 @@ export interface Upstream {
   bytes: number;
   /** With `signing`: the key that verifies the signatures (PEM) and the images signed (`host/repo@sha256:…`). */
   signing?: { publicKey: string; signed: string[] };
+  /** The release signature store (--signature-url): signatures of the payloads with `releaseSigner`. */
+  signatureStore: SignatureStore;
   stop(): Promise<void>;
 }
 
@@ -280,6 +289,14 @@ export async function buildUpstream(o: UpstreamOptions): Promise<Upstream> {
       : [],
   };
   const server = await startGraphServer({ graphs: { [`${channel}/amd64`]: graph } });
+  const store = await startSignatureStore();
+  if (o.releaseSigner) {
+    for (const r of releases) {
+      const manifest = await layout.readBytes(r.digest);
+      const tag = `${r.version}-x86_64`;
+      store.put(r.digest, await o.releaseSigner.sign(manifest, `${host}/${RELEASE_REPO}:${tag}`));
+    }
+  }
   return {
     graph: server,
     channel,
@@ -298,6 +315,9 @@ export async function buildUpstream(o: UpstreamOptions): Promise<Upstream> {
           },
         }
       : {}),
-    stop: () => server.stop(),
+    signatureStore: store,
+    stop: async () => {
+      await Promise.all([server.stop(), store.stop()]);
+    },
   };
 }

@@ -84,6 +84,27 @@ export const mirrorFlags = {
     description:
       'Base image of the update-graph data image (platform.graph). Default: registry.access.redhat.com/ubi9/ubi:latest.',
   }),
+  'remove-signatures': Flags.boolean({
+    description:
+      'Do not look up or copy Sigstore signatures (sha256-<hex>.sig). Clusters of OpenShift 4.21 and later verify the release signature: keep them for those.',
+  }),
+  'signature-url': Flags.string({
+    description:
+      'Release signature store (<url>/sha256=<hex>/signature-<n>). Default: $OCP_SIGNATURE_URL, else https://mirror.openshift.com/pub/openshift-v4/signatures/openshift/release.',
+  }),
+  'release-keyring': Flags.string({
+    description:
+      'OpenPGP public keys that release signatures must verify with (repeatable; armored or binary). Default: the Red Hat release key airgap ships.',
+    multiple: true,
+  }),
+  'secure-policy': Flags.boolean({
+    description:
+      'Verify every image against containers-policy.json (--policy) before mirroring it; an image the policy refuses is not mirrored and is reported with why.',
+  }),
+  policy: Flags.string({
+    description: 'containers-policy.json for --secure-policy. Default: /etc/containers/policy.json.',
+    dependsOn: ['secure-policy'],
+  }),
   json: Flags.boolean({ description: 'Print the report as JSON on stdout (one entry per image).' }),
 };
 
@@ -106,6 +127,11 @@ export function mirrorOptions(
     plan?: string;
     'archive-size'?: string;
     'dry-run'?: boolean;
+    'remove-signatures'?: boolean;
+    'signature-url'?: string;
+    'release-keyring'?: string[];
+    'secure-policy'?: boolean;
+    policy?: string;
   },
   destination: string,
 ): MirrorOptions {
@@ -127,6 +153,11 @@ export function mirrorOptions(
     plan: flags.plan,
     archiveSize: flags['archive-size'] ? parseSize(flags['archive-size']) : undefined,
     dryRun: flags['dry-run'],
+    removeSignatures: flags['remove-signatures'],
+    signatureUrl: flags['signature-url'],
+    releaseKeyring: flags['release-keyring'],
+    securePolicy: flags['secure-policy'],
+    policy: flags.policy,
   };
 }
 

@@ -31,7 +31,13 @@ export async function writeRunClusterResources(
 ): Promise<string[]> {
   const mirrored = await mirroredImages(plan, summary, registry, destRepo);
   const { writeClusterResources } = await import('./outputs/index.js');
-  return writeClusterResources(join(workspace, 'cluster-resources'), mirrored, { version: AIRGAP_VERSION });
+  const { trustFiles } = await import('./signatures/cluster-resources.js');
+  return writeClusterResources(
+    join(workspace, 'cluster-resources'),
+    mirrored,
+    { version: AIRGAP_VERSION },
+    trustFiles(plan, summary, registry, destRepo),
+  );
 }
 
 /** The images of the plan that arrived, in plan order. */
@@ -46,7 +52,8 @@ async function mirroredImages(
   const mirrored: MirroredImage[] = [];
   for (const [n, r] of summary.images.entries()) {
     const e = plan.images[n]!;
-    if (r.status === 'failed' || !r.digest) continue;
+    // A signature is found next to its image by the node (use-sigstore-attachments), not through a mirror set.
+    if (r.status === 'failed' || !r.digest || e.kind === 'signature') continue;
     const template = templates.get(`${e.destRepo}:${e.destTag}`)?.catalogSourceTemplate;
     mirrored.push({
       source:

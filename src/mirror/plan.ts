@@ -158,6 +158,11 @@ export interface PlanEntry {
    * and travels as a plan entry of its own (copied by the same engine, carried in archives).
    */
   signs?: string;
+  /**
+   * Whether a Sigstore signature of this image was found at the source (`sha256-<hex>.sig`);
+   * undefined when signatures were not looked up (--remove-signatures, or an image airgap built).
+   */
+  signed?: boolean;
 }
 
 /** A release chosen from the update graph (or named by `platform.release`), with why. */
@@ -221,6 +226,32 @@ export interface MirrorPlan {
   images: PlanEntry[];
   /** Where `build:` sources live (an OCI layout in the workspace). */
   buildLayout?: string;
+  /** The content's trust chain, as found and checked while planning (src/mirror/signatures/plan.ts). */
+  signatures?: PlanSignatures;
+}
+
+/** What a plan knows of signatures: carried with it, so disk → mirror needs nothing from the source. */
+export interface PlanSignatures {
+  /** --remove-signatures: no Sigstore signature is looked up or copied. */
+  removed: boolean;
+  /** Images with and without a Sigstore signature at the source. */
+  sigstore: { signed: number; unsigned: number };
+  /** Each release's GPG signatures from the signature store: only those that verified are kept. */
+  releases: PlanReleaseSignatures[];
+  /** --secure-policy: the policy every image was checked against, and how many it refused. */
+  policy?: { path: string; rejected: number };
+}
+
+export interface PlanReleaseSignatures {
+  version: string;
+  arch: string;
+  digest: string;
+  /** Base64 of each signature that verified against the keyring and names this digest. */
+  signatures: string[];
+  /** Fingerprints of the keys that made them. */
+  verifiedBy: string[];
+  /** One line per signature that did not verify, or why none was found. */
+  problems: string[];
 }
 
 export const PLAN_API_VERSION = 'airgap.io/v1alpha1';

@@ -23,6 +23,8 @@ export interface ReportPair {
   destination: string;
   kind: PlanEntry['kind'];
   context: string;
+  /** Whether a Sigstore signature of the image was found at the source (absent: not looked up). */
+  signed?: boolean;
   /** Dry runs: the image's blob bytes, whether it is already at the destination, why it could not be read. */
   bytes?: number;
   present?: boolean;
@@ -48,6 +50,8 @@ export interface MirrorReport {
     packages: PlanCatalog['packages'];
   }[];
   warnings: string[];
+  /** Sigstore signatures found, each release's GPG signatures, and the policy check (--secure-policy). */
+  signatures?: MirrorPlan['signatures'];
   plan: ReportPair[];
   /** Dry runs: bytes to move and what the destination already holds. */
   measure?: PlanMeasure;
@@ -84,11 +88,13 @@ export function reportOf(
       packages: c.packages,
     })),
     warnings: plan.warnings,
+    ...(plan.signatures ? { signatures: plan.signatures } : {}),
     plan: plan.images.map((e) => ({
       source: e.source.startsWith(BUILD_SOURCE) ? `${e.origin} (built)` : e.source,
       destination: display(e),
       kind: e.kind,
       context: e.context,
+      ...(e.signed !== undefined ? { signed: e.signed } : {}),
     })),
   };
 }
@@ -103,6 +109,7 @@ export function renderPlanSummary(r: MirrorReport, detail = false): string[] {
     );
   }
   if (detail) for (const w of r.releaseWhy) lines.push(`           why: ${w}`);
+  lines.push(...renderSignatures(r));
   for (const c of r.catalogs) {
     lines.push(
       `  catalog  ${c.catalog} → ${c.destination} (${c.bundles} bundle(s)${c.rebuilt ? ', filtered and rebuilt' : ', as is'})`,
@@ -117,6 +124,41 @@ export function renderPlanSummary(r: MirrorReport, detail = false): string[] {
   }
   for (const b of r.blocked) lines.push(`  blocked  ${b.origin} (matches "${b.pattern}")`);
   for (const w of r.warnings) lines.push(`  warning  ${w}`);
+  return lines;
+}
+
+/**
+ * The trust chain in a line or two: each release's signatures (GPG from the signature store, and
+ * whether its Sigstore signature was found), then how many images are signed.
+ */
+function renderSignatures(r: MirrorReport): string[] {
+  const sig = r.signatures;
+  if (!sig) return [];
+  const lines: string[] = [];
+  const sigstoreOf = new Map<string, boolean | undefined>();
+  for (const p of r.plan) if (p.kind === 'release') sigstoreOf.set(p.source, p.signed);
+  for (const rel of r.releases) {
+    const gpg = sig.releases.find((s) => s.digest === rel.digest);
+    const gpgText = !gpg
+      ? 'GPG not checked'
+      : gpg.signatures.length > 0
+        ? `GPG: ${gpg.signatures.length} signature(s) verified (key ${gpg.verifiedBy.map((f) => f.slice(-16)).join(', ')})`
+        : 'GPG: NOT verified';
+    const sigstore = sigstoreOf.get(rel.payload);
+    const sigstoreText = sig.removed
+      ? 'Sigstore: not copied (--remove-signatures)'
+      : sigstore
+        ? 'Sigstore: signed'
+        : 'Sigstore: NOT signed';
+    lines.push(`  signed   ${rel.version} (${rel.arch}): ${gpgText}; ${sigstoreText}`);
+  }
+  if (!sig.removed) {
+    const n = r.plan.filter((p) => p.kind === 'signature').length;
+    lines.push(
+      `  signed   ${sig.sigstore.signed} of ${sig.sigstore.signed + sig.sigstore.unsigned} image(s) have a Sigstore signature at the source; ${n} signature(s) copied next to them`,
+    );
+  }
+  if (sig.policy) lines.push(`  policy   ${sig.policy.path}: ${sig.policy.rejected} image(s) refused`);
   return lines;
 }
 

@@ -32,6 +32,7 @@ import { formatReference, parseReference } from './reference.js';
 import type { RegistryClient } from './registry/client.js';
 import type { TlsOptions } from '../net/http.js';
 import { MirrorError } from './errors.js';
+import { addSignatures, type SignatureOptions } from './signatures/plan.js';
 
 export interface ResolveOptions {
   configPath: string;
@@ -46,6 +47,8 @@ export interface ResolveOptions {
   graphTls?: TlsOptions;
   /** Base image of the graph-data image (default {@link GRAPH_BASE_IMAGE}). */
   graphBaseImage?: string;
+  /** Sigstore and release signatures, and --secure-policy (src/mirror/signatures/plan.ts). */
+  signatures?: SignatureOptions;
   progress: ProgressSink;
 }
 
@@ -185,6 +188,7 @@ export async function resolvePlan(o: ResolveOptions): Promise<MirrorPlan> {
   const { kept, blocked } = applyBlocked(entries, cfg.mirror.blockedImages);
   plan.blocked = blocked;
   plan.images = dedupe(kept);
+  await addSignatures(plan, o.signatures ?? {}, o.client, o.progress);
   return plan;
 }
 

@@ -56,6 +56,15 @@ export interface MirrorOptions {
   graphUrl?: string;
   /** Base image of the graph-data image (default ubi9). */
   graphBaseImage?: string;
+  /** --remove-signatures: Sigstore signatures are neither looked up nor copied. */
+  removeSignatures?: boolean;
+  /** The release signature store (--signature-url); default OCP_SIGNATURE_URL, else oc-mirror's. */
+  signatureUrl?: string;
+  /** OpenPGP keyring files for release signatures (--release-keyring); default the shipped Red Hat key. */
+  releaseKeyring?: string[];
+  /** --secure-policy: refuse images containers-policy.json (--policy) does not accept. */
+  securePolicy?: boolean;
+  policy?: string;
   progress?: ProgressSink;
 }
 
@@ -203,6 +212,18 @@ function resolveConfig(run: Session): Promise<MirrorPlan> {
       insecureSkipVerify: srcInsecure,
     },
     ...(o.graphBaseImage ? { graphBaseImage: o.graphBaseImage } : {}),
+    signatures: {
+      remove: o.removeSignatures,
+      storeUrl: o.signatureUrl,
+      keyringFiles: o.releaseKeyring,
+      tls: {
+        caFiles: o.caFiles,
+        ...(o.certDir ? { certDirs: [o.certDir] } : {}),
+        insecureSkipVerify: srcInsecure,
+      },
+      securePolicy: o.securePolicy,
+      policyPath: o.policy,
+    },
     progress: run.progress,
   });
 }

@@ -43,6 +43,9 @@ export default function setup(): () => void {
   // proxy tests set their own). Workers inherit this process's environment.
   for (const v of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'])
     delete process.env[v];
+  // No test may reach the real release signature store: a run that is not given the lab's store
+  // (--signature-url) finds nothing listening here instead.
+  process.env.OCP_SIGNATURE_URL ??= 'http://127.0.0.1:9/no-signature-store';
   // Every temporary file of the run (registries' storage, archives, layouts) goes under one
   // directory that is removed when the run ends: hundreds of runs must not fill the disk.
   const runTmp = mkdtempSync(join(tmpdir(), 'airgap-run-'));

@@ -182,6 +182,8 @@ describe.skipIf(unavailable)('the disconnected side needs nothing from the sourc
       up.graph.url,
       '--graph-base-image',
       up.ubiRef,
+      '--signature-url',
+      up.signatureStore.url,
       `file://${out}`,
       '--json',
     ]);

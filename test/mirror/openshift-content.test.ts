@@ -62,6 +62,8 @@ describe('OpenShift releases and operator catalogs through the real CLI', () => 
     up.graph.url,
     '--graph-base-image',
     up.ubiRef,
+    '--signature-url',
+    up.signatureStore.url,
   ];
 
   beforeAll(async () => {

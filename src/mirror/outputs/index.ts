@@ -17,6 +17,7 @@ export * from './mirror-sets.js';
 export * from './catalogs.js';
 export * from './update-service.js';
 export * from './registries-conf.js';
+export * from './image-policy.js';
 
 /** File names with fixed names that airgap owns in a cluster-resources directory. */
 export const FIXED_OUTPUT_FILES = [
@@ -25,6 +26,9 @@ export const FIXED_OUTPUT_FILES = [
   'updateService.yaml',
   'registries.conf',
   'mapping.txt',
+  'signature-configmap.yaml',
+  'signature-configmap.json',
+  'clusterimagepolicy-example.yaml',
 ] as const;
 
 /** `source=destination`, one line per mirrored image, as `dry-run/mapping.txt` is written. */
@@ -101,8 +105,9 @@ export async function writeClusterResources(
   dir: string,
   images: readonly MirroredImage[],
   opts: OutputOptions = {},
+  extra: ReadonlyMap<string, string> = new Map(),
 ): Promise<string[]> {
-  const files = renderClusterResources(images, opts);
+  const files = new Map([...renderClusterResources(images, opts), ...extra]);
   const written: string[] = [];
   for (const [name, text] of files) {
     const path = join(dir, name);

@@ -1,0 +1,206 @@
+/**
+ * The content's trust chain, added to a plan while it is resolved (the one call resolve.ts makes):
+ *
+ * 1. Sigstore signatures in cosign's tag scheme are found at the source, one tag listing per
+ *    repository (discover.ts), and join the plan as entries of their own, next to the images they
+ *    sign; every image records whether it is signed. `--remove-signatures` skips this.
+ * 2. Each release's GPG signatures are fetched from the signature store and verified against the
+ *    keyring (release.ts); only those that verify and name the release's digest are kept in the
+ *    plan, so a disk → mirror run writes the signature ConfigMap with nothing from the source side.
+ * 3. With `--secure-policy`, every image is checked against containers-policy.json (policy.ts). An
+ *    image the policy refuses stays in the plan as unresolved, with the reason: the run reports it
+ *    failed and copies the others.
+ *
+ * Without `--secure-policy` a missing or bad signature is a warning, never an error; with it, the
+ * image fails. Nothing unverified is ever recorded as verified.
+ */
+import { AirgapError, messageOf } from '../../util/errors.js';
+import { Limiter } from '../../util/limit.js';
+import type { ProgressSink } from '../../util/progress.js';
+import type { TlsOptions } from '../../net/http.js';
+import { MirrorError } from '../errors.js';
+import type { MirrorPlan, PlanEntry, PlanReleaseSignatures, PlanSignatures } from '../plan.js';
+import { BUILD_SOURCE } from '../plan.js';
+import { parseReference } from '../reference.js';
+import type { RegistryClient } from '../registry/client.js';
+import { readCosignSignatures, verifyCosignSignature } from './cosign.js';
+import { discoverSignatures } from './discover.js';
+import { loadKeyring } from './keys.js';
+import { verifyReleaseSignature } from './openpgp.js';
+import { defaultPolicyPath, evaluatePolicy, loadPolicy } from './policy.js';
+import { releaseSignatures } from './release.js';
+import { DEFAULT_SIGNATURE_URL } from './store.js';
+
+export interface SignatureOptions {
+  /** --remove-signatures: neither look up nor copy Sigstore signatures. */
+  remove?: boolean;
+  /** The release signature store (--signature-url; else OCP_SIGNATURE_URL; else oc-mirror's default). */
+  storeUrl?: string;
+  /** Keyring files for release signatures (--release-keyring); default the shipped Red Hat keys. */
+  keyringFiles?: string[];
+  /** TLS for the signature store (the CA flags registries use). */
+  tls?: TlsOptions;
+  /** --secure-policy: verify every image against containers-policy.json (default: the user's, else /etc/containers/policy.json). */
+  securePolicy?: boolean;
+  policyPath?: string;
+}
+
+/** The store a run reads release signatures from: the flag, the environment, or the default. */
+export function signatureStoreUrl(flag?: string): string {
+  return flag ?? process.env.OCP_SIGNATURE_URL ?? DEFAULT_SIGNATURE_URL;
+}
+
+/**
+ * Add signatures to a resolved plan (its images are final: blocked images are out, one entry per
+ * destination). Mutates `plan`: signature entries appended, `signed` set, refused images marked
+ * unresolved, `plan.signatures` filled, warnings added.
+ */
+export async function addSignatures(
+  plan: MirrorPlan,
+  o: SignatureOptions,
+  client: (registry: string) => RegistryClient,
+  progress: ProgressSink,
+): Promise<void> {
+  // A missing or broken keyring is the person's to fix before anything is fetched (exit 2).
+  const keyring = plan.releases.length > 0 ? await loadKeyring(o.keyringFiles) : undefined;
+  const policy = o.securePolicy ? await loadPolicy(o.policyPath ?? (await defaultPolicyPath())) : undefined;
+  const signatures: PlanSignatures = {
+    removed: o.remove === true,
+    sigstore: { signed: 0, unsigned: 0 },
+    releases: [],
+  };
+  plan.signatures = signatures;
+
+  if (!o.remove) {
+    progress({ type: 'phase', name: 'signatures', detail: 'looking up Sigstore signatures' });
+    const found = await discoverSignatures(plan.images, client);
+    for (const e of plan.images) {
+      if (!isRegistryImage(e)) continue;
+      e.signed = found.signed.has(e.digest);
+      if (e.signed) signatures.sigstore.signed++;
+      else signatures.sigstore.unsigned++;
+    }
+    plan.warnings.push(...found.warnings);
+    plan.images.push(...found.entries);
+  }
+
+  if (keyring) {
+    progress({ type: 'phase', name: 'signatures', detail: 'release signatures' });
+    signatures.releases = await signReleases(plan, o, keyring);
+    for (const r of signatures.releases) {
+      for (const p of r.problems) plan.warnings.push(`release ${r.version} (${r.arch}): ${p}`);
+    }
+  }
+
+  if (policy) {
+    progress({ type: 'phase', name: 'signatures', detail: `checking images against ${policy.path}` });
+    signatures.policy = { path: policy.path, rejected: await enforcePolicy(plan, policy, client) };
+  }
+}
+
+/** A registry-sourced, pinned image that is not itself a signature. */
+function isRegistryImage(e: PlanEntry): boolean {
+  return e.kind !== 'signature' && e.digest !== '' && !e.source.startsWith(BUILD_SOURCE);
+}
+
+/** Fetch and verify each release's GPG signatures; an unreachable store is a problem per release, not a stop. */
+async function signReleases(
+  plan: MirrorPlan,
+  o: SignatureOptions,
+  keyring: Awaited<ReturnType<typeof loadKeyring>>,
+): Promise<PlanReleaseSignatures[]> {
+  const baseUrl = signatureStoreUrl(o.storeUrl);
+  return Promise.all(
+    plan.releases.map(async (r) => {
+      const ref = parseReference(r.payload);
+      const base = { version: r.version, arch: r.arch, digest: r.digest };
+      try {
+        const [got] = await releaseSignatures(
+          [{ digest: r.digest, repository: `${ref.registry}/${ref.repository}` }],
+          {
+            baseUrl,
+            tls: o.tls,
+            keyring,
+          },
+        );
+        return { ...base, signatures: got!.signatures, verifiedBy: got!.verifiedBy, problems: got!.problems };
+      } catch (e) {
+        return { ...base, signatures: [], verifiedBy: [], problems: [messageOf(e)] };
+      }
+    }),
+  );
+}
+
+/**
+ * Check every image against the policy; a refused image becomes unresolved (it fails on its own in
+ * the run) and its signature entries are dropped. Returns how many were refused.
+ */
+async function enforcePolicy(
+  plan: MirrorPlan,
+  policy: Awaited<ReturnType<typeof loadPolicy>>,
+  client: (registry: string) => RegistryClient,
+): Promise<number> {
+  const sigOf = new Map<string, PlanEntry>();
+  for (const e of plan.images)
+    if (e.kind === 'signature' && e.signs) sigOf.set(`${e.destRepo}@${e.signs}`, e);
+  const gpgOf = new Map<string, string[]>();
+  for (const r of plan.signatures?.releases ?? []) gpgOf.set(r.digest, r.signatures);
+  const limit = new Limiter(8);
+  const refused = new Set<string>();
+  await Promise.all(
+    plan.images.filter(isRegistryImage).map((e) =>
+      limit.run(async () => {
+        const sig = sigOf.get(`${e.destRepo}@${e.digest}`);
+        const verdict = await evaluatePolicy(
+          policy,
+          { reference: e.origin, digest: e.digest },
+          {
+            sigstore: sig ? await sigstoreEvidence(client, sig) : [],
+            gpg: (gpgOf.get(e.digest) ?? []).map((b) => Buffer.from(b, 'base64')),
+          },
+          policyVerifiers,
+        );
+        if (verdict.allowed) return;
+        refused.add(`${e.destRepo}@${e.digest}`);
+        e.unresolved = {
+          code: MirrorError.SIGNATURE_POLICY_REJECTED,
+          message: `${e.origin} is refused by ${policy.path} (${verdict.requirement}): ${verdict.reasons.join('; ')}`,
+          hint: 'mirror only what the policy accepts: sign the image, trust its key in the policy, or leave out --secure-policy',
+        };
+      }),
+    ),
+  );
+  plan.images = plan.images.filter(
+    (e) => !(e.kind === 'signature' && refused.has(`${e.destRepo}@${e.signs}`)),
+  );
+  return refused.size;
+}
+
+/** The Sigstore signatures a `.sig` entry holds, read from its source. */
+async function sigstoreEvidence(
+  client: (registry: string) => RegistryClient,
+  sig: PlanEntry,
+): Promise<{ payload: Uint8Array; signature: string }[]> {
+  const ref = parseReference(sig.source);
+  const c = client(ref.registry);
+  try {
+    const m = await c.getManifest(ref.repository, sig.digest);
+    const sigs = await readCosignSignatures(m.bytes, (digest, size) =>
+      c.getBlobBytes(ref.repository, digest, size),
+    );
+    return sigs.map((s) => ({ payload: s.payload, signature: s.signature }));
+  } catch (e) {
+    if (e instanceof AirgapError) return [];
+    throw e;
+  }
+}
+
+const policyVerifiers = {
+  sigstore: (sig: { payload: Uint8Array; signature: string }, publicKeyPem: string) =>
+    verifyCosignSignature(sig, publicKeyPem),
+  gpg: async (bytes: Uint8Array, keys: string | Uint8Array) => {
+    const { keyringFromKeys } = await import('./keys.js');
+    const r = await verifyReleaseSignature(bytes, await keyringFromKeys(keys));
+    return r.ok ? { claimBytes: Buffer.from(JSON.stringify(r.claim.payload)) } : { reason: r.reason };
+  },
+};
