@@ -96,6 +96,7 @@ export const mirrorFlags = {
     description:
       'OpenPGP public keys that release signatures must verify with (repeatable; armored or binary). Default: the Red Hat release key airgap ships.',
     multiple: true,
+    multipleNonGreedy: true,
   }),
   'secure-policy': Flags.boolean({
     description:

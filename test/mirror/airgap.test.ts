@@ -3,19 +3,22 @@
  * reachable address is the destination registry's. What crosses is the archive files, the
  * ImageSetConfiguration, and the destination's credentials and CA; nothing of the source side.
  */
-import { copyFile, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltImage } from '../../lab/images.js';
+import { generateSigningKey } from '../../lab/cosign.js';
+import { createGpgSigner, type GpgSigner } from '../../lab/gpg.js';
 import { buildUpstream, type Upstream } from '../../lab/upstream.js';
 import { digestTag } from '../../src/mirror/plan.js';
 import { airgap, REPO_ROOT } from '../helpers/cli.js';
 import { refOf, seedRegistry, tempDir } from '../helpers/fixtures.js';
 import { createIsolatedNamespace, netnsUnavailable, type IsolatedNamespace } from '../helpers/netns.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
-import { skopeoDigest, skopeoInspect } from '../helpers/skopeo.js';
+import { nodeSigstoreProblem } from '../helpers/sigstore-node.js';
+import { skopeoDigest, skopeoInspect, skopeoRawManifest } from '../helpers/skopeo.js';
 
 const BIN = resolve(REPO_ROOT, 'bin/run.js');
 const KiB = 1024;
@@ -87,6 +90,8 @@ describe.skipIf(unavailable)('the disconnected side needs nothing from the sourc
   let dir: string;
   let content: ImageSetContent;
   let up: Upstream;
+  let gpg: GpgSigner;
+  let keyring: string;
   /** The destination as the disconnected side names it: the host side of the veth pair. */
   const destination = () => `docker://${dst.host}/mirror`;
 
@@ -133,19 +138,25 @@ describe.skipIf(unavailable)('the disconnected side needs nothing from the sourc
       },
     ]);
     dir = await tempDir();
-    // OpenShift content on the source side too: releases in an update graph, a catalog, ubi9.
+    // OpenShift content on the source side too: releases in an update graph, a catalog, ubi9, every
+    // image signed in cosign's format and every release GPG-signed in the signature store.
+    gpg = await createGpgSigner();
+    keyring = join(dir, 'lab-release-key.asc');
+    await writeFile(keyring, gpg.publicKey);
     up = await buildUpstream({
       registry: { host: src.host, caFile: src.caFile, authFile: src.authFile },
       dir: join(dir, 'upstream'),
       versions: ['4.18.1', '4.18.2', '4.18.3'],
       components: 3,
+      signing: { key: generateSigningKey().privateKey },
+      releaseSigner: gpg,
     });
     // Two by tag, two by digest.
     content = { additionalImages: built.map((b) => refOf(src, b)), upstream: up };
   });
 
   afterAll(async () => {
-    await Promise.all([src?.stop(), dst?.stop(), up?.stop()]);
+    await Promise.all([src?.stop(), dst?.stop(), up?.stop(), gpg?.stop()]);
     await ns?.close();
   });
 
@@ -184,6 +195,8 @@ describe.skipIf(unavailable)('the disconnected side needs nothing from the sourc
       up.ubiRef,
       '--signature-url',
       up.signatureStore.url,
+      '--release-keyring',
+      keyring,
       `file://${out}`,
       '--json',
     ]);
@@ -215,15 +228,58 @@ describe.skipIf(unavailable)('the disconnected side needs nothing from the sourc
     ).toBe(up.releases[2]!.digest);
     await skopeoDigest(`docker://${dst.skopeoHost}/mirror/openshift/graph-image:latest`, dst.skopeo);
     const resources = report.clusterResources.map((f: string) => f.slice(f.lastIndexOf('/') + 1)).sort();
-    expect(resources).toEqual([
-      'cc-redhat-operator-index-v4-18.yaml',
-      'cs-redhat-operator-index-v4-18.yaml',
-      'idms-oc-mirror.yaml',
-      'itms-oc-mirror.yaml',
-      'mapping.txt',
-      'registries.conf',
-      'updateService.yaml',
-    ]);
+    expect(resources).toEqual(
+      [
+        'cc-redhat-operator-index-v4-18.yaml',
+        'clusterimagepolicy-example.yaml',
+        'cs-redhat-operator-index-v4-18.yaml',
+        'idms-oc-mirror.yaml',
+        'itms-oc-mirror.yaml',
+        'mapping.txt',
+        'registries.conf',
+        'signature-configmap.json',
+        'signature-configmap.yaml',
+        'updateService.yaml',
+        `${dst.host}.yaml`,
+      ].sort(),
+    );
+
+    // The trust chain crossed with the archive. Every release GPG signature in the ConfigMap written
+    // inside is accepted by skopeo standalone-verify for the release's digest and the lab key ...
+    const resourceDir = report.clusterResources[0].slice(0, report.clusterResources[0].lastIndexOf('/'));
+    const cm = yaml.load(await readFile(join(resourceDir, 'signature-configmap.yaml'), 'utf8')) as {
+      binaryData: Record<string, string>;
+    };
+    for (const rel of up.releases.slice(1)) {
+      const key = `${rel.digest.replace(':', '-')}-1`;
+      expect(Object.keys(cm.binaryData), rel.version).toContain(key);
+      const manifest = await skopeoRawManifest(
+        `docker://${dst.skopeoHost}/mirror/openshift/release-images:${rel.version}-x86_64`,
+        dst.skopeo,
+      );
+      const check = await gpg.verify(
+        manifest,
+        `${src.host}/openshift-release-dev/ocp-release:${rel.version}-x86_64`,
+        Buffer.from(cm.binaryData[key]!, 'base64'),
+      );
+      expect(check.ok, check.output).toBe(true);
+    }
+    // ... and every signed image, read by its original by-digest reference through the generated
+    // registries.conf (the source registry out of reach), verifies as a node checks it.
+    const registriesConf = await readFile(join(resourceDir, 'registries.conf'), 'utf8');
+    const signedOrigins = planned.plan
+      .filter((p: { signed?: boolean }) => p.signed)
+      .map((p: { source: string }) => p.source);
+    expect(signedOrigins.length).toBeGreaterThan(10);
+    for (const original of signedOrigins.filter((s: string) => s.includes('/openshift-release-dev/'))) {
+      const problem = await nodeSigstoreProblem({
+        registriesConf,
+        original,
+        publicKeyPem: up.signing!.publicKey,
+        ...dst.skopeo,
+      });
+      expect(problem, original).toBeUndefined();
+    }
 
     // An independent client on the connected side reads back exactly what was archived.
     for (const b of built) {
