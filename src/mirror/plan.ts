@@ -144,6 +144,11 @@ export interface PlanEntry {
    */
   digest: string;
   unresolved?: { code: string; message: string; hint?: string };
+  /**
+   * An image the run must not copy (--secure-policy refused it): it is reported failed with this
+   * reason, without reading the source.
+   */
+  refused?: { code: string; message: string; hint?: string };
   /** Repository path below the destination prefix. */
   destRepo: string;
   destTag: string;

@@ -251,6 +251,7 @@ async function pairsOf(
     source: sourceOf(run, e, sourceLayout, build),
     dest: { endpoint: target.endpoint, repo: target.repo(e), ref: e.destTag },
     ...(e.digest ? { digest: e.digest } : {}),
+    ...(e.refused ? { refused: e.refused } : {}),
   }));
 }
 

@@ -21,6 +21,8 @@ export interface CopyPair {
   dest: ImageSide;
   /** Digest the source is pinned to, when known (lets an unchanged image be skipped without reading the source). */
   digest?: string;
+  /** Not to be copied (a policy refused it): reported failed with this reason, the source never read. */
+  refused?: { code: string; message: string; hint?: string };
 }
 
 export type ImageStatus = 'copied' | 'present' | 'failed';
@@ -123,6 +125,11 @@ export class CopyEngine {
       bytes: 0,
       blobs: { transferred: 0, mounted: 0, present: 0 },
     };
+    if (p.refused) {
+      result.status = 'failed';
+      result.error = p.refused;
+      return this.finish(result);
+    }
     try {
       // A destination tag that already points at the image's digest means it is done. For a
       // digest-pinned image that is known before the source is even asked.

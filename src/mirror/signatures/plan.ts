@@ -8,8 +8,8 @@
  *    keyring (release.ts); only those that verify and name the release's digest are kept in the
  *    plan, so a disk → mirror run writes the signature ConfigMap with nothing from the source side.
  * 3. With `--secure-policy`, every image is checked against containers-policy.json (policy.ts). An
- *    image the policy refuses stays in the plan as unresolved, with the reason: the run reports it
- *    failed and copies the others.
+ *    image the policy refuses stays in the plan, refused, with the reason: the run reports it
+ *    failed without copying it, and copies the others.
  *
  * Without `--secure-policy` a missing or bad signature is a warning, never an error; with it, the
  * image fails. Nothing unverified is ever recorded as verified.
@@ -132,8 +132,8 @@ async function signReleases(
 }
 
 /**
- * Check every image against the policy; a refused image becomes unresolved (it fails on its own in
- * the run) and its signature entries are dropped. Returns how many were refused.
+ * Check every image against the policy; a refused image is marked so (the run reports it failed
+ * without copying it) and its signature entries are dropped. Returns how many were refused.
  */
 async function enforcePolicy(
   plan: MirrorPlan,
@@ -162,7 +162,7 @@ async function enforcePolicy(
         );
         if (verdict.allowed) return;
         refused.add(`${e.destRepo}@${e.digest}`);
-        e.unresolved = {
+        e.refused = {
           code: MirrorError.SIGNATURE_POLICY_REJECTED,
           message: `${e.origin} is refused by ${policy.path} (${verdict.requirement}): ${verdict.reasons.join('; ')}`,
           hint: 'mirror only what the policy accepts: sign the image, trust its key in the policy, or leave out --secure-policy',

@@ -1,0 +1,214 @@
+/**
+ * Signatures through the real CLI, registry → registry: a signed upstream (cosign-format Sigstore
+ * signatures next to every image, GPG-signed releases in a signature store), what arrives at the
+ * mirror checked as a node checks it, and what the person is told when something is not signed,
+ * does not verify, or is refused by the policy.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import yaml from 'js-yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateSigningKey } from '../../../lab/cosign.js';
+import { createGpgSigner, type GpgSigner } from '../../../lab/gpg.js';
+import type { BuiltImage } from '../../../lab/images.js';
+import { buildUpstream, type Upstream } from '../../../lab/upstream.js';
+import { MirrorError } from '../../../src/mirror/errors.js';
+import type { MirrorReport } from '../../../src/mirror/run.js';
+import { airgap } from '../../helpers/cli.js';
+import { refOf, seedRegistry, tempDir } from '../../helpers/fixtures.js';
+import { startRegistry, type TestRegistry } from '../../helpers/registry.js';
+import { nodeSigstoreProblem } from '../../helpers/sigstore-node.js';
+import { skopeoCopy, skopeoListTags } from '../../helpers/skopeo.js';
+
+describe('signatures through airgap mirror, registry → registry', () => {
+  let src: TestRegistry;
+  let dst: TestRegistry;
+  let up: Upstream;
+  let gpg: GpgSigner;
+  let unsigned: BuiltImage;
+  let dir: string;
+  let authFile: string;
+  let keyring: string;
+  let isc: string;
+
+  const args = (workspace: string, prefix: string, ...extra: string[]) => [
+    'mirror',
+    '-c',
+    isc,
+    '--authfile',
+    authFile,
+    '--ca-file',
+    src.caFile,
+    '--cert-dir',
+    '/nonexistent',
+    '--graph-url',
+    up.graph.url,
+    '--signature-url',
+    up.signatureStore.url,
+    '--workspace',
+    `file://${join(dir, workspace)}`,
+    ...extra,
+    `docker://${dst.host}/${prefix}`,
+    '--json',
+  ];
+
+  beforeAll(async () => {
+    [src, dst] = await Promise.all([startRegistry(), startRegistry()]);
+    dir = await tempDir();
+    gpg = await createGpgSigner();
+    keyring = join(dir, 'lab-release-key.asc');
+    await writeFile(keyring, gpg.publicKey);
+    up = await buildUpstream({
+      registry: src,
+      dir: join(dir, 'upstream'),
+      versions: ['4.18.1', '4.18.2'],
+      components: 2,
+      packages: 1,
+      signing: { key: generateSigningKey().privateKey },
+      releaseSigner: gpg,
+    });
+    [unsigned] = await seedRegistry(src, [{ repo: 'team/unsigned', tag: 'v1', layers: [{ size: 2048 }] }]);
+    authFile = join(dir, 'auth.json');
+    const a = JSON.parse(await readFile(src.authFile, 'utf8'));
+    const b = JSON.parse(await readFile(dst.authFile, 'utf8'));
+    await writeFile(authFile, JSON.stringify({ auths: { ...a.auths, ...b.auths } }), { mode: 0o600 });
+    isc = join(dir, 'isc.yaml');
+    await writeFile(
+      isc,
+      yaml.dump({
+        kind: 'ImageSetConfiguration',
+        apiVersion: 'mirror.openshift.io/v2alpha1',
+        mirror: {
+          platform: { channels: [{ name: up.channel, minVersion: '4.18.2', maxVersion: '4.18.2' }] },
+          additionalImages: [{ name: up.ubiRef }, { name: refOf(src, unsigned!) }],
+        },
+      }),
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all([src?.stop(), dst?.stop(), up?.stop(), gpg?.stop()]);
+  });
+
+  it('copies each signature next to its image, says which images are signed, and writes the trust files', async () => {
+    const r = await airgap(args('ws', 'ocp', '--release-keyring', keyring));
+    expect(r.exitCode, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as MirrorReport;
+    const images = report.plan.filter((p) => p.kind !== 'signature');
+    const sigs = report.plan.filter((p) => p.kind === 'signature');
+    // Every upstream image is signed, the extra one is not; one signature per signed image.
+    expect(images.filter((p) => p.signed === false).map((p) => p.source)).toEqual([
+      `${src.host}/team/unsigned@${unsigned!.digest}`,
+    ]);
+    expect(sigs).toHaveLength(images.length - 1);
+    expect(report.signatures!.sigstore).toEqual({ signed: images.length - 1, unsigned: 1 });
+    const release = report.signatures!.releases[0]!;
+    expect(release).toMatchObject({ version: '4.18.2', verifiedBy: [gpg.fingerprint], problems: [] });
+    expect(release.signatures).toHaveLength(1);
+
+    // The signatures are at the mirror, next to the images, under cosign's tag.
+    const releaseTags = await skopeoListTags(`docker://${dst.host}/ocp/openshift/release-images`, dst.skopeo);
+    expect(releaseTags).toContain(`${up.releases[1]!.digest.replace(':', '-')}.sig`);
+
+    // A node finds and verifies them through registries.conf; the unsigned image has none.
+    const resources = join(dir, 'ws', 'cluster-resources');
+    const registriesConf = await readFile(join(resources, 'registries.conf'), 'utf8');
+    const node = (original: string) =>
+      nodeSigstoreProblem({ registriesConf, original, publicKeyPem: up.signing!.publicKey, ...dst.skopeo });
+    expect(await node(up.releases[1]!.payload)).toBeUndefined();
+    expect(await node(`${src.host}/team/unsigned@${unsigned!.digest}`)).toMatch(/^no signature at /);
+
+    // The trust files for the cluster.
+    const cm = yaml.load(await readFile(join(resources, 'signature-configmap.yaml'), 'utf8')) as {
+      metadata: { namespace: string };
+      binaryData: Record<string, string>;
+    };
+    expect(cm.metadata.namespace).toBe('openshift-config-managed');
+    expect(Object.keys(cm.binaryData)).toEqual([`${up.releases[1]!.digest.replace(':', '-')}-1`]);
+    expect(await readFile(join(resources, 'registries.d', `${dst.host}.yaml`), 'utf8')).toBe(
+      `docker:\n  ${dst.host}:\n    use-sigstore-attachments: true\n`,
+    );
+  }, 180_000);
+
+  it('a signature replaced at the mirror by one of another image no longer verifies', async () => {
+    // The .sig of the release now holds the signature of ubi9 (valid, by the same key, for another digest).
+    const ubiSig = (await skopeoListTags(`docker://${dst.host}/ocp/ubi9/ubi`, dst.skopeo)).find((t) =>
+      t.endsWith('.sig'),
+    )!;
+    const releaseSig = `${up.releases[1]!.digest.replace(':', '-')}.sig`;
+    await skopeoCopy(
+      `docker://${dst.host}/ocp/ubi9/ubi:${ubiSig}`,
+      `docker://${dst.host}/ocp/openshift/release-images:${releaseSig}`,
+      dst.skopeo,
+    );
+    const registriesConf = await readFile(join(dir, 'ws', 'cluster-resources', 'registries.conf'), 'utf8');
+    const problem = await nodeSigstoreProblem({
+      registriesConf,
+      original: up.releases[1]!.payload,
+      publicKeyPem: up.signing!.publicKey,
+      ...dst.skopeo,
+    });
+    expect(problem).toMatch(/a signature names sha256:/);
+  }, 120_000);
+
+  it('--remove-signatures copies none and says so', async () => {
+    const r = await airgap(args('ws-nosig', 'nosig', '--remove-signatures', '--release-keyring', keyring));
+    expect(r.exitCode, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as MirrorReport;
+    expect(report.plan.filter((p) => p.kind === 'signature')).toEqual([]);
+    expect(report.signatures!.removed).toBe(true);
+    const tags = await skopeoListTags(`docker://${dst.host}/nosig/openshift/release-images`, dst.skopeo);
+    expect(tags.filter((t) => t.endsWith('.sig'))).toEqual([]);
+  }, 180_000);
+
+  it('release signatures that do not verify with the keyring are a warning, never written as verified', async () => {
+    // No --release-keyring: the shipped Red Hat key, which did not make the lab's signatures.
+    const r = await airgap(args('ws-redhat-key', 'rhkey'));
+    expect(r.exitCode, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as MirrorReport;
+    const release = report.signatures!.releases[0]!;
+    expect(release.signatures).toEqual([]);
+    expect(release.problems.join('\n')).toContain(`which is not in the Red Hat release key`);
+    expect(report.warnings.join('\n')).toContain('release 4.18.2');
+    const resources = await import('node:fs/promises').then((fs) =>
+      fs.readdir(join(dir, 'ws-redhat-key', 'cluster-resources')),
+    );
+    expect(resources).not.toContain('signature-configmap.yaml');
+  }, 180_000);
+
+  it('--secure-policy: an image the policy refuses is not mirrored and says why; the others are', async () => {
+    const policy = join(dir, 'policy.json');
+    const key = join(dir, 'cosign.pub');
+    await writeFile(key, up.signing!.publicKey);
+    await writeFile(
+      policy,
+      JSON.stringify({
+        default: [{ type: 'reject' }],
+        transports: {
+          docker: {
+            [src.host]: [
+              { type: 'sigstoreSigned', keyPath: key, signedIdentity: { type: 'matchRepository' } },
+            ],
+          },
+        },
+      }),
+    );
+    const r = await airgap(args('ws-policy', 'policy', '--secure-policy', '--policy', policy));
+    expect(r.exitCode).toBe(1);
+    const report = JSON.parse(r.stdout) as MirrorReport;
+    const failed = report.summary!.images.filter((i) => i.status === 'failed');
+    expect(failed.map((i) => i.source)).toEqual([`${src.host}/team/unsigned@${unsigned!.digest}`]);
+    expect(failed[0]!.error!.code).toBe(MirrorError.SIGNATURE_POLICY_REJECTED);
+    expect(failed[0]!.error!.message).toContain(policy);
+    expect(report.summary!.copied).toBeGreaterThan(3);
+  }, 180_000);
+
+  it('a policy file with a syntax error stops before anything is copied, naming file:line:column', async () => {
+    const policy = join(dir, 'broken-policy.json');
+    await writeFile(policy, '{\n  "default": [\n    {"type": "reject"},\n  ]\n}\n');
+    const r = await airgap(args('ws-broken', 'broken', '--secure-policy', '--policy', policy));
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`${policy}:4:3`);
+    expect(r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+  }, 120_000);
+});
