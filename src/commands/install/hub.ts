@@ -12,7 +12,8 @@ uses, waiting where it waits:
 
   trust     ConfigMap openshift-config/registry-config (the mirror's CA, one
             host..port key per registry) and the cluster Image
-            spec.additionalTrustedCA
+            spec.additionalTrustedCA; the release signature ConfigMap
+            (openshift-config-managed) when cluster-resources has one
   mirror    the ImageDigestMirrorSets / ImageTagMirrorSets of the site (the
             cluster-resources airgap mirror wrote), then every Node Ready
             again; when they changed, the HyperShift operator is restarted
