@@ -14,11 +14,16 @@ export interface GpgSigner {
   fingerprint: string;
   /** The public key, armored (a --release-keyring file's content). */
   publicKey: string;
-  /** The GNUPGHOME holding the key (for `skopeo standalone-verify`). */
+  /** The GNUPGHOME holding the key pair (what `skopeo standalone-sign` signs with). */
   home: string;
+  /** A GNUPGHOME holding only the public key: what {@link GpgSigner.verify} checks with. */
+  verifyHome: string;
   /** A signature of the manifest (whose digest is the release digest) for `reference`. */
   sign(manifest: Uint8Array, reference: string): Promise<Buffer>;
-  /** Whether skopeo accepts `signature` for this manifest, reference and key. */
+  /**
+   * Whether `skopeo standalone-verify` accepts `signature` for this manifest, reference and key,
+   * with only the public key imported (an independent check of what airgap verified).
+   */
   verify(
     manifest: Uint8Array,
     reference: string,
@@ -48,6 +53,9 @@ export async function createGpgSigner(name = 'airgap lab release signer'): Promi
   const fpr = /^fpr:+([0-9A-F]{40}):/m.exec(listing.stdout)?.[1];
   if (!fpr) throw new Error(`gpg made no key: ${listing.stdout}`);
   const publicKey = (await execa('gpg', ['--batch', '--armor', '--export', fpr], { env })).stdout;
+  const verifyHome = await mkdtemp(join(tmpdir(), 'airgap-gpg-verify-'));
+  const verifyEnv = { GNUPGHOME: verifyHome };
+  await execa('gpg', ['--batch', '--import'], { env: verifyEnv, input: publicKey });
   const scratch = async <T>(fn: (dir: string) => Promise<T>): Promise<T> => {
     const dir = await mkdtemp(join(home, 'work-'));
     try {
@@ -60,6 +68,7 @@ export async function createGpgSigner(name = 'airgap lab release signer'): Promi
     fingerprint: fpr,
     publicKey: `${publicKey}\n`,
     home,
+    verifyHome,
     sign: (manifest, reference) =>
       scratch(async (dir) => {
         await writeFile(join(dir, 'manifest.json'), manifest);
@@ -77,16 +86,13 @@ export async function createGpgSigner(name = 'airgap lab release signer'): Promi
         const r = await execa(
           'skopeo',
           ['standalone-verify', join(dir, 'manifest.json'), reference, fpr, join(dir, 'sig')],
-          {
-            env,
-            reject: false,
-          },
+          { env: verifyEnv, reject: false },
         );
         return { ok: r.exitCode === 0, output: `${r.stdout}${r.stderr}`.trim() };
       }),
     stop: async () => {
-      await execa('gpgconf', ['--kill', 'all'], { env, reject: false });
-      await rm(home, { recursive: true, force: true });
+      for (const e of [env, verifyEnv]) await execa('gpgconf', ['--kill', 'all'], { env: e, reject: false });
+      await Promise.all([home, verifyHome].map((d) => rm(d, { recursive: true, force: true })));
     },
   };
 }

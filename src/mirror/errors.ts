@@ -6,6 +6,8 @@ export const MirrorError = {
   SIGNATURE_STORE_UNREACHABLE: 'SIGNATURE_STORE_UNREACHABLE',
   /** --signature-url is not an http(s) URL (signatures/store.ts) */
   SIGNATURE_URL_INVALID: 'SIGNATURE_URL_INVALID',
+  /** a release signature ConfigMap file is not YAML/JSON, or not in the shape the cluster version operator reads (signatures/configmap.ts) */
+  SIGNATURE_CONFIGMAP_INVALID: 'SIGNATURE_CONFIGMAP_INVALID',
   /** --secure-policy: containers-policy.json refuses the image; it is not mirrored (signatures/plan.ts) */
   SIGNATURE_POLICY_REJECTED: 'SIGNATURE_POLICY_REJECTED',
   /** containers-policy.json is not valid JSON, or a scope, requirement or field in it is invalid (signatures/policy.ts) */

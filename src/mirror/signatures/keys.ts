@@ -66,7 +66,7 @@ export async function loadKeyring(files?: string[]): Promise<Keyring> {
     const keys = await openpgp.readKeys({ armoredKeys: REDHAT_RELEASE_KEY_2 });
     return keyringOf(keys, 'the Red Hat release key (shipped with airgap)');
   }
-  const keys: openpgp.PublicKey[] = [];
+  const keys: openpgp.Key[] = [];
   for (const file of files) keys.push(...(await readKeyFile(file)));
   return keyringOf(keys, files.join(', '));
 }
@@ -76,7 +76,7 @@ export async function keyringFromKeys(keys: string | Uint8Array, source = 'the p
   return keyringOf(await parseKeys(keys), source);
 }
 
-async function readKeyFile(file: string): Promise<openpgp.PublicKey[]> {
+async function readKeyFile(file: string): Promise<openpgp.Key[]> {
   let bytes: Buffer;
   try {
     bytes = await readFile(file);
@@ -102,7 +102,8 @@ async function readKeyFile(file: string): Promise<openpgp.PublicKey[]> {
   }
 }
 
-async function parseKeys(data: string | Uint8Array): Promise<openpgp.PublicKey[]> {
+/** Armored (with any text around the block, as key files often have) or binary OpenPGP keys. */
+async function parseKeys(data: string | Uint8Array): Promise<openpgp.Key[]> {
   const text = typeof data === 'string' ? data : Buffer.from(data).toString('latin1');
   if (text.includes('-----BEGIN PGP PUBLIC KEY BLOCK-----'))
     return openpgp.readKeys({
@@ -111,6 +112,9 @@ async function parseKeys(data: string | Uint8Array): Promise<openpgp.PublicKey[]
   return openpgp.readKeys({ binaryKeys: typeof data === 'string' ? Buffer.from(data, 'latin1') : data });
 }
 
-function keyringOf(keys: openpgp.PublicKey[], source: string): Keyring {
-  return { keys, fingerprints: keys.map((k) => k.getFingerprint().toUpperCase()), source };
+/** The public half of each key (a secret key given by mistake verifies as its public key), each once. */
+function keyringOf(keys: openpgp.Key[], source: string): Keyring {
+  const unique = new Map<string, openpgp.PublicKey>();
+  for (const k of keys) unique.set(k.getFingerprint().toUpperCase(), k.toPublic());
+  return { keys: [...unique.values()], fingerprints: [...unique.keys()], source };
 }

@@ -10,7 +10,25 @@ import { ATOMIC_SIGNATURE_TYPE, parseSimpleSigning, type SignedClaim } from './s
 export type ReleaseSignatureCheck =
   { ok: true; claim: SignedClaim; fingerprint: string } | { ok: false; reason: string };
 
-/** Verify one release signature; never throws for a bad signature (the reason says what is wrong). */
+/** Upper-case hex key ids of the keys that say they made the message's signatures. */
+function signerKeyIds(message: openpgp.Message<Uint8Array>): string[] {
+  return message.getSigningKeyIDs().map((id) => id.toHex().toUpperCase());
+}
+
+/** The keyring key (primary or subkey) with this key id, by its primary fingerprint. */
+function keyringFingerprint(keyring: Keyring, keyId: openpgp.KeyID): string | undefined {
+  return keyring.keys
+    .find((k) => k.getKeys(keyId).length > 0)
+    ?.getFingerprint()
+    .toUpperCase();
+}
+
+/**
+ * Verify one release signature and read what it signs; never throws for a bad signature (the
+ * reason says what is wrong: not OpenPGP, signed by a key not in the keyring and which, a
+ * signature that does not verify, a payload that is not simple signing). Whether the claim is about
+ * the right image is the caller's question (claimProblem).
+ */
 export async function verifyReleaseSignature(
   bytes: Uint8Array,
   keyring: Keyring,
@@ -19,30 +37,24 @@ export async function verifyReleaseSignature(
   try {
     message = await openpgp.readMessage({ binaryMessage: bytes });
   } catch (e) {
-    return { ok: false, reason: `it is not an OpenPGP message (${(e as Error).message})` };
+    return {
+      ok: false,
+      reason: `it is not a readable OpenPGP message, corrupt or of another kind (${(e as Error).message})`,
+    };
   }
-  const signers = message.getSigningKeyIDs().map((id) => id.toHex().toUpperCase());
-  let data: Uint8Array;
-  let fingerprint: string | undefined;
+  const signers = signerKeyIds(message);
+  const who = signers.length > 0 ? `key ${signers.join(', ')}` : 'an unknown key';
+  let result: Awaited<ReturnType<typeof openpgp.verify<Uint8Array>>>;
   try {
-    const result = await openpgp.verify({
+    // expectSigned: rejects an unsigned message and one where no signature verifies.
+    result = await openpgp.verify({
       message,
       verificationKeys: keyring.keys,
       expectSigned: true,
       format: 'binary',
     });
-    data = result.data as Uint8Array;
-    for (const s of result.signatures) {
-      await s.verified; // throws when this signature does not verify
-      const key = keyring.keys.find((k) => k.getKeys(s.keyID).length > 0);
-      fingerprint = key?.getFingerprint().toUpperCase();
-      if (fingerprint) break;
-    }
   } catch (e) {
-    const byKnown = keyring.keys.some((k) =>
-      signers.some((id) => k.getKeys().some((sub) => sub.getKeyID().toHex().toUpperCase() === id)),
-    );
-    const who = signers.length > 0 ? `key ${signers.join(', ')}` : 'an unknown key';
+    const byKnown = message.getSigningKeyIDs().some((id) => keyringFingerprint(keyring, id) !== undefined);
     return {
       ok: false,
       reason: byKnown
@@ -50,8 +62,17 @@ export async function verifyReleaseSignature(
         : `it was signed by ${who}, which is not in ${keyring.source}`,
     };
   }
-  if (!fingerprint) return { ok: false, reason: `no key of ${keyring.source} made it` };
-  const parsed = parseSimpleSigning(data);
+  let fingerprint: string | undefined;
+  for (const s of result.signatures) {
+    const verified = await s.verified.then(
+      () => true,
+      () => false,
+    );
+    fingerprint = verified ? keyringFingerprint(keyring, s.keyID) : undefined;
+    if (fingerprint) break;
+  }
+  if (!fingerprint) return { ok: false, reason: `no key of ${keyring.source} made it (signed by ${who})` };
+  const parsed = parseSimpleSigning(result.data);
   if ('error' in parsed) return { ok: false, reason: parsed.error };
   if (parsed.claim.type !== ATOMIC_SIGNATURE_TYPE)
     return {

@@ -3,11 +3,10 @@
  * to name this release's digest and repository. Only those that pass are returned as signatures;
  * every other one is a problem line. Nothing unverified is ever passed on as verified.
  */
-import type { TlsOptions } from '../../net/http.js';
 import type { Keyring } from './keys.js';
 import { verifyReleaseSignature } from './openpgp.js';
 import { claimProblem } from './simple-signing.js';
-import { fetchReleaseSignatures } from './store.js';
+import { fetchReleaseSignatures, shownStoreUrl, type SignatureStoreOptions } from './store.js';
 
 export interface ReleaseSignatureResult {
   digest: string;
@@ -17,13 +16,18 @@ export interface ReleaseSignatureResult {
   signatures: string[];
   /** Fingerprints of the keys that made them. */
   verifiedBy: string[];
-  /** One line per signature that did not pass, or `no signature in the store`. */
+  /** One line per signature that did not pass (`signature-<n>: <why>`), or `no signature found …`. */
   problems: string[];
 }
 
+/**
+ * Fetch and check the signatures of each release (`repository` is `registry/repository` of the
+ * release image, e.g. `quay.io/openshift-release-dev/ocp-release`). A store that cannot be read
+ * throws SIGNATURE_STORE_UNREACHABLE; a release without signatures is a problem, not an error.
+ */
 export async function releaseSignatures(
   releases: { digest: string; repository: string }[],
-  o: { baseUrl: string; tls?: TlsOptions; keyring: Keyring; retries?: number },
+  o: SignatureStoreOptions & { keyring: Keyring },
 ): Promise<ReleaseSignatureResult[]> {
   return Promise.all(
     releases.map(async (r) => {
@@ -34,7 +38,10 @@ export async function releaseSignatures(
         problems: [],
       };
       const found = await fetchReleaseSignatures(r.digest, o);
-      if (found.length === 0) result.problems.push(`no signature in the store for ${r.digest}`);
+      if (found.length === 0)
+        result.problems.push(
+          `no signature found for ${r.digest} in the signature store ${shownStoreUrl(o.baseUrl)}`,
+        );
       for (const [i, bytes] of found.entries()) {
         const check = await verifyReleaseSignature(bytes, o.keyring);
         const problem = check.ok

@@ -1,18 +1,25 @@
 /**
  * The release signature store the cluster version operator reads: `<store>/sha256=<hex>/signature-<n>`,
- * n = 1, 2, … until the store has no more. oc-mirror v2 reads the same store (overridable with
- * OCP_SIGNATURE_URL); so does airgap (--signature-url).
+ * n = 1, 2, … until the store has no more (containers/image docs/signature-protocols.md). oc-mirror
+ * v2 reads the same store (overridable with OCP_SIGNATURE_URL); so does airgap (--signature-url).
+ * The requests, retries and TLS are the net kit's (getBytes).
  */
 import { getBytes, type TlsOptions } from '../../net/http.js';
 import { AirgapError, usageError } from '../../util/errors.js';
 import { MirrorError } from '../errors.js';
 
-/** oc-mirror v2's default store. */
+/** oc-mirror v2's default store (internal/pkg/release/signature.go). */
 export const DEFAULT_SIGNATURE_URL =
   'https://mirror.openshift.com/pub/openshift-v4/signatures/openshift/release';
 
-/** Stores answer 404 for a missing object; buckets served from GCS answer 403. */
+/** What a store answers for a missing object: 404, and 403 from buckets served by GCS. */
 const ABSENT = [404, 403];
+
+/** How many signatures of one digest are read at most (the store holds one or two). */
+const MAX_SIGNATURES = 16;
+
+const STORE_HINT =
+  'point --signature-url (or OCP_SIGNATURE_URL) at a reachable signature store, or at a copy of it on this side of the air gap';
 
 /** `<base>/sha256=<hex>/signature-<n>`. */
 export function signatureUrl(base: string, digest: string, n: number): string {
@@ -20,20 +27,59 @@ export function signatureUrl(base: string, digest: string, n: number): string {
   return `${base.replace(/\/+$/, '')}/${algo}=${hex}/signature-${n}`;
 }
 
-/** Every signature the store holds for a release digest (none is an empty list, not an error). */
-export async function fetchReleaseSignatures(
-  digest: string,
-  o: { baseUrl: string; tls?: TlsOptions; maxSignatures?: number; retries?: number },
-): Promise<Buffer[]> {
+/** A store URL as messages show it: without any user or password it carries. */
+export function shownStoreUrl(url: string): string {
   try {
-    new URL(o.baseUrl);
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.href;
   } catch {
-    throw usageError(MirrorError.SIGNATURE_URL_INVALID, `the signature store ${o.baseUrl} is not a URL`, {
-      hint: 'give --signature-url (or OCP_SIGNATURE_URL) as https://host/path',
-    });
+    return url;
   }
+}
+
+/** Options of {@link fetchReleaseSignatures}. */
+export interface SignatureStoreOptions {
+  /** The store (--signature-url, OCP_SIGNATURE_URL, or {@link DEFAULT_SIGNATURE_URL}). */
+  baseUrl: string;
+  /** CA files, certs.d and the TLS opt-out, as for registries. */
+  tls?: TlsOptions;
+  /** Stop after this many signatures; default 16. */
+  maxSignatures?: number;
+  /** Retries per request after the first attempt (the net kit's default: 4). */
+  retries?: number;
+  /** First backoff between attempts, in ms (the net kit's default: 250). */
+  baseDelayMs?: number;
+}
+
+/** A usage error unless `base` is an http(s) URL. */
+function checkStoreUrl(base: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(base);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw usageError(
+      MirrorError.SIGNATURE_URL_INVALID,
+      `the signature store ${JSON.stringify(shownStoreUrl(base))} is not an http(s) URL`,
+      {
+        hint: `give --signature-url (or OCP_SIGNATURE_URL) as https://host/path, e.g. ${DEFAULT_SIGNATURE_URL}`,
+      },
+    );
+}
+
+/**
+ * Every signature the store holds for a release digest, in order (none is an empty list, not an
+ * error). A store that cannot be reached, fails TLS, or keeps answering an error after the retries
+ * is SIGNATURE_STORE_UNREACHABLE naming the URL.
+ */
+export async function fetchReleaseSignatures(digest: string, o: SignatureStoreOptions): Promise<Buffer[]> {
+  checkStoreUrl(o.baseUrl);
   const out: Buffer[] = [];
-  for (let n = 1; n <= (o.maxSignatures ?? 16); n++) {
+  for (let n = 1; n <= (o.maxSignatures ?? MAX_SIGNATURES); n++) {
     const url = signatureUrl(o.baseUrl, digest, n);
     let body: Buffer | undefined;
     try {
@@ -42,18 +88,19 @@ export async function fetchReleaseSignatures(
         absent: ABSENT,
         errorPrefix: 'SIGNATURE_STORE',
         ...(o.retries !== undefined ? { retries: o.retries } : {}),
+        ...(o.baseDelayMs !== undefined ? { baseDelayMs: o.baseDelayMs } : {}),
       });
     } catch (e) {
       if (!(e instanceof AirgapError)) throw e;
+      // The net kit names the URL in its message; its hint (the CA for a TLS failure) comes first.
       throw new AirgapError(
         MirrorError.SIGNATURE_STORE_UNREACHABLE,
-        `cannot read the release signature ${url}: ${e.message}`,
+        `cannot read the release signatures of ${digest} from the signature store: ${e.message}`,
         {
-          where: url,
+          where: shownStoreUrl(url),
           cause: e,
-          hint:
-            e.hint ??
-            'point --signature-url (or OCP_SIGNATURE_URL) at a reachable signature store, or a copy of it on the connected side',
+          hint: e.hint ? `${e.hint}; or ${STORE_HINT}` : STORE_HINT,
+          details: { store: shownStoreUrl(o.baseUrl), ...(e.details ?? {}) },
         },
       );
     }
