@@ -48,6 +48,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import yaml from 'js-yaml';
+import { generateSigningKey } from '../lab/cosign.js';
+import { createGpgSigner } from '../lab/gpg.js';
 import { buildUpstream, type Upstream } from '../lab/upstream.js';
 import { BUILD_SOURCE, parsePlan, type MirrorPlan, type PlanEntry } from '../src/mirror/plan.js';
 import { formatReference, parseReference } from '../src/mirror/reference.js';
@@ -108,7 +110,7 @@ interface Shape {
 }
 
 interface MethodResult {
-  method: 'airgap' | 'skopeo copy loop';
+  method: 'airgap' | 'airgap --remove-signatures' | 'skopeo copy loop';
   destination: string;
   /** How the method got its sources (the one difference: skopeo reads airgap's built images from dst1). */
   note: string;
@@ -138,6 +140,8 @@ export interface OpenShiftBenchResult {
   methods: MethodResult[];
   /** skopeo copy loop ÷ airgap. */
   ratios: { first: number; second: number };
+  /** airgap with signatures ÷ airgap --remove-signatures: what finding and copying them costs. */
+  signatures: { images: number; signatureEntries: number; first: number; second: number };
   target: { name: string; goal: number; measured: number; met: boolean };
   correctness: { pass: boolean; problems: string[] };
 }
@@ -229,6 +233,8 @@ interface Ctx {
   up: Upstream;
   isc: string;
   policy: string;
+  /** The lab release signer's public key (--release-keyring). */
+  keyring: string;
 }
 
 /** The destination tag of a plan entry, below `<host>/ocp`. */
@@ -277,22 +283,24 @@ async function benchAirgap(
   ctx: Ctx,
   dst: BenchRegistry,
   authFile: string,
+  method: 'airgap' | 'airgap --remove-signatures' = 'airgap',
 ): Promise<{ result: Omit<MethodResult, 'check'>; plan: MirrorPlan }> {
-  const ws = join(ctx.work, 'airgap-ws');
+  const ws = join(ctx.work, method === 'airgap' ? 'airgap-ws' : 'airgap-nosig-ws');
   const dest = `docker://${dst.reg.host}/${PREFIX}`;
   const args = [
     ...['-c', ctx.isc, '--workspace', `file://${ws}`, dest],
     ...['--authfile', authFile, '--ca-file', ctx.src.reg.caFile],
     ...['--graph-url', ctx.up.graph.url, '--graph-base-image', ctx.up.ubiRef],
-    ...['--signature-url', ctx.up.signatureStore.url],
+    ...['--signature-url', ctx.up.signatureStore.url, '--release-keyring', ctx.keyring],
+    ...(method === 'airgap' ? [] : ['--remove-signatures']),
   ];
   const run = () => airgapMirror(ctx.opts.cli, args, { scratch: ctx.work, cwd: ROOT });
   const bytes0 = await storedBlobBytes(dst.reg.storageDir);
-  log('airgap: first run');
+  log(`${method}: first run`);
   const first = await measuredAcross([ctx.src], dst, run);
   const bytes1 = await storedBlobBytes(dst.reg.storageDir);
   log(
-    `airgap: first run ${(first.wallMs / 1000).toFixed(1)} s (copy engine ${((first.engine?.durationMs ?? 0) / 1000).toFixed(1)} s); second run`,
+    `${method}: first run ${(first.wallMs / 1000).toFixed(1)} s (copy engine ${((first.engine?.durationMs ?? 0) / 1000).toFixed(1)} s); second run`,
   );
   const second = await measuredAcross([ctx.src], dst, run);
   const bytes2 = await storedBlobBytes(dst.reg.storageDir);
@@ -301,7 +309,7 @@ async function benchAirgap(
   const plan = parsePlan(await readFile(join(ws, 'plan.json'), 'utf8'), join(ws, 'plan.json'));
   return {
     result: {
-      method: 'airgap',
+      method,
       destination: dest,
       note: 'plans (update graph, payloads, catalog filter and rebuild, graph image) and copies, one command',
       first,
@@ -421,7 +429,15 @@ async function run(opts: Options, work: string): Promise<OpenShiftBenchResult> {
         `a catalog of ${shape.packages} packages (${bundles} bundles), ubi9; seeding ${src.reg.host}`,
     );
     const dir = join(work, 'upstream');
+    // Everything signed as the real content is: a cosign signature next to every image, GPG
+    // signatures of every release in the signature store.
+    const gpg = await createGpgSigner();
+    stops.push(() => gpg.stop());
+    const keyring = join(work, 'release-key.asc');
+    await writeFile(keyring, gpg.publicKey);
     up = await buildUpstream({
+      signing: { key: generateSigningKey().privateKey },
+      releaseSigner: gpg,
       registry: { host: src.reg.host, caFile: src.reg.caFile, authFile: src.reg.authFile },
       dir,
       versions: shape.versions,
@@ -436,7 +452,7 @@ async function run(opts: Options, work: string): Promise<OpenShiftBenchResult> {
     await rm(join(dir, 'layout'), { recursive: true, force: true });
     log(`source holds ${(up.bytes / 1024 ** 3).toFixed(2)} GiB`);
     const isc = await writeIscFile(work, up, shape);
-    const ctx: Ctx = { opts, work, src, up, isc, policy: await writePolicy(work) };
+    const ctx: Ctx = { opts, work, src, up, isc, policy: await writePolicy(work), keyring };
 
     const a = await destination(ctx, 'airgap', [src]);
     stops.push(() => a.dst.reg.stop());
@@ -444,6 +460,9 @@ async function run(opts: Options, work: string): Promise<OpenShiftBenchResult> {
     const k = await destination(ctx, 'skopeo', [src, a.dst]);
     stops.push(() => k.dst.reg.stop());
     const skopeo = await benchSkopeoCopy(ctx, a.dst, k.dst, k.authFile, plan);
+    const n = await destination(ctx, 'airgap-nosig', [src]);
+    stops.push(() => n.dst.reg.stop());
+    const { result: unsigned } = await benchAirgap(ctx, n.dst, n.authFile, 'airgap --remove-signatures');
 
     const { checks, problems } = await verify(ctx, plan, [
       { ...a, name: 'airgap' },
@@ -451,6 +470,7 @@ async function run(opts: Options, work: string): Promise<OpenShiftBenchResult> {
     ]);
     const methods: MethodResult[] = [
       { ...airgap, check: checks[0]! },
+      { ...unsigned, check: { checked: 0, mismatches: [] } },
       { ...skopeo, check: checks[1]! },
     ];
     const byKind: Record<string, number> = {};
@@ -458,6 +478,12 @@ async function run(opts: Options, work: string): Promise<OpenShiftBenchResult> {
     const ratios = {
       first: skopeo.first.wallMs / airgap.first.wallMs,
       second: skopeo.second.wallMs / airgap.second.wallMs,
+    };
+    const signatures = {
+      images: plan.images.filter((e) => e.kind !== 'signature').length,
+      signatureEntries: plan.images.filter((e) => e.kind === 'signature').length,
+      first: airgap.first.wallMs / unsigned.first.wallMs,
+      second: airgap.second.wallMs / unsigned.second.wallMs,
     };
     return {
       date,
@@ -484,6 +510,7 @@ async function run(opts: Options, work: string): Promise<OpenShiftBenchResult> {
       fairness: FAIRNESS,
       methods,
       ratios,
+      signatures,
       target: {
         name: 'first run: skopeo copy loop ÷ airgap',
         goal: TARGET_FIRST,
@@ -554,6 +581,12 @@ export function render(res: OpenShiftBenchResult): string {
   }
   out.push(
     `skopeo copy loop ÷ airgap: first run ${res.ratios.first.toFixed(2)}×, second run (nothing new) ${res.ratios.second.toFixed(2)}×`,
+  );
+  const s = res.signatures;
+  const pct = (r: number) => `${r >= 1 ? '+' : ''}${((r - 1) * 100).toFixed(0)}%`;
+  out.push(
+    `signatures (${s.signatureEntries} Sigstore signatures for ${s.images} images, release GPG signatures verified): ` +
+      `airgap with ÷ without (--remove-signatures): first run ${s.first.toFixed(2)}× (${pct(s.first)}), second run ${s.second.toFixed(2)}× (${pct(s.second)}); goal ≤ +10% on the first run: ${s.first <= 1.1 ? 'MET' : 'NOT MET'}`,
   );
   const t = res.target;
   out.push(`target ≥ ${t.goal}× on the first run: ${t.met ? 'MET' : 'NOT MET'} (${t.measured.toFixed(2)}×)`);

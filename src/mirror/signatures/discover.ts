@@ -41,7 +41,7 @@ export interface DiscoveredSignatures {
 }
 
 export interface DiscoverOptions {
-  /** Requests in flight at once (default 8). */
+  /** Requests in flight at once (default 16). */
   concurrency?: number;
   /** Tags asked for per page of a tag listing (default the client's, 1000). */
   pageSize?: number;
@@ -151,7 +151,7 @@ export async function discoverSignatures(
   clientFor: (registry: string) => RegistryClient,
   opts: DiscoverOptions = {},
 ): Promise<DiscoveredSignatures> {
-  const limit = new Limiter(opts.concurrency ?? 8);
+  const limit = new Limiter(opts.concurrency ?? 16);
   const repos = [...groupBySourceRepo(images).values()];
   const perRepo = await Promise.all(
     repos.map(async (repo) => {
