@@ -23,12 +23,12 @@ import type { MirrorPlan, PlanEntry, PlanReleaseSignatures, PlanSignatures } fro
 import { BUILD_SOURCE } from '../plan.js';
 import { parseReference } from '../reference.js';
 import type { RegistryClient } from '../registry/client.js';
-import { readCosignSignatures, verifyCosignSignature } from './cosign.js';
+import { readCosignSignatures } from './cosign.js';
 import { discoverSignatures } from './discover.js';
 import { loadKeyring } from './keys.js';
-import { verifyReleaseSignature } from './openpgp.js';
 import { defaultPolicyPath, evaluatePolicy, loadPolicy } from './policy.js';
 import { releaseSignatures } from './release.js';
+import { policyVerifiers } from './verifiers.js';
 import { DEFAULT_SIGNATURE_URL } from './store.js';
 
 export interface SignatureOptions {
@@ -194,13 +194,3 @@ async function sigstoreEvidence(
     throw e;
   }
 }
-
-const policyVerifiers = {
-  sigstore: (sig: { payload: Uint8Array; signature: string }, publicKeyPem: string) =>
-    verifyCosignSignature(sig, publicKeyPem),
-  gpg: async (bytes: Uint8Array, keys: string | Uint8Array) => {
-    const { keyringFromKeys } = await import('./keys.js');
-    const r = await verifyReleaseSignature(bytes, await keyringFromKeys(keys));
-    return r.ok ? { claimBytes: Buffer.from(JSON.stringify(r.claim.payload)) } : { reason: r.reason };
-  },
-};

@@ -9,33 +9,16 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import * as openpgp from 'openpgp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evaluatePolicy, parsePolicy, type PolicyVerifiers } from '../../../src/mirror/signatures/policy.js';
+import { evaluatePolicy, parsePolicy } from '../../../src/mirror/signatures/policy.js';
 import { loadRegistriesD, lookasideSignatureUrl } from '../../../src/mirror/signatures/registries-d.js';
 import { seedRegistry, tempDir } from '../../helpers/fixtures.js';
 import { startRegistry, type TestRegistry } from '../../helpers/registry.js';
 import { skopeoCopy, skopeoRawManifest } from '../../helpers/skopeo.js';
+import { policyVerifiers } from '../../../src/mirror/signatures/verifiers.js';
 
-const gpgVerifier: PolicyVerifiers['gpg'] = async (bytes, keys) => {
-  try {
-    const verificationKeys =
-      typeof keys === 'string'
-        ? await openpgp.readKeys({ armoredKeys: keys })
-        : await openpgp.readKeys({ binaryKeys: keys });
-    const message = await openpgp.readMessage({ binaryMessage: bytes });
-    const { data } = await openpgp.verify({
-      message,
-      verificationKeys,
-      format: 'binary',
-      expectSigned: true,
-    });
-    return { claimBytes: data };
-  } catch (e) {
-    return { reason: `the GPG signature does not verify: ${(e as Error).message}` };
-  }
-};
-const verifiers: PolicyVerifiers = { sigstore: () => false, gpg: gpgVerifier };
+/** The product's verifiers: skopeo's signatures are GPG simple signing. */
+const verifiers = policyVerifiers;
 
 let reg: TestRegistry;
 let dir: string;
