@@ -359,20 +359,12 @@ function readOsImagesFile(problems: SiteProblems, path: string, text: string): S
   return out;
 }
 
-/**
- * Read and check every local file the site names. Throws one usage error listing every problem
- * (exit 2). The result holds secrets: never log it.
- */
-export async function readSiteInputs(site: Site): Promise<SiteInputs> {
-  const problems = new Problems<SiteErrorCode>(site.source.file, site.source.positions);
-  const warnings: string[] = [];
-
-  const pullText = await readText(problems, 'cluster.pullSecretFile', site.cluster.pullSecretFile);
-  if (pullText !== undefined) checkPullSecret(problems, pullText, site);
-  const sshText = await readText(problems, 'cluster.sshKeyFile', site.cluster.sshKeyFile);
-  const sshPublicKey = sshText !== undefined ? checkSshKey(problems, sshText, site) : undefined;
-
-  // CAs: each checked by the certs reader (a CA, not expired); each certificate once.
+/** The mirror's CAs as one bundle: each checked by the certs reader (a CA, not expired), each certificate once. */
+async function readCaBundle(
+  problems: Problems<SiteErrorCode>,
+  site: Site,
+  warnings: string[],
+): Promise<string> {
   let caBundlePem = '';
   const seen = new Set<string>();
   const caOne = !site.source.positions.has('mirror.caFiles[0]');
@@ -391,6 +383,47 @@ export async function readSiteInputs(site: Site): Promise<SiteInputs> {
       });
     }
   }
+  return caBundlePem;
+}
+
+/** The osImages the AgentServiceConfig gets (inline or from a file), with a warning when none is for the node pool's architecture. */
+async function readOsImages(
+  problems: Problems<SiteErrorCode>,
+  site: Site,
+  warnings: string[],
+): Promise<SiteOsImage[]> {
+  let osImages: SiteOsImage[] = site.hub.osImages ?? [];
+  if (site.hub.osImagesFile !== undefined) {
+    const text = await readText(problems, 'hub.osImagesFile', site.hub.osImagesFile);
+    if (text !== undefined) osImages = readOsImagesFile(problems, site.hub.osImagesFile, text) ?? [];
+  }
+  const cpu = CPU_ARCHITECTURE[site.cluster.nodePool.arch];
+  if (
+    osImages.length > 0 &&
+    !osImages.some(
+      (o) => (o.cpuArchitecture ?? 'x86_64') === cpu || (cpu === 'aarch64' && o.cpuArchitecture === 'arm64'),
+    )
+  )
+    warnings.push(
+      `no osImages entry is for ${cpu}, the architecture of the node pool (${site.cluster.nodePool.arch})`,
+    );
+  return osImages;
+}
+
+/**
+ * Read and check every local file the site names. Throws one usage error listing every problem
+ * (exit 2). The result holds secrets: never log it.
+ */
+export async function readSiteInputs(site: Site): Promise<SiteInputs> {
+  const problems = new Problems<SiteErrorCode>(site.source.file, site.source.positions);
+  const warnings: string[] = [];
+
+  const pullText = await readText(problems, 'cluster.pullSecretFile', site.cluster.pullSecretFile);
+  if (pullText !== undefined) checkPullSecret(problems, pullText, site);
+  const sshText = await readText(problems, 'cluster.sshKeyFile', site.cluster.sshKeyFile);
+  const sshPublicKey = sshText !== undefined ? checkSshKey(problems, sshText, site) : undefined;
+
+  const caBundlePem = await readCaBundle(problems, site, warnings);
 
   // Mirror mappings and the objects the hub gets.
   let mirrorMappings: SiteInputs['mirrorMappings'] = [];
@@ -442,22 +475,7 @@ export async function readSiteInputs(site: Site): Promise<SiteInputs> {
       'olmCatalogPlacement is management but no default catalog (redhat-operator-index, …) was mirrored: the hosted cluster’s default catalogs will not pull',
     );
 
-  // osImages.
-  let osImages: SiteOsImage[] = site.hub.osImages ?? [];
-  if (site.hub.osImagesFile !== undefined) {
-    const text = await readText(problems, 'hub.osImagesFile', site.hub.osImagesFile);
-    if (text !== undefined) osImages = readOsImagesFile(problems, site.hub.osImagesFile, text) ?? [];
-  }
-  const cpu = CPU_ARCHITECTURE[site.cluster.nodePool.arch];
-  if (
-    osImages.length > 0 &&
-    !osImages.some(
-      (o) => (o.cpuArchitecture ?? 'x86_64') === cpu || (cpu === 'aarch64' && o.cpuArchitecture === 'arm64'),
-    )
-  )
-    warnings.push(
-      `no osImages entry is for ${cpu}, the architecture of the node pool (${site.cluster.nodePool.arch})`,
-    );
+  const osImages = await readOsImages(problems, site, warnings);
 
   // BMC credentials.
   const bmcCredentials: Record<string, BmcCredentials> = {};

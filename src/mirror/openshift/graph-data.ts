@@ -12,7 +12,7 @@ import { Readable } from 'node:stream';
 import { Parser, type ReadEntry } from 'tar';
 import { AirgapError, usageError } from '../../util/errors.js';
 import { writeStreamAtomic } from '../../util/fs.js';
-import { AgentPool, getFollowingRedirects, shownUrl } from '../../net/download.js';
+import { AgentPool, getFollowingRedirects, shownUrl } from '../../net/get.js';
 import type { TlsOptions } from '../../net/http.js';
 import { backoffMs, isRetryableStatus, netErrorCode, retryAfterMs } from '../../net/retry.js';
 import { OCP_UPDATE_URL } from './graph.js';
