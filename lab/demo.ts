@@ -16,6 +16,8 @@ import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatBytes } from '../src/util/progress.js';
+import { generateSigningKey } from './cosign.js';
+import { createGpgSigner } from './gpg.js';
 import { startHub } from './hub/index.js';
 import { startRegistry, type TestRegistry } from './registry.js';
 import { writeLabSiteFiles } from './site.js';
@@ -69,7 +71,15 @@ async function main(): Promise<void> {
     say(
       'Building OpenShift content on the source side: releases, an operator catalog, ubi9, the update service',
     );
+    // Signed as the real content is: a cosign signature next to every image, and GPG signatures of
+    // every release (made with skopeo standalone-sign) in a signature store.
+    const gpg = await createGpgSigner('airgap demo release signer');
+    stop.push(() => gpg.stop());
+    const keyring = join(work, 'release-key.asc');
+    await writeFile(keyring, gpg.publicKey);
     const up = await buildUpstream({
+      signing: { key: generateSigningKey().privateKey },
+      releaseSigner: gpg,
       registry: { host: src.host, caFile: src.caFile, authFile: auth },
       dir: join(work, 'upstream'),
       versions: ['4.18.1', '4.18.2', '4.18.3'],
@@ -113,6 +123,8 @@ async function main(): Promise<void> {
       up.ubiRef,
       '--signature-url',
       up.signatureStore.url,
+      '--release-keyring',
+      keyring,
     ];
     const ws = ['--workspace', `file://${work}/ws`];
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the real programs the integration tests and benchmarks run: the CNCF distribution
 # registry, skopeo (the independent checker), htpasswd, nginx, wrk, curl, openssl, GNU time, and
-# kubectl (the independent Kubernetes client checked against the hub simulator).
+# kubectl (the independent Kubernetes client checked against the hub simulator), and gpg (release
+# signatures made and checked with skopeo standalone-sign / standalone-verify).
 # Only the packages whose programs are missing are installed (a kubectl from another package is
 # kept). Idempotent and quiet when nothing is missing. Debian/Ubuntu only; run as root (CI
 # containers are root; no sudo is used).
@@ -20,6 +21,7 @@ declare -A package_of=(
   [curl]=curl
   [openssl]=openssl
   [kubectl]=kubernetes-client
+  [gpg]=gnupg # the lab's release signer (gpg --quick-gen-key) and skopeo standalone-sign/verify
   [/usr/bin/time]=time # GNU time (peak memory in the benchmarks); `time` alone is the shell keyword
 )
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const REQUIRED = ['docker-registry', 'skopeo', 'htpasswd', 'nginx', 'wrk', 'curl', 'openssl', 'kubectl'];
+const REQUIRED = ['docker-registry', 'skopeo', 'htpasswd', 'nginx', 'wrk', 'curl', 'openssl', 'kubectl', 'gpg'];
 
 function onPath(cmd: string): boolean {
   const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/sbin'];
@@ -60,7 +60,7 @@ export default function setup(): () => void {
   } catch (e) {
     throw new Error(
       `test programs missing (${missing.join(', ')}) and ${script} could not install them: ` +
-        `${(e as Error).message}. Run it as root, or install: docker-registry skopeo apache2-utils nginx-light wrk curl openssl kubernetes-client`,
+        `${(e as Error).message}. Run it as root, or install: docker-registry skopeo apache2-utils nginx-light wrk curl openssl kubernetes-client gnupg`,
     );
   }
   const still = missingTestDeps();

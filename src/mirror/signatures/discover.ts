@@ -166,6 +166,10 @@ export async function discoverSignatures(
         tags = listed.complete ? new Set(listed.tags) : undefined;
       } catch (e) {
         if (!(e instanceof AirgapError)) throw e;
+        // A repository whose images were all pushed by digest has no tags, and distribution says
+        // NAME_UNKNOWN for its tag list: then it has no `.sig` tag either.
+        if (e instanceof RegistryError && e.hasRegistryCode('NAME_UNKNOWN'))
+          return { repo, outcomes: new Map<string, SigOutcome>(), warning: undefined };
         const n = repo.byDigest.size;
         return {
           repo,
