@@ -8,7 +8,17 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const REQUIRED = ['docker-registry', 'skopeo', 'htpasswd', 'nginx', 'wrk', 'curl', 'openssl', 'kubectl', 'gpg'];
+const REQUIRED = [
+  'docker-registry',
+  'skopeo',
+  'htpasswd',
+  'nginx',
+  'wrk',
+  'curl',
+  'openssl',
+  'kubectl',
+  'gpg',
+];
 
 function onPath(cmd: string): boolean {
   const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/sbin'];
