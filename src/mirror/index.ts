@@ -31,22 +31,6 @@ export { formatReference, parseReference, type ImageReference } from './referenc
 export { RegistryClient, type RegistryClientOptions } from './registry/client.js';
 export { RegistryError, type DistributionErrorCode, type RegistryErrorEntry } from './registry/errors.js';
 export { renderReport } from './report.js';
-export {
-  parseSignatureConfigMap,
-  signatureConfigMap,
-  type ReleaseSignatureSet,
-  type SignatureConfigMap,
-} from './signatures/configmap.js';
-export {
-  cosignTag,
-  publicKeyFrom,
-  readCosignSignatures,
-  signedDigestOfTag,
-  verifyCosignSignature,
-  type CosignSignature,
-} from './signatures/cosign.js';
-export { loadKeyring, REDHAT_RELEASE_KEY_2_FINGERPRINT, type Keyring } from './signatures/keys.js';
-export { DEFAULT_SIGNATURE_URL } from './signatures/store.js';
 export { runMirror, type MirrorOptions, type MirrorReport } from './run.js';
 export { renderVerifyReport, verifyArchiveAt } from './verify.js';
 export { MirrorError } from './errors.js';

@@ -32,7 +32,7 @@ import { formatReference, parseReference } from './reference.js';
 import type { RegistryClient } from './registry/client.js';
 import type { TlsOptions } from '../net/http.js';
 import { MirrorError } from './errors.js';
-import { addSignatures, type SignatureOptions } from './signatures/plan.js';
+import type { SignatureOptions } from './signatures/plan.js';
 
 export interface ResolveOptions {
   configPath: string;
@@ -188,6 +188,8 @@ export async function resolvePlan(o: ResolveOptions): Promise<MirrorPlan> {
   const { kept, blocked } = applyBlocked(entries, cfg.mirror.blockedImages);
   plan.blocked = blocked;
   plan.images = dedupe(kept);
+  // Loaded here, not at start-up: OpenPGP.js alone costs every command ~50 ms to import.
+  const { addSignatures } = await import('./signatures/plan.js');
   await addSignatures(plan, o.signatures ?? {}, o.client, o.progress);
   return plan;
 }
