@@ -190,7 +190,12 @@ export async function resolvePlan(o: ResolveOptions): Promise<MirrorPlan> {
   plan.images = dedupe(kept);
   // Loaded here, not at start-up: OpenPGP.js alone costs every command ~50 ms to import.
   const { addSignatures } = await import('./signatures/plan.js');
-  await addSignatures(plan, o.signatures ?? {}, o.client, o.progress);
+  await addSignatures(
+    plan,
+    { ...o.signatures, checksFile: join(o.workspace, 'signature-checks.json') },
+    o.client,
+    o.progress,
+  );
   return plan;
 }
 

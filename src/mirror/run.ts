@@ -247,12 +247,21 @@ async function pairsOf(
 ): Promise<CopyPair[]> {
   const build =
     plan.buildLayout && run.flow.mode !== 'diskToMirror' ? await OciLayout.open(plan.buildLayout) : undefined;
-  return plan.images.map((e) => ({
-    source: sourceOf(run, e, sourceLayout, build),
-    dest: { endpoint: target.endpoint, repo: target.repo(e), ref: e.destTag },
-    ...(e.digest ? { digest: e.digest } : {}),
-    ...(e.refused ? { refused: e.refused } : {}),
-  }));
+  // A signature follows the image it signs (same destination repository).
+  const imageAt = new Map<string, number>();
+  plan.images.forEach((e, i) => {
+    if (e.kind !== 'signature' && e.digest) imageAt.set(`${e.destRepo}@${e.digest}`, i);
+  });
+  return plan.images.map((e) => {
+    const after = e.kind === 'signature' && e.signs ? imageAt.get(`${e.destRepo}@${e.signs}`) : undefined;
+    return {
+      source: sourceOf(run, e, sourceLayout, build),
+      dest: { endpoint: target.endpoint, repo: target.repo(e), ref: e.destTag },
+      ...(e.digest ? { digest: e.digest } : {}),
+      ...(e.refused ? { refused: e.refused } : {}),
+      ...(after !== undefined ? { after } : {}),
+    };
+  });
 }
 
 /**

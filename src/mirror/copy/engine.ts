@@ -23,6 +23,12 @@ export interface CopyPair {
   digest?: string;
   /** Not to be copied (a policy refused it): reported failed with this reason, the source never read. */
   refused?: { code: string; message: string; hint?: string };
+  /**
+   * The index of an earlier pair this one belongs to (a signature: the image it signs). It starts
+   * after that pair ends, and when that pair had to be copied, nothing of this one can be at the
+   * destination yet, so it is copied without asking.
+   */
+  after?: number;
 }
 
 export type ImageStatus = 'copied' | 'present' | 'failed';
@@ -102,7 +108,16 @@ export class CopyEngine {
   async run(pairs: CopyPair[]): Promise<CopySummary> {
     const started = Date.now();
     this.progress({ type: 'items-total', total: pairs.length });
-    const images = await Promise.all(pairs.map((p) => this.imageLimit.run(() => this.copyImage(p))));
+    const running: Promise<ImageResult>[] = [];
+    pairs.forEach((p, i) => {
+      const before = p.after !== undefined && p.after < i ? running[p.after] : undefined;
+      running.push(
+        (before ?? Promise.resolve(undefined)).then((r) =>
+          this.imageLimit.run(() => this.copyImage(p, r?.status === 'copied')),
+        ),
+      );
+    });
+    const images = await Promise.all(running);
     const sum = (k: keyof ImageResult['blobs']) => images.reduce((a, r) => a + r.blobs[k], 0);
     return {
       images,
@@ -115,7 +130,8 @@ export class CopyEngine {
     };
   }
 
-  private async copyImage(p: CopyPair): Promise<ImageResult> {
+  /** Copy one pair; `fresh` when the pair it follows was just copied (so this one cannot be present). */
+  private async copyImage(p: CopyPair, fresh = false): Promise<ImageResult> {
     const src = p.source.endpoint.display(p.source.repo, p.source.ref);
     const dst = p.dest.endpoint.display(p.dest.repo, p.dest.ref);
     const result: ImageResult = {
@@ -135,7 +151,7 @@ export class CopyEngine {
       // digest-pinned image that is known before the source is even asked.
       const presentAt = async (digest: string) =>
         (await p.dest.endpoint.headManifest(p.dest.repo, p.dest.ref, true)) === digest;
-      if (p.digest && (await presentAt(p.digest))) {
+      if (p.digest && !fresh && (await presentAt(p.digest))) {
         result.status = 'present';
         result.digest = p.digest;
         return this.finish(result);
@@ -148,7 +164,7 @@ export class CopyEngine {
         );
       }
       result.digest = top.digest;
-      if (!p.digest && (await presentAt(top.digest))) {
+      if (!p.digest && !fresh && (await presentAt(top.digest))) {
         result.status = 'present';
         return this.finish(result);
       }

@@ -37,6 +37,30 @@ export interface RegistryClientOptions extends AgentOptions {
 
 const MAX_MANIFEST = 8 * 1024 * 1024;
 
+/**
+ * Small content read by digest, kept for the rest of the run: a plan reads manifests and small
+ * blobs (signature payloads, configs) that the copy then needs again. Content-addressed and
+ * verified when read, so a hit is exactly what the registry would send; bounded in size.
+ */
+class ContentMemo {
+  private readonly items = new Map<string, { bytes: Buffer; mediaType: string }>();
+  private bytes = 0;
+  constructor(
+    private readonly maxItem = 256 * 1024,
+    private readonly maxTotal = 16 * 1024 * 1024,
+  ) {}
+  get(repo: string, digest: string): { bytes: Buffer; mediaType: string } | undefined {
+    return this.items.get(`${repo}@${digest}`);
+  }
+  put(repo: string, digest: string, bytes: Buffer, mediaType = ''): void {
+    const key = `${repo}@${digest}`;
+    if (bytes.length > this.maxItem || this.bytes + bytes.length > this.maxTotal || this.items.has(key))
+      return;
+    this.items.set(key, { bytes, mediaType });
+    this.bytes += bytes.length;
+  }
+}
+
 /** A client for one registry; its failures are RegistryErrors (errors.ts). */
 export class RegistryClient {
   readonly registry: string;
@@ -45,6 +69,8 @@ export class RegistryClient {
   readonly chunkSize: number;
   private readonly transport: RegistryTransport;
   private readonly auth: RegistryAuth;
+  private readonly manifests = new ContentMemo();
+  private readonly blobs = new ContentMemo();
 
   constructor(registry: string, opts: RegistryClientOptions = {}) {
     this.registry = registry;
@@ -84,6 +110,10 @@ export class RegistryClient {
 
   /** Fetch a manifest's exact bytes, verified against the digest asked for (or the one the registry states). */
   async getManifest(repo: string, ref: string, action: Action = 'pull'): Promise<ManifestData> {
+    // Reads (not presence checks, which ask for push too) by digest may come from the memo.
+    const memo = action === 'pull' ? this.manifests : undefined;
+    const known = ref.startsWith('sha256:') ? memo?.get(repo, ref) : undefined;
+    if (known) return { bytes: known.bytes, digest: ref, mediaType: known.mediaType };
     const what = `manifest ${this.registry}/${repo}${ref.includes(':') ? '@' : ':'}${ref}`;
     const res = await this.send({
       method: 'GET',
@@ -115,6 +145,7 @@ export class RegistryClient {
       );
     }
     const mediaType = (header(res, 'content-type') ?? '').split(';')[0]!.trim();
+    memo?.put(repo, digest, bytes, mediaType);
     return { bytes, digest, mediaType };
   }
 
@@ -191,6 +222,18 @@ export class RegistryClient {
     digest: string,
     offset = 0,
   ): Promise<{ body: AsyncIterable<Buffer>; start: number; size?: number }> {
+    const known = this.blobs.get(repo, digest);
+    if (known) {
+      const start = Math.min(offset, known.bytes.length);
+      const rest = known.bytes.subarray(start);
+      return {
+        body: (async function* () {
+          yield rest;
+        })(),
+        start,
+        size: known.bytes.length,
+      };
+    }
     const res = await this.send({
       method: 'GET',
       path: `/v2/${repo}/blobs/${digest}`,
@@ -409,6 +452,8 @@ export class RegistryClient {
       parts.push(c);
     }
     v.verify(`blob ${this.registry}/${repo}@${digest}`);
-    return Buffer.concat(parts);
+    const bytes = Buffer.concat(parts);
+    this.blobs.put(repo, digest, bytes);
+    return bytes;
   }
 }

@@ -38,9 +38,28 @@ export interface DiscoveredSignatures {
   /** Signed image digests. */
   signed: Map<string, SignedImage>;
   warnings: string[];
+  /** The checks this run relied on (reused or new): what to remember for the next. */
+  checks: SignatureChecks;
 }
 
+/**
+ * What reading a `.sig` manifest's payloads concluded for one image digest, remembered by the
+ * manifest's digest (its content never changes): a later run that finds the same manifest need not
+ * read its payloads again.
+ */
+export interface SignatureCheck {
+  /** Signatures naming the image digest. */
+  matching: number;
+  /** Why none does (when `matching` is 0). */
+  why?: string;
+}
+
+/** Checks remembered between runs, by `<registry>/<repository>@<.sig manifest digest>><image digest>`. */
+export type SignatureChecks = Map<string, SignatureCheck>;
+
 export interface DiscoverOptions {
+  /** Checks of earlier runs, to reuse. */
+  checks?: SignatureChecks;
   /** Requests in flight at once (default 16). */
   concurrency?: number;
   /** Tags asked for per page of a tag listing (default the client's, 1000). */
@@ -87,6 +106,7 @@ async function readSignatureOf(
   repo: SourceRepo,
   digest: string,
   images: PlanEntry[],
+  checks: { earlier: SignatureChecks; now: SignatureChecks },
   probing = false,
 ): Promise<SigOutcome | undefined> {
   const tag = cosignTag(digest);
@@ -94,25 +114,17 @@ async function readSignatureOf(
   const origins = [...new Set(images.map((e) => e.origin))].join(', ');
   try {
     const m = await client.getManifest(repo.repository, tag);
-    const sigs = await readCosignSignatures(
-      m.bytes,
-      (d, size) => client.getBlobBytes(repo.repository, d, size),
-      at,
-    );
-    const problems: string[] = [];
-    let matching = 0;
-    for (const s of sigs) {
-      const problem = s.claim
-        ? claimProblem(s.claim, { digest, type: COSIGN_SIGNATURE_TYPE })
-        : (s.claimError ?? 'no claim');
-      if (problem === undefined) matching++;
-      else problems.push(problem);
-    }
-    if (matching > 0) return { ok: true, found: { tag, manifestDigest: m.digest, signatures: matching } };
-    const why = problems.length > 0 ? [...new Set(problems)].join('; ') : 'it holds no simple-signing layer';
+    const key = `${repo.registry}/${repo.repository}@${m.digest}>${digest}`;
+    const check =
+      checks.now.get(key) ??
+      checks.earlier.get(key) ??
+      (await checkPayloads(client, repo, m.bytes, digest, at));
+    checks.now.set(key, check);
+    if (check.matching > 0)
+      return { ok: true, found: { tag, manifestDigest: m.digest, signatures: check.matching } };
     return {
       ok: false,
-      warning: `${origins}: ${at} is not a signature of ${digest} (${why}); it is not copied`,
+      warning: `${origins}: ${at} is not a signature of ${digest} (${check.why}); it is not copied`,
     };
   } catch (e) {
     if (!(e instanceof AirgapError)) throw e;
@@ -120,6 +132,35 @@ async function readSignatureOf(
     if (probing && e instanceof RegistryError && e.status === 404) return undefined;
     return { ok: false, warning: `${origins}: cannot read its Sigstore signature ${at}: ${e.message}` };
   }
+}
+
+/** Read a `.sig` manifest's payloads and count those that name `digest`. */
+async function checkPayloads(
+  client: RegistryClient,
+  repo: SourceRepo,
+  manifest: Uint8Array,
+  digest: string,
+  at: string,
+): Promise<SignatureCheck> {
+  const sigs = await readCosignSignatures(
+    manifest,
+    (d, size) => client.getBlobBytes(repo.repository, d, size),
+    at,
+  );
+  const problems: string[] = [];
+  let matching = 0;
+  for (const s of sigs) {
+    const problem = s.claim
+      ? claimProblem(s.claim, { digest, type: COSIGN_SIGNATURE_TYPE })
+      : (s.claimError ?? 'no claim');
+    if (problem === undefined) matching++;
+    else problems.push(problem);
+  }
+  if (matching > 0) return { matching };
+  return {
+    matching: 0,
+    why: problems.length > 0 ? [...new Set(problems)].join('; ') : 'it holds no simple-signing layer',
+  };
 }
 
 /** The plan entry that copies a found signature next to one destination of the image. */
@@ -152,6 +193,10 @@ export async function discoverSignatures(
   opts: DiscoverOptions = {},
 ): Promise<DiscoveredSignatures> {
   const limit = new Limiter(opts.concurrency ?? 16);
+  const checks = {
+    earlier: opts.checks ?? new Map<string, SignatureCheck>(),
+    now: new Map<string, SignatureCheck>(),
+  };
   const repos = [...groupBySourceRepo(images).values()];
   const perRepo = await Promise.all(
     repos.map(async (repo) => {
@@ -183,7 +228,9 @@ export async function discoverSignatures(
       const outcomes = new Map<string, SigOutcome>();
       await Promise.all(
         matched.map(async ([digest, planned]) => {
-          const outcome = await limit.run(() => readSignatureOf(client, repo, digest, planned, !tags));
+          const outcome = await limit.run(() =>
+            readSignatureOf(client, repo, digest, planned, checks, !tags),
+          );
           if (outcome) outcomes.set(digest, outcome);
         }),
       );
@@ -191,7 +238,7 @@ export async function discoverSignatures(
     }),
   );
 
-  const result: DiscoveredSignatures = { entries: [], signed: new Map(), warnings: [] };
+  const result: DiscoveredSignatures = { entries: [], signed: new Map(), warnings: [], checks: checks.now };
   const destinations = new Set<string>();
   for (const { repo, outcomes, warning } of perRepo) {
     if (warning) result.warnings.push(warning);

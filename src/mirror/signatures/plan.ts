@@ -14,7 +14,9 @@
  * Without `--secure-policy` a missing or bad signature is a warning, never an error; with it, the
  * image fails. Nothing unverified is ever recorded as verified.
  */
+import { readFile } from 'node:fs/promises';
 import { AirgapError, messageOf } from '../../util/errors.js';
+import { writeFileAtomic } from '../../util/fs.js';
 import { Limiter } from '../../util/limit.js';
 import type { ProgressSink } from '../../util/progress.js';
 import type { TlsOptions } from '../../net/http.js';
@@ -24,7 +26,7 @@ import { BUILD_SOURCE } from '../plan.js';
 import { parseReference } from '../reference.js';
 import type { RegistryClient } from '../registry/client.js';
 import { readCosignSignatures } from './cosign.js';
-import { discoverSignatures } from './discover.js';
+import { discoverSignatures, type SignatureCheck, type SignatureChecks } from './discover.js';
 import { loadKeyring } from './keys.js';
 import { defaultPolicyPath, evaluatePolicy, loadPolicy } from './policy.js';
 import { releaseSignatures } from './release.js';
@@ -43,6 +45,8 @@ export interface SignatureOptions {
   /** --secure-policy: verify every image against containers-policy.json (default: the user's, else /etc/containers/policy.json). */
   securePolicy?: boolean;
   policyPath?: string;
+  /** Where the `.sig` payload checks of earlier runs are remembered (in the workspace). */
+  checksFile?: string;
 }
 
 /** The store a run reads release signatures from: the flag, the environment, or the default. */
@@ -73,7 +77,10 @@ export async function addSignatures(
 
   if (!o.remove) {
     progress({ type: 'phase', name: 'signatures', detail: 'looking up Sigstore signatures' });
-    const found = await discoverSignatures(plan.images, client);
+    const found = await discoverSignatures(plan.images, client, {
+      checks: o.checksFile ? await readChecks(o.checksFile) : undefined,
+    });
+    if (o.checksFile) await writeChecks(o.checksFile, found.checks);
     for (const e of plan.images) {
       if (!isRegistryImage(e)) continue;
       e.signed = found.signed.has(e.digest);
@@ -96,6 +103,24 @@ export async function addSignatures(
     progress({ type: 'phase', name: 'signatures', detail: `checking images against ${policy.path}` });
     signatures.policy = { path: policy.path, rejected: await enforcePolicy(plan, policy, client) };
   }
+}
+
+/** The remembered checks; a missing or unreadable file means none (they are only a shortcut). */
+async function readChecks(file: string): Promise<SignatureChecks | undefined> {
+  try {
+    const doc = JSON.parse(await readFile(file, 'utf8')) as Record<string, SignatureCheck>;
+    const checks: SignatureChecks = new Map();
+    for (const [k, v] of Object.entries(doc)) {
+      if (v && Number.isInteger(v.matching) && v.matching >= 0) checks.set(k, v);
+    }
+    return checks;
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeChecks(file: string, checks: SignatureChecks): Promise<void> {
+  await writeFileAtomic(file, JSON.stringify(Object.fromEntries(checks)));
 }
 
 /** A registry-sourced, pinned image that is not itself a signature. */

@@ -18,7 +18,7 @@ import { airgap } from '../../helpers/cli.js';
 import { refOf, seedRegistry, tempDir } from '../../helpers/fixtures.js';
 import { startRegistry, type TestRegistry } from '../../helpers/registry.js';
 import { nodeSigstoreProblem } from '../../helpers/sigstore-node.js';
-import { skopeoCopy, skopeoListTags } from '../../helpers/skopeo.js';
+import { skopeoCopy, skopeoListTags, skopeoRawManifest } from '../../helpers/skopeo.js';
 
 describe('signatures through airgap mirror, registry → registry', () => {
   let src: TestRegistry;
@@ -211,4 +211,55 @@ describe('signatures through airgap mirror, registry → registry', () => {
     expect(r.stderr).toContain(`${policy}:4:3`);
     expect(r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
   }, 120_000);
+
+  // Last: it replaces a signature at the source.
+  it('a re-run reads no signature payload again, yet a .sig replaced at the source is read and checked anew', async () => {
+    const run = (env: Record<string, string> = {}) =>
+      airgap(args('ws-rerun', 'rerun', '--release-keyring', keyring), { env });
+    const first = await run();
+    expect(first.exitCode).toBe(0);
+    const plan = (JSON.parse(first.stdout) as MirrorReport).plan;
+    // The layers of every .sig the plan copies: the signature payloads.
+    const payloads = new Set<string>();
+    for (const sig of plan.filter((p) => p.kind === 'signature')) {
+      const m = JSON.parse((await skopeoRawManifest(`docker://${sig.source}`, src.skopeo)).toString()) as {
+        layers: { digest: string }[];
+      };
+      for (const l of m.layers) payloads.add(l.digest);
+    }
+    expect(payloads.size).toBeGreaterThan(2);
+    const payloadReads = (stderr: string) =>
+      stderr
+        .split('\n')
+        .filter((l) => l.startsWith(`http: GET https://${src.host}/`))
+        .filter((l) => payloads.has(/\/blobs\/(sha256:[0-9a-f]{64})/.exec(l)?.[1] ?? ''));
+
+    const again = await run({ AIRGAP_DEBUG: 'http' });
+    expect(again.exitCode, again.stderr).toBe(0);
+    const report = JSON.parse(again.stdout) as MirrorReport;
+    expect(report.summary!.copied).toBe(0);
+    expect(report.signatures!.sigstore.unsigned).toBe(1);
+    expect(payloadReads(again.stderr)).toEqual([]);
+
+    // ubi9's .sig at the source now holds the release's signature (valid, for another digest).
+    const [ubi, ubiDigest] = plan.find((p) => p.source.includes('/ubi9/'))!.source.split('@') as [
+      string,
+      string,
+    ];
+    const [release, releaseDigest] = plan.find((p) => p.kind === 'release')!.source.split('@') as [
+      string,
+      string,
+    ];
+    const sigTag = (digest: string) => `${digest.replace(':', '-')}.sig`;
+    await skopeoCopy(
+      `docker://${release}:${sigTag(releaseDigest)}`,
+      `docker://${ubi}:${sigTag(ubiDigest)}`,
+      src.skopeo,
+    );
+    const third = await run({ AIRGAP_DEBUG: 'http' });
+    const after = JSON.parse(third.stdout) as MirrorReport;
+    expect(after.plan.find((p) => p.source.includes('/ubi9/'))!.signed).toBe(false);
+    expect(after.warnings.join('\n')).toContain(`:${sigTag(ubiDigest)} is not a signature of ${ubiDigest}`);
+    expect(payloadReads(third.stderr).length).toBeGreaterThan(0);
+  }, 180_000);
 });
