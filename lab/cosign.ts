@@ -16,6 +16,7 @@ import { CopyEngine } from '../src/mirror/copy/engine.js';
 import { LayoutEndpoint, RegistryEndpoint } from '../src/mirror/copy/endpoints.js';
 import { OciLayout } from '../src/mirror/layout/store.js';
 import type { Descriptor } from '../src/mirror/manifest.js';
+import { MediaType } from '../src/mirror/media-types.js';
 import { RegistryClient } from '../src/mirror/registry/client.js';
 import {
   COSIGN_SIGNATURE_ANNOTATION,
@@ -119,23 +120,140 @@ export async function signImage(
   o: SignImageOptions,
 ): Promise<LabSignature> {
   if (push instanceof OciLayout) return writeSignatureImage(push, o);
+  return viaScratchLayout(
+    push,
+    o.repo,
+    (layout) => writeSignatureImage(layout, o),
+    (s) => [s.tag, s.manifestDigest],
+  );
+}
+
+/** Write something tagged into a scratch layout, then push that tag to a registry with the copy engine. */
+async function viaScratchLayout<T>(
+  push: RegistryClient,
+  repo: string,
+  write: (layout: OciLayout) => Promise<T>,
+  tagOf: (written: T) => [tag: string, digest: string],
+): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'airgap-lab-sign-'));
   try {
     const layout = await OciLayout.open(dir);
-    const sig = await writeSignatureImage(layout, o);
+    const written = await write(layout);
+    const [tag, digest] = tagOf(written);
     const summary = await new CopyEngine({ parallel: 4 }).run([
       {
-        source: { endpoint: new LayoutEndpoint(layout), repo: o.repo, ref: sig.tag },
-        dest: { endpoint: new RegistryEndpoint(push), repo: o.repo, ref: sig.tag },
-        digest: sig.manifestDigest,
+        source: { endpoint: new LayoutEndpoint(layout), repo, ref: tag },
+        dest: { endpoint: new RegistryEndpoint(push), repo, ref: tag },
+        digest,
       },
     ]);
     const failed = summary.images.find((i) => i.status === 'failed');
     if (failed) throw new Error(`pushing ${failed.destination} failed: ${failed.error?.message}`);
-    return sig;
+    return written;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** cosign's artifact type for a signature stored as an OCI 1.1 referrer (`--registry-referrers-mode=oci-1-1`). */
+export const COSIGN_SIGNATURE_ARTIFACT_TYPE = 'application/vnd.dev.cosign.artifact.sig.v1+json';
+/** An SPDX SBOM attached as a referrer (what `oras attach` or a build pipeline adds). */
+export const SPDX_ARTIFACT_TYPE = 'application/spdx+json';
+/** The OCI empty descriptor's content (`{}`), the config of an artifact manifest. */
+const EMPTY_CONFIG = Buffer.from('{}');
+
+export interface ReferrerOptions extends SignImageOptions {
+  /** The signed image's manifest media type and size (the `subject` descriptor). */
+  subjectMediaType: string;
+  subjectSize: number;
+  /** Also attach an SBOM artifact. */
+  sbom?: boolean;
+  /** Give the artifacts this subject instead (a referrers index that is not the image's). */
+  subjectDigest?: string;
+}
+
+export interface LabReferrers {
+  /** The referrers tag: `sha256-<hex>`. */
+  tag: string;
+  /** Digest of the referrers index. */
+  indexDigest: string;
+  /** Digests of the artifacts it lists (the signature first). */
+  artifacts: string[];
+}
+
+/**
+ * Attach a signature (and optionally an SBOM) as OCI 1.1 referrers the way a client does against a
+ * registry without the referrers API: artifact manifests whose `subject` is the image, listed in an
+ * image index tagged `sha256-<hex>` (the referrers tag schema of the distribution spec 1.1).
+ */
+async function writeReferrers(layout: OciLayout, o: ReferrerOptions): Promise<LabReferrers> {
+  const emptyDigest = await layout.putBytes(EMPTY_CONFIG);
+  const subject = { mediaType: o.subjectMediaType, digest: o.subjectDigest ?? o.digest, size: o.subjectSize };
+  const artifact = async (artifactType: string, layers: Descriptor[]) => {
+    const bytes = Buffer.from(
+      JSON.stringify({
+        schemaVersion: 2,
+        mediaType: MediaType.OciManifest,
+        artifactType,
+        config: {
+          mediaType: 'application/vnd.oci.empty.v1+json',
+          digest: emptyDigest,
+          size: 2,
+          data: 'e30=',
+        },
+        layers,
+        subject,
+        annotations: { 'org.opencontainers.image.created': '2026-11-25T00:00:00Z' },
+      }),
+    );
+    return { artifactType, digest: await layout.putBytes(bytes), size: bytes.length };
+  };
+  const layers: Descriptor[] = [];
+  for (const claim of o.claims ?? [o.digest]) {
+    const payload = cosignPayload(o.reference, claim);
+    layers.push({
+      mediaType: COSIGN_SIGNATURE_MEDIA_TYPE,
+      digest: await layout.putBytes(payload),
+      size: payload.length,
+      annotations: {
+        [COSIGN_SIGNATURE_ANNOTATION]: sign('sha256', payload, o.privateKey).toString('base64'),
+      },
+    });
+  }
+  const artifacts = [await artifact(COSIGN_SIGNATURE_ARTIFACT_TYPE, layers)];
+  if (o.sbom) {
+    const sbom = Buffer.from(JSON.stringify({ spdxVersion: 'SPDX-2.3', name: o.reference, packages: [] }));
+    artifacts.push(
+      await artifact(SPDX_ARTIFACT_TYPE, [
+        { mediaType: SPDX_ARTIFACT_TYPE, digest: await layout.putBytes(sbom), size: sbom.length },
+      ]),
+    );
+  }
+  const index = Buffer.from(
+    JSON.stringify({
+      schemaVersion: 2,
+      mediaType: MediaType.OciIndex,
+      manifests: artifacts.map((a) => ({ mediaType: MediaType.OciManifest, ...a })),
+    }),
+  );
+  const m = { bytes: index, digest: await layout.putBytes(index), mediaType: MediaType.OciIndex };
+  const tag = cosignTag(o.digest).slice(0, -'.sig'.length);
+  await layout.setEntry(`${o.repo}:${tag}`, m);
+  return { tag, indexDigest: m.digest, artifacts: artifacts.map((a) => a.digest) };
+}
+
+/** Attach referrers to an image in a layout, or push them straight into a registry. */
+export async function attachReferrers(
+  push: OciLayout | RegistryClient,
+  o: ReferrerOptions,
+): Promise<LabReferrers> {
+  if (push instanceof OciLayout) return writeReferrers(push, o);
+  return viaScratchLayout(
+    push,
+    o.repo,
+    (layout) => writeReferrers(layout, o),
+    (r) => [r.tag, r.indexDigest],
+  );
 }
 
 /** A `.sig` tagged for `o.digest` whose payload names `other`: what discovery must never copy as o.digest's. */

@@ -159,12 +159,14 @@ export interface PlanEntry {
   context: string;
   /**
    * For a `signature` entry: the digest of the image it signs. A Sigstore signature in cosign's
-   * tag scheme is its own small image, tagged `sha256-<hex>.sig` in the signed image's repository,
-   * and travels as a plan entry of its own (copied by the same engine, carried in archives).
+   * tag scheme is its own small image, tagged `sha256-<hex>.sig` in the signed image's repository;
+   * OCI 1.1 referrers kept under the referrers tag schema are an index tagged `sha256-<hex>`. Each
+   * travels as a plan entry of its own (copied by the same engine, carried in archives).
    */
   signs?: string;
   /**
-   * Whether a Sigstore signature of this image was found at the source (`sha256-<hex>.sig`);
+   * Whether a Sigstore signature of this image was found at the source (`sha256-<hex>.sig`, or
+   * among its referrers);
    * undefined when signatures were not looked up (--remove-signatures, or an image airgap built).
    */
   signed?: boolean;

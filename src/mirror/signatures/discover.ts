@@ -8,8 +8,15 @@
  * source repository's tag list is read once and matched against the planned digests; only a
  * signature that exists costs more (its manifest, and one blob per signature layer).
  *
+ * OCI 1.1 referrers (cosign's `--registry-referrers-mode=oci-1-1`, notation, SBOMs) are found the
+ * same way where a registry keeps them under the referrers tag schema (`sha256-<hex>`, an index of
+ * the artifacts whose `subject` is the image), which is how they are stored in every registry
+ * without the referrers API; that index is copied whole, its artifacts with it.
+ *
  * A signature is only kept for an image when one of its payloads names that image's digest: a
- * `.sig` tag whose payloads name another digest is reported and never copied as this image's.
+ * `.sig` tag whose payloads name another digest is reported and never copied as this image's; a
+ * referrers index is only kept when every artifact in it has the image as its subject and every
+ * signature in them names the image.
  * Nothing is verified here (no key is needed to mirror); a repository whose tags cannot be listed
  * is a warning, never a stop.
  */
@@ -19,17 +26,26 @@ import { BUILD_SOURCE, type PlanEntry } from '../plan.js';
 import { parseReference } from '../reference.js';
 import type { RegistryClient } from '../registry/client.js';
 import { RegistryError } from '../registry/errors.js';
-import { cosignTag, readCosignSignatures } from './cosign.js';
+import { COSIGN_SIGNATURE_MEDIA_TYPE, COSIGN_TAG_SUFFIX, cosignTag, readCosignSignatures } from './cosign.js';
+import { parseManifest } from '../manifest.js';
 import { COSIGN_SIGNATURE_TYPE, claimProblem } from './simple-signing.js';
 
-/** What was found for one signed image digest. */
+/** What was found for one image digest: its `.sig`, or its referrers index. */
 export interface SignedImage {
-  /** `sha256-<hex>.sig`. */
+  /** `sha256-<hex>.sig`, or the referrers tag `sha256-<hex>`. */
   tag: string;
-  /** The digest of the `.sig` manifest at the source. */
+  /** The digest of that tag's manifest at the source. */
   manifestDigest: string;
-  /** How many of its signatures name this digest. */
+  /** How many of its signatures name this digest (a referrers index may hold none: an SBOM). */
   signatures: number;
+}
+
+/** The most artifacts read from one referrers index: more is refused, not followed. */
+const MAX_REFERRERS = 64;
+
+/** The referrers tag schema's tag for `sha256:<hex>`: `sha256-<hex>` (OCI distribution spec 1.1). */
+export function referrersTag(digest: string): string {
+  return cosignTag(digest).slice(0, -COSIGN_TAG_SUFFIX.length);
 }
 
 export interface DiscoveredSignatures {
@@ -50,11 +66,11 @@ export interface DiscoveredSignatures {
 export interface SignatureCheck {
   /** Signatures naming the image digest. */
   matching: number;
-  /** Why none does (when `matching` is 0). */
+  /** Why it is not copied: no signature names the digest, or a referrer has another subject. */
   why?: string;
 }
 
-/** Checks remembered between runs, by `<registry>/<repository>@<.sig manifest digest>><image digest>`. */
+/** Checks remembered between runs, by `<registry>/<repository>@<tag's manifest digest>><image digest>`. */
 export type SignatureChecks = Map<string, SignatureCheck>;
 
 export interface DiscoverOptions {
@@ -76,6 +92,14 @@ interface SourceRepo {
 
 /** What reading one `.sig` gave: the signature to copy, or why not. */
 type SigOutcome = { ok: true; found: SignedImage } | { ok: false; warning: string };
+
+/** Plan order of an outcome: `.sig` before referrers, warnings first. */
+function order(o: SigOutcome): number {
+  return o.ok ? (o.found.tag.endsWith(COSIGN_TAG_SUFFIX) ? 1 : 2) : 0;
+}
+
+/** The two attachments a tag listing can show for an image. */
+type Attachment = 'sig' | 'referrers';
 
 /** Registry-sourced, pinned images that are not signatures themselves, grouped by source repository. */
 function groupBySourceRepo(images: PlanEntry[]): Map<string, SourceRepo> {
@@ -100,16 +124,17 @@ function groupBySourceRepo(images: PlanEntry[]): Map<string, SourceRepo> {
   return repos;
 }
 
-/** Read one `.sig` and decide whether it belongs to `digest`. */
-async function readSignatureOf(
+/** Read one `.sig` or referrers index and decide whether it belongs to `digest`. */
+async function readAttachment(
   client: RegistryClient,
   repo: SourceRepo,
   digest: string,
+  kind: Attachment,
   images: PlanEntry[],
   checks: { earlier: SignatureChecks; now: SignatureChecks },
   probing = false,
 ): Promise<SigOutcome | undefined> {
-  const tag = cosignTag(digest);
+  const tag = kind === 'sig' ? cosignTag(digest) : referrersTag(digest);
   const at = `${repo.registry}/${repo.repository}:${tag}`;
   const origins = [...new Set(images.map((e) => e.origin))].join(', ');
   try {
@@ -118,20 +143,59 @@ async function readSignatureOf(
     const check =
       checks.now.get(key) ??
       checks.earlier.get(key) ??
-      (await checkPayloads(client, repo, m.bytes, digest, at));
+      (kind === 'sig'
+        ? await checkPayloads(client, repo, m.bytes, digest, at)
+        : await checkReferrers(client, repo, m.bytes, digest, at));
     checks.now.set(key, check);
-    if (check.matching > 0)
+    if (check.why === undefined)
       return { ok: true, found: { tag, manifestDigest: m.digest, signatures: check.matching } };
+    const what = kind === 'sig' ? 'a signature' : 'the referrers';
     return {
       ok: false,
-      warning: `${origins}: ${at} is not a signature of ${digest} (${check.why}); it is not copied`,
+      warning: `${origins}: ${at} is not ${what} of ${digest} (${check.why}); it is not copied`,
     };
   } catch (e) {
     if (!(e instanceof AirgapError)) throw e;
     // Asked for without a listing: no such tag means the image is not signed.
     if (probing && e instanceof RegistryError && e.status === 404) return undefined;
-    return { ok: false, warning: `${origins}: cannot read its Sigstore signature ${at}: ${e.message}` };
+    const what = kind === 'sig' ? 'Sigstore signature' : 'referrers index';
+    return { ok: false, warning: `${origins}: cannot read its ${what} ${at}: ${e.message}` };
   }
+}
+
+/**
+ * A referrers index belongs to `digest` when every artifact in it has `digest` as its subject and
+ * every simple-signing signature among them names `digest`. Counts those signatures.
+ */
+async function checkReferrers(
+  client: RegistryClient,
+  repo: SourceRepo,
+  indexBytes: Uint8Array,
+  digest: string,
+  at: string,
+): Promise<SignatureCheck> {
+  const index = parseManifest(Buffer.from(indexBytes), undefined, at);
+  if (index.kind !== 'index')
+    return { matching: 0, why: 'it is an image manifest, not an index of referrers' };
+  if (index.manifests.length > MAX_REFERRERS)
+    return {
+      matching: 0,
+      why: `it lists ${index.manifests.length} artifacts, more than the ${MAX_REFERRERS} read`,
+    };
+  let matching = 0;
+  for (const d of index.manifests) {
+    const m = await client.getManifest(repo.repository, d.digest);
+    const artifact = parseManifest(m.bytes, m.mediaType || d.mediaType, `${at} artifact ${d.digest}`);
+    if (artifact.kind !== 'image' || artifact.subject?.digest !== digest) {
+      const subject = artifact.kind === 'image' ? (artifact.subject?.digest ?? 'none') : 'an index';
+      return { matching: 0, why: `its artifact ${d.digest} has the subject ${subject}` };
+    }
+    const sigs = await checkPayloads(client, repo, m.bytes, digest, `${at} artifact ${d.digest}`);
+    const hasSignatures = artifact.layers.some((l) => l.mediaType === COSIGN_SIGNATURE_MEDIA_TYPE);
+    if (hasSignatures && sigs.why !== undefined) return { matching: 0, why: sigs.why };
+    matching += sigs.matching;
+  }
+  return { matching };
 }
 
 /** Read a `.sig` manifest's payloads and count those that name `digest`. */
@@ -175,7 +239,7 @@ function signatureEntry(repo: SourceRepo, image: PlanEntry, found: SignedImage):
     destTag: found.tag,
     byTag: false,
     byDigest: false,
-    context: `signature of ${image.context}`,
+    context: `${found.tag.endsWith(COSIGN_TAG_SUFFIX) ? 'signature' : 'referrers'} of ${image.context}`,
     signs: image.digest,
   };
 }
@@ -214,24 +278,29 @@ export async function discoverSignatures(
         // A repository whose images were all pushed by digest has no tags, and distribution says
         // NAME_UNKNOWN for its tag list: then it has no `.sig` tag either.
         if (e instanceof RegistryError && e.hasRegistryCode('NAME_UNKNOWN'))
-          return { repo, outcomes: new Map<string, SigOutcome>(), warning: undefined };
+          return { repo, outcomes: new Map<string, SigOutcome[]>(), warning: undefined };
         const n = repo.byDigest.size;
         return {
           repo,
-          outcomes: new Map<string, SigOutcome>(),
+          outcomes: new Map<string, SigOutcome[]>(),
           warning:
             `${repo.registry}/${repo.repository}: its tags cannot be listed, so the Sigstore signatures of its ` +
             `${n} image${n === 1 ? '' : 's'} were not looked up: ${e.message}`,
         };
       }
-      const matched = [...repo.byDigest].filter(([digest]) => !tags || tags.has(cosignTag(digest)));
-      const outcomes = new Map<string, SigOutcome>();
+      // Each image's `.sig` and referrers index, when the listing shows them (probed: the `.sig` only).
+      const wanted: [string, PlanEntry[], Attachment][] = [];
+      for (const [digest, planned] of repo.byDigest) {
+        if (!tags || tags.has(cosignTag(digest))) wanted.push([digest, planned, 'sig']);
+        if (tags?.has(referrersTag(digest))) wanted.push([digest, planned, 'referrers']);
+      }
+      const outcomes = new Map<string, SigOutcome[]>();
       await Promise.all(
-        matched.map(async ([digest, planned]) => {
+        wanted.map(async ([digest, planned, kind]) => {
           const outcome = await limit.run(() =>
-            readSignatureOf(client, repo, digest, planned, checks, !tags),
+            readAttachment(client, repo, digest, kind, planned, checks, !tags),
           );
-          if (outcome) outcomes.set(digest, outcome);
+          if (outcome) outcomes.set(digest, [...(outcomes.get(digest) ?? []), outcome]);
         }),
       );
       return { repo, outcomes, warning: undefined };
@@ -243,18 +312,21 @@ export async function discoverSignatures(
   for (const { repo, outcomes, warning } of perRepo) {
     if (warning) result.warnings.push(warning);
     for (const [digest, planned] of repo.byDigest) {
-      const outcome = outcomes.get(digest);
-      if (!outcome) continue;
-      if (!outcome.ok) {
-        result.warnings.push(outcome.warning);
-        continue;
-      }
-      if (!result.signed.has(digest)) result.signed.set(digest, outcome.found);
-      for (const image of planned) {
-        const key = `${image.destRepo}@${digest}`;
-        if (destinations.has(key)) continue; // the same image twice in one repository: one .sig tag
-        destinations.add(key);
-        result.entries.push(signatureEntry(repo, image, outcome.found));
+      // `.sig` first, then the referrers index: the plan's order does not depend on timing.
+      const found = (outcomes.get(digest) ?? []).sort((a, b) => order(a) - order(b));
+      for (const outcome of found) {
+        if (!outcome.ok) {
+          result.warnings.push(outcome.warning);
+          continue;
+        }
+        if (outcome.found.signatures > 0 && !result.signed.has(digest))
+          result.signed.set(digest, outcome.found);
+        for (const image of planned) {
+          const key = `${image.destRepo}@${outcome.found.tag}`;
+          if (destinations.has(key)) continue; // the same image twice in one repository: one tag
+          destinations.add(key);
+          result.entries.push(signatureEntry(repo, image, outcome.found));
+        }
       }
     }
   }

@@ -1,9 +1,10 @@
 /**
  * The content's trust chain, added to a plan while it is resolved (the one call resolve.ts makes):
  *
- * 1. Sigstore signatures in cosign's tag scheme are found at the source, one tag listing per
- *    repository (discover.ts), and join the plan as entries of their own, next to the images they
- *    sign; every image records whether it is signed. `--remove-signatures` skips this.
+ * 1. Sigstore signatures in cosign's tag scheme, and OCI 1.1 referrers kept under the referrers
+ *    tag schema, are found at the source, one tag listing per repository (discover.ts), and join
+ *    the plan as entries of their own, next to the images they sign; every image records whether
+ *    it is signed. `--remove-signatures` skips this.
  * 2. Each release's GPG signatures are fetched from the signature store and verified against the
  *    keyring (release.ts); only those that verify and name the release's digest are kept in the
  *    plan, so a disk → mirror run writes the signature ConfigMap with nothing from the source side.
@@ -23,6 +24,7 @@ import type { TlsOptions } from '../../net/http.js';
 import { MirrorError } from '../errors.js';
 import type { MirrorPlan, PlanEntry, PlanReleaseSignatures, PlanSignatures } from '../plan.js';
 import { BUILD_SOURCE } from '../plan.js';
+import { parseManifest } from '../manifest.js';
 import { parseReference } from '../reference.js';
 import type { RegistryClient } from '../registry/client.js';
 import { readCosignSignatures } from './cosign.js';
@@ -165,9 +167,12 @@ async function enforcePolicy(
   policy: Awaited<ReturnType<typeof loadPolicy>>,
   client: (registry: string) => RegistryClient,
 ): Promise<number> {
-  const sigOf = new Map<string, PlanEntry>();
-  for (const e of plan.images)
-    if (e.kind === 'signature' && e.signs) sigOf.set(`${e.destRepo}@${e.signs}`, e);
+  const sigsOf = new Map<string, PlanEntry[]>();
+  for (const e of plan.images) {
+    if (e.kind !== 'signature' || !e.signs) continue;
+    const key = `${e.destRepo}@${e.signs}`;
+    sigsOf.set(key, [...(sigsOf.get(key) ?? []), e]);
+  }
   const gpgOf = new Map<string, string[]>();
   for (const r of plan.signatures?.releases ?? []) gpgOf.set(r.digest, r.signatures);
   const limit = new Limiter(8);
@@ -175,12 +180,12 @@ async function enforcePolicy(
   await Promise.all(
     plan.images.filter(isRegistryImage).map((e) =>
       limit.run(async () => {
-        const sig = sigOf.get(`${e.destRepo}@${e.digest}`);
+        const sigs = sigsOf.get(`${e.destRepo}@${e.digest}`) ?? [];
         const verdict = await evaluatePolicy(
           policy,
           { reference: e.origin, digest: e.digest },
           {
-            sigstore: sig ? await sigstoreEvidence(client, sig) : [],
+            sigstore: (await Promise.all(sigs.map((sig) => sigstoreEvidence(client, sig)))).flat(),
             gpg: (gpgOf.get(e.digest) ?? []).map((b) => Buffer.from(b, 'base64')),
           },
           policyVerifiers,
@@ -201,18 +206,25 @@ async function enforcePolicy(
   return refused.size;
 }
 
-/** The Sigstore signatures a `.sig` entry holds, read from its source. */
+/** The Sigstore signatures a `.sig` entry or a referrers index holds, read from its source. */
 async function sigstoreEvidence(
   client: (registry: string) => RegistryClient,
   sig: PlanEntry,
 ): Promise<{ payload: Uint8Array; signature: string }[]> {
   const ref = parseReference(sig.source);
   const c = client(ref.registry);
+  const read = (bytes: Uint8Array) =>
+    readCosignSignatures(bytes, (digest, size) => c.getBlobBytes(ref.repository, digest, size));
   try {
     const m = await c.getManifest(ref.repository, sig.digest);
-    const sigs = await readCosignSignatures(m.bytes, (digest, size) =>
-      c.getBlobBytes(ref.repository, digest, size),
-    );
+    const parsed = parseManifest(m.bytes, m.mediaType, sig.source);
+    const manifests =
+      parsed.kind === 'index'
+        ? await Promise.all(
+            parsed.manifests.map(async (d) => (await c.getManifest(ref.repository, d.digest)).bytes),
+          )
+        : [m.bytes];
+    const sigs = (await Promise.all(manifests.map(read))).flat();
     return sigs.map((s) => ({ payload: s.payload, signature: s.signature }));
   } catch (e) {
     if (e instanceof AirgapError) return [];
