@@ -106,6 +106,11 @@ export const mirrorFlags = {
     description: 'containers-policy.json for --secure-policy. Default: /etc/containers/policy.json.',
     dependsOn: ['secure-policy'],
   }),
+  'registries.d': Flags.string({
+    description:
+      "containers-registries.d(5) directory for --secure-policy: where images the policy wants signedBy have their GPG signatures (each namespace's lookaside, http(s) or file). Default: ~/.config/containers/registries.d, else /etc/containers/registries.d.",
+    dependsOn: ['secure-policy'],
+  }),
   json: Flags.boolean({ description: 'Print the report as JSON on stdout (one entry per image).' }),
 };
 
@@ -133,6 +138,7 @@ export function mirrorOptions(
     'release-keyring'?: string[];
     'secure-policy'?: boolean;
     policy?: string;
+    'registries.d'?: string;
   },
   destination: string,
 ): MirrorOptions {
@@ -159,6 +165,7 @@ export function mirrorOptions(
     releaseKeyring: flags['release-keyring'],
     securePolicy: flags['secure-policy'],
     policy: flags.policy,
+    registriesD: flags['registries.d'],
   };
 }
 

@@ -65,6 +65,8 @@ export interface MirrorOptions {
   /** --secure-policy: refuse images containers-policy.json (--policy) does not accept. */
   securePolicy?: boolean;
   policy?: string;
+  /** --registries.d: the lookaside of images the policy wants signedBy. */
+  registriesD?: string;
   progress?: ProgressSink;
 }
 
@@ -223,6 +225,7 @@ function resolveConfig(run: Session): Promise<MirrorPlan> {
       },
       securePolicy: o.securePolicy,
       policyPath: o.policy,
+      registriesDDir: o.registriesD,
     },
     progress: run.progress,
   });

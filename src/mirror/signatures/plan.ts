@@ -31,6 +31,14 @@ import { readCosignSignatures } from './cosign.js';
 import { discoverSignatures, type SignatureCheck, type SignatureChecks } from './discover.js';
 import { loadKeyring } from './keys.js';
 import { defaultPolicyPath, evaluatePolicy, loadPolicy } from './policy.js';
+import { policyScopeFor } from './policy-evaluate.js';
+import {
+  defaultRegistriesDDir,
+  loadRegistriesD,
+  lookasideSignatureUrl,
+  type RegistriesD,
+} from './registries-d.js';
+import { fetchSignatureSeries } from './store.js';
 import { releaseSignatures } from './release.js';
 import { policyVerifiers } from './verifiers.js';
 import { DEFAULT_SIGNATURE_URL } from './store.js';
@@ -47,6 +55,11 @@ export interface SignatureOptions {
   /** --secure-policy: verify every image against containers-policy.json (default: the user's, else /etc/containers/policy.json). */
   securePolicy?: boolean;
   policyPath?: string;
+  /**
+   * --registries.d: where `signedBy` images' GPG signatures are read (each namespace's lookaside).
+   * Default: the directory containers/image reads, when it exists.
+   */
+  registriesDDir?: string;
   /** Where the `.sig` payload checks of earlier runs are remembered (in the workspace). */
   checksFile?: string;
 }
@@ -70,6 +83,11 @@ export async function addSignatures(
   // A missing or broken keyring is the person's to fix before anything is fetched (exit 2).
   const keyring = plan.releases.length > 0 ? await loadKeyring(o.keyringFiles) : undefined;
   const policy = o.securePolicy ? await loadPolicy(o.policyPath ?? (await defaultPolicyPath())) : undefined;
+  const registriesD = policy
+    ? o.registriesDDir
+      ? await loadRegistriesD(o.registriesDDir)
+      : await loadRegistriesD(await defaultRegistriesDDir(), { missingOk: true })
+    : undefined;
   const signatures: PlanSignatures = {
     removed: o.remove === true,
     sigstore: { signed: 0, unsigned: 0 },
@@ -103,7 +121,11 @@ export async function addSignatures(
 
   if (policy) {
     progress({ type: 'phase', name: 'signatures', detail: `checking images against ${policy.path}` });
-    signatures.policy = { path: policy.path, rejected: await enforcePolicy(plan, policy, client) };
+    plan.warnings.push(...(registriesD?.warnings ?? []));
+    signatures.policy = {
+      path: policy.path,
+      rejected: await enforcePolicy(plan, policy, client, { registriesD: registriesD!, tls: o.tls }),
+    };
   }
 }
 
@@ -166,6 +188,7 @@ async function enforcePolicy(
   plan: MirrorPlan,
   policy: Awaited<ReturnType<typeof loadPolicy>>,
   client: (registry: string) => RegistryClient,
+  lookaside: { registriesD: RegistriesD; tls?: TlsOptions },
 ): Promise<number> {
   const sigsOf = new Map<string, PlanEntry[]>();
   for (const e of plan.images) {
@@ -181,20 +204,23 @@ async function enforcePolicy(
     plan.images.filter(isRegistryImage).map((e) =>
       limit.run(async () => {
         const sigs = sigsOf.get(`${e.destRepo}@${e.digest}`) ?? [];
+        const gpg = (gpgOf.get(e.digest) ?? []).map((b) => Buffer.from(b, 'base64'));
+        const fromLookaside = await lookasideEvidence(policy, e, lookaside);
         const verdict = await evaluatePolicy(
           policy,
           { reference: e.origin, digest: e.digest },
           {
             sigstore: (await Promise.all(sigs.map((sig) => sigstoreEvidence(client, sig)))).flat(),
-            gpg: (gpgOf.get(e.digest) ?? []).map((b) => Buffer.from(b, 'base64')),
+            gpg: [...gpg, ...fromLookaside.signatures],
           },
           policyVerifiers,
         );
         if (verdict.allowed) return;
         refused.add(`${e.destRepo}@${e.digest}`);
+        const reasons = [...verdict.reasons, ...fromLookaside.problems];
         e.refused = {
           code: MirrorError.SIGNATURE_POLICY_REJECTED,
-          message: `${e.origin} is refused by ${policy.path} (${verdict.requirement}): ${verdict.reasons.join('; ')}`,
+          message: `${e.origin} is refused by ${policy.path} (${verdict.requirement}): ${reasons.join('; ')}`,
           hint: 'mirror only what the policy accepts: sign the image, trust its key in the policy, or leave out --secure-policy',
         };
       }),
@@ -204,6 +230,37 @@ async function enforcePolicy(
     (e) => !(e.kind === 'signature' && refused.has(`${e.destRepo}@${e.signs}`)),
   );
   return refused.size;
+}
+
+/**
+ * The GPG signatures of an image from its registries.d lookaside, read only when the policy asks
+ * `signedBy` of it (its digest under the origin's repository path, as containers/image names them).
+ * A lookaside that cannot be read is a reason the image is refused, never a stop.
+ */
+async function lookasideEvidence(
+  policy: Awaited<ReturnType<typeof loadPolicy>>,
+  e: PlanEntry,
+  o: { registriesD: RegistriesD; tls?: TlsOptions },
+): Promise<{ signatures: Buffer[]; problems: string[] }> {
+  const none = { signatures: [], problems: [] };
+  if (!policyScopeFor(policy, e.origin).requirements.some((r) => r.type === 'signedBy')) return none;
+  const store = o.registriesD.lookasideFor(e.origin);
+  if (!store) return none;
+  try {
+    const signatures = await fetchSignatureSeries(
+      (n) => lookasideSignatureUrl(store.url, e.origin, e.digest, n),
+      { tls: o.tls },
+      {
+        what: `the signatures of ${e.origin} from the lookaside ${store.url} (${store.scope}, ${store.where})`,
+        hint: 'check the lookaside URL in registries.d (--registries.d), or mirror it to this side',
+        store: store.url,
+      },
+    );
+    return { signatures, problems: [] };
+  } catch (err) {
+    if (!(err instanceof AirgapError)) throw err;
+    return { signatures: [], problems: [err.message] };
+  }
 }
 
 /** The Sigstore signatures a `.sig` entry or a referrers index holds, read from its source. */

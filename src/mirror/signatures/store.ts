@@ -4,6 +4,8 @@
  * v2 reads the same store (overridable with OCP_SIGNATURE_URL); so does airgap (--signature-url).
  * The requests, retries and TLS are the net kit's (getBytes).
  */
+import { open } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { getBytes, type TlsOptions } from '../../net/http.js';
 import { AirgapError, usageError } from '../../util/errors.js';
 import { MirrorError } from '../errors.js';
@@ -14,6 +16,9 @@ export const DEFAULT_SIGNATURE_URL =
 
 /** What a store answers for a missing object: 404, and 403 from buckets served by GCS. */
 const ABSENT = [404, 403];
+
+/** The largest signature file read from disk (containers/image's limit for a signature body). */
+const MAX_SIGNATURE_BYTES = 4 * 1024 * 1024;
 
 /** How many signatures of one digest are read at most (the store holds one or two). */
 const MAX_SIGNATURES = 16;
@@ -78,29 +83,48 @@ function checkStoreUrl(base: string): void {
  */
 export async function fetchReleaseSignatures(digest: string, o: SignatureStoreOptions): Promise<Buffer[]> {
   checkStoreUrl(o.baseUrl);
+  return fetchSignatureSeries((n) => signatureUrl(o.baseUrl, digest, n), o, {
+    what: `the release signatures of ${digest} from the signature store`,
+    hint: STORE_HINT,
+    store: o.baseUrl,
+  });
+}
+
+/**
+ * Signatures `urlFor(1)`, `urlFor(2)`, … until the first that is absent: the numbering of the
+ * release store and of a registries.d lookaside alike. `file://` URLs are read from disk (as
+ * containers/image reads a file lookaside); anything else with the net kit.
+ */
+export async function fetchSignatureSeries(
+  urlFor: (n: number) => string,
+  o: Omit<SignatureStoreOptions, 'baseUrl'>,
+  say: { what: string; hint: string; store: string },
+): Promise<Buffer[]> {
   const out: Buffer[] = [];
   for (let n = 1; n <= (o.maxSignatures ?? MAX_SIGNATURES); n++) {
-    const url = signatureUrl(o.baseUrl, digest, n);
+    const url = urlFor(n);
     let body: Buffer | undefined;
     try {
-      body = await getBytes(url, {
-        ...o.tls,
-        absent: ABSENT,
-        errorPrefix: 'SIGNATURE_STORE',
-        ...(o.retries !== undefined ? { retries: o.retries } : {}),
-        ...(o.baseDelayMs !== undefined ? { baseDelayMs: o.baseDelayMs } : {}),
-      });
+      body = url.startsWith('file:')
+        ? await readLocal(url)
+        : await getBytes(url, {
+            ...o.tls,
+            absent: ABSENT,
+            errorPrefix: 'SIGNATURE_STORE',
+            ...(o.retries !== undefined ? { retries: o.retries } : {}),
+            ...(o.baseDelayMs !== undefined ? { baseDelayMs: o.baseDelayMs } : {}),
+          });
     } catch (e) {
       if (!(e instanceof AirgapError)) throw e;
       // The net kit names the URL in its message; its hint (the CA for a TLS failure) comes first.
       throw new AirgapError(
         MirrorError.SIGNATURE_STORE_UNREACHABLE,
-        `cannot read the release signatures of ${digest} from the signature store: ${e.message}`,
+        `cannot read ${say.what}: ${e.message}`,
         {
           where: shownStoreUrl(url),
           cause: e,
-          hint: e.hint ? `${e.hint}; or ${STORE_HINT}` : STORE_HINT,
-          details: { store: shownStoreUrl(o.baseUrl), ...(e.details ?? {}) },
+          hint: e.hint ? `${e.hint}; or ${say.hint}` : say.hint,
+          details: { store: shownStoreUrl(say.store), ...(e.details ?? {}) },
         },
       );
     }
@@ -108,4 +132,30 @@ export async function fetchReleaseSignatures(digest: string, o: SignatureStoreOp
     out.push(body);
   }
   return out;
+}
+
+/** A signature file of a `file://` store; undefined when there is none. */
+async function readLocal(url: string): Promise<Buffer | undefined> {
+  const path = fileURLToPath(url);
+  try {
+    const fh = await open(path, 'r');
+    try {
+      if ((await fh.stat()).size > MAX_SIGNATURE_BYTES)
+        throw new AirgapError(
+          MirrorError.SIGNATURE_STORE_UNREACHABLE,
+          `${path} is over ${MAX_SIGNATURE_BYTES} bytes: not a signature`,
+        );
+      return await fh.readFile();
+    } finally {
+      await fh.close();
+    }
+  } catch (e) {
+    if (e instanceof AirgapError) throw e;
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR')
+      return undefined;
+    throw new AirgapError(
+      MirrorError.SIGNATURE_STORE_UNREACHABLE,
+      `cannot read ${path}: ${(e as Error).message}`,
+    );
+  }
 }

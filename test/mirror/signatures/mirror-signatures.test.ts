@@ -4,7 +4,7 @@
  * mirror checked as a node checks it, and what the person is told when something is not signed,
  * does not verify, or is refused by the policy.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -201,6 +201,57 @@ describe('signatures through airgap mirror, registry → registry', () => {
     expect(failed[0]!.error!.code).toBe(MirrorError.SIGNATURE_POLICY_REJECTED);
     expect(failed[0]!.error!.message).toContain(policy);
     expect(report.summary!.copied).toBeGreaterThan(3);
+  }, 180_000);
+
+  it('--registries.d: a signedBy image is accepted with the GPG signature its lookaside holds, refused without it', async () => {
+    // team/unsigned gets a GPG signature (skopeo standalone-sign) in a file lookaside, laid out as
+    // containers/image reads it: <lookaside>/<repository>@sha256=<hex>/signature-1.
+    const ref = `${src.host}/team/unsigned`;
+    const manifest = await skopeoRawManifest(`docker://${ref}@${unsigned!.digest}`, src.skopeo);
+    const lookaside = join(dir, 'lookaside');
+    const sigDir = join(lookaside, `team/unsigned@${unsigned!.digest.replace(':', '=')}`);
+    await mkdir(sigDir, { recursive: true });
+    await writeFile(join(sigDir, 'signature-1'), await gpg.sign(manifest, `${ref}:v1`));
+    const registriesD = join(dir, 'registries.d');
+    await mkdir(registriesD, { recursive: true });
+    await writeFile(
+      join(registriesD, 'lab.yaml'),
+      `docker:\n  ${src.host}/team:\n    lookaside: file://${lookaside}\n`,
+    );
+    const policy = join(dir, 'signedby-policy.json');
+    await writeFile(
+      policy,
+      JSON.stringify({
+        default: [{ type: 'reject' }],
+        transports: {
+          docker: {
+            [src.host]: [{ type: 'insecureAcceptAnything' }],
+            [ref]: [
+              {
+                type: 'signedBy',
+                keyType: 'GPGKeys',
+                keyPath: keyring,
+                signedIdentity: { type: 'matchRepository' },
+              },
+            ],
+          },
+        },
+      }),
+    );
+    const run = (workspace: string, ...extra: string[]) =>
+      airgap(args(workspace, workspace, '--secure-policy', '--policy', policy, ...extra));
+    const accepted = await run('ws-lookaside', '--registries.d', registriesD);
+    expect(accepted.exitCode, accepted.stderr).toBe(0);
+
+    const empty = join(dir, 'registries.d-empty');
+    await mkdir(empty, { recursive: true });
+    const refused = await run('ws-no-lookaside', '--registries.d', empty);
+    expect(refused.exitCode).toBe(1);
+    const failed = (JSON.parse(refused.stdout) as MirrorReport).summary!.images.filter(
+      (i) => i.status === 'failed',
+    );
+    expect(failed.map((i) => i.source)).toEqual([`${ref}@${unsigned!.digest}`]);
+    expect(failed[0]!.error!.message).toContain('signedBy');
   }, 180_000);
 
   it('a policy file with a syntax error stops before anything is copied, naming file:line:column', async () => {
