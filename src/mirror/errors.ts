@@ -36,6 +36,8 @@ export const MirrorError = {
   ARCHIVE_NO_PLAN: 'ARCHIVE_NO_PLAN',
   /** the archive in … was made from a different ImageSetConfiguration than … (mirror/inputs.ts) */
   ARCHIVE_PLAN_MISMATCH: 'ARCHIVE_PLAN_MISMATCH',
+  /** the archive directory … holds a symbolic link or special file (mirror/run.ts) */
+  ARCHIVE_UNSAFE_ENTRY: 'ARCHIVE_UNSAFE_ENTRY',
   /** the "auth" value of … is not valid base64 (mirror/auth/credentials.ts) */
   AUTH_ENTRY_INVALID: 'AUTH_ENTRY_INVALID',
   /** the auth file … is not valid JSON… (mirror/auth/credentials.ts) */
@@ -106,6 +108,8 @@ export const MirrorError = {
   LAYOUT_REF_MISSING: 'LAYOUT_REF_MISSING',
   /** unsupported destination … (mirror/location.ts) */
   LOCATION_INVALID: 'LOCATION_INVALID',
+  /** …: … is not a digest (mirror/digest.ts): a malformed digest from a registry, archive, plan or journal */
+  MIRROR_DIGEST_INVALID: 'MIRROR_DIGEST_INVALID',
   /** … resolved to …, expected … (mirror/copy/engine.ts) */
   MIRROR_DIGEST_MISMATCH: 'MIRROR_DIGEST_MISMATCH',
   /** digest algorithm of … is not supported (mirror/digest.ts) */

@@ -1,6 +1,7 @@
 import { AirgapError } from '../util/errors.js';
 import { MediaType, isIndexType, isImageManifestType, isSchema1 } from './media-types.js';
 import { MirrorError } from './errors.js';
+import { parseDigest } from './digest.js';
 
 export interface Platform {
   architecture: string;
@@ -39,6 +40,9 @@ function descriptor(v: unknown, what: string): Descriptor {
   if (!d || typeof d.digest !== 'string' || typeof d.size !== 'number' || typeof d.mediaType !== 'string') {
     invalid(what, 'a descriptor lacks mediaType, digest or size');
   }
+  // Checked here, where every descriptor enters: its digest may become a file name or a URL.
+  parseDigest(d.digest, what);
+  if (!Number.isSafeInteger(d.size) || d.size < 0) invalid(what, `the size ${d.size} is not a byte count`);
   return d as Descriptor;
 }
 

@@ -1,7 +1,13 @@
 import { usageError } from '../util/errors.js';
-import { digestHex } from './digest.js';
+import { digestHex, isDigest, parseDigest } from './digest.js';
 import { compileGoRegexp } from './isc/regexp.js';
-import { formatReference, isValidTag, parseReference, type ImageReference } from './reference.js';
+import {
+  formatReference,
+  isValidRepository,
+  isValidTag,
+  parseReference,
+  type ImageReference,
+} from './reference.js';
 import { MirrorError } from './errors.js';
 import { IscErrorCode } from './isc/index.js';
 
@@ -290,6 +296,26 @@ export function parsePlan(text: string, where: string): MirrorPlan {
       throw usageError(
         MirrorError.PLAN_INVALID,
         `${where}: images[${i}] lacks source, digest, destRepo or destTag`,
+      );
+    // A plan may have come with an archive: what becomes a path, a URL or a name is checked.
+    const at = `${where} images[${i}]`;
+    if (e.digest !== '') parseDigest(e.digest, `${at}.digest`);
+    if (e.signs !== undefined) parseDigest(e.signs, `${at}.signs`);
+    if (!isValidRepository(e.destRepo))
+      throw usageError(
+        MirrorError.PLAN_INVALID,
+        `${at}.destRepo ${JSON.stringify(e.destRepo)} is not a repository path`,
+        {
+          hint: 'a repository path is lowercase components (a-z, 0-9, . _ -) separated by /',
+        },
+      );
+    if (!isValidTag(e.destTag) && !isDigest(e.destTag))
+      throw usageError(
+        MirrorError.PLAN_INVALID,
+        `${at}.destTag ${JSON.stringify(e.destTag)} is neither a tag nor a digest`,
+        {
+          hint: 'a tag is up to 128 letters, digits, _ . - (not starting with . or -)',
+        },
       );
   });
   return p;

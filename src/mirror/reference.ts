@@ -1,5 +1,6 @@
 import { usageError } from '../util/errors.js';
 import { MirrorError } from './errors.js';
+import { isDigest } from './digest.js';
 
 /**
  * Image references exactly as containers/image (distribution/reference) parses them:
@@ -21,8 +22,6 @@ const LEGACY_DEFAULT_REGISTRY = 'index.docker.io';
 const pathComponent = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*';
 const PATH_RE = new RegExp(`^${pathComponent}(?:/${pathComponent})*$`);
 const TAG_RE = /^[\w][\w.-]{0,127}$/;
-/** The algorithms containers/image accepts (go-digest with crypto/sha256 and crypto/sha512), with their hex lengths. */
-const DIGEST_RE = /^(sha256:[a-f0-9]{64}|sha384:[a-f0-9]{96}|sha512:[a-f0-9]{128})$/;
 /** A bare 64-hex name is refused, as distribution/reference does (it would be read as an image ID). */
 const IDENTIFIER_RE = /^[a-f0-9]{64}$/;
 const domainComponent = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
@@ -39,7 +38,12 @@ function bad(input: string, why: string): never {
 
 /** Check a digest string: sha256, sha384 or sha512 with exactly that many lowercase hex characters. */
 export function isValidDigest(d: string): boolean {
-  return DIGEST_RE.test(d);
+  return isDigest(d);
+}
+
+/** A repository path as distribution's reference grammar allows it (no `..`, no empty component). */
+export function isValidRepository(r: string): boolean {
+  return r.length <= MAX_NAME && PATH_RE.test(r);
 }
 
 export function isValidTag(t: string): boolean {

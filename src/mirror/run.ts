@@ -9,7 +9,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { AirgapError } from '../util/errors.js';
-import { writeFileAtomic } from '../util/fs.js';
+import { findUnsafeEntries, writeFileAtomic } from '../util/fs.js';
 import { lockDirectory } from '../util/lock.js';
 import { noProgress, type ProgressSink } from '../util/progress.js';
 import { writeRunClusterResources } from './cluster-resources.js';
@@ -100,6 +100,7 @@ interface Target {
  */
 export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
   const flow = resolveWorkflow(o);
+  if (flow.archiveDir) await refuseUnsafeArchiveEntries(flow.archiveDir);
   const inputs = await readRunInputs(flow, o);
   await mkdir(flow.workspace, { recursive: true });
   const unlock = await lockDirectory(flow.workspace);
@@ -132,6 +133,26 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
     await run.pool.close();
     await unlock();
   }
+}
+
+/**
+ * An archive directory came from outside: a symbolic link in it (or in the working directory
+ * inside it) would have airgap write, rename or read through it, outside the archive. Refused
+ * before anything is read or written, naming each.
+ */
+async function refuseUnsafeArchiveEntries(archiveDir: string): Promise<void> {
+  const unsafe = await findUnsafeEntries(archiveDir);
+  if (unsafe.length === 0) return;
+  throw new AirgapError(
+    MirrorError.ARCHIVE_UNSAFE_ENTRY,
+    `the archive directory ${archiveDir} holds what airgap never writes and will not follow:\n  ${unsafe
+      .map((u) => `${u.path} is a ${u.kind}`)
+      .join('\n  ')}`,
+    {
+      where: unsafe[0]!.path,
+      hint: 'an archive holds only regular files: remove these, or copy the archive parts and archive manifest into a fresh directory (cp or rsync without -L/--copy-links)',
+    },
+  );
 }
 
 /** The journal (not for dry runs), the registry connections and the copy engine of a run. */

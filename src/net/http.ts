@@ -11,6 +11,7 @@ import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { AirgapError, usageError } from '../util/errors.js';
 import { isRetryableStatus, isTlsError, netErrorCode, waitBeforeRetry } from './retry.js';
 import { NetError } from './errors.js';
+import { readBounded } from './body.js';
 
 // The retry rule and the network-error helpers live in retry.ts; re-exported for existing importers.
 export { backoffMs, isTlsError, netErrorCode, retryAfterMs } from './retry.js';
@@ -131,7 +132,12 @@ export interface GetJsonOptions extends AgentOptions {
   errorPrefix?: string;
   /** Hint for an endpoint that cannot be reached (network errors, 5xx after retries). */
   unreachableHint?: string;
+  /** The most bytes of a body read; more is `<prefix>_TOO_LARGE`. Default 64 MiB. */
+  maxBytes?: number;
 }
+
+/** The default bound of a body held in memory (graph JSON of every channel is a few MiB). */
+const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
 
 /** Strip credentials from a URL before it goes into a message. */
 function displayUrl(url: URL): string {
@@ -247,14 +253,21 @@ async function getOnce(
         if (attempt < retries) await backoff(attempt);
         continue;
       }
-      let body: Buffer;
+      let body: Buffer | undefined;
+      const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BODY;
       try {
-        body = Buffer.from(await res.body.arrayBuffer());
+        body = await readBounded(res.body, maxBytes);
       } catch (e) {
         last = `body read failed: ${(e as Error).message}`;
         if (attempt < retries) await backoff(attempt);
         continue;
       }
+      if (body === undefined)
+        throw new AirgapError(
+          `${prefix}_TOO_LARGE`,
+          `${shown} sent more than ${maxBytes / 1024 / 1024} MiB, more than it can mean`,
+          { where: shown, hint: 'check that the URL names the right service' },
+        );
       if (isRetryableStatus(res.statusCode)) {
         last = `HTTP ${res.statusCode}`;
         if (attempt < retries) await backoff(attempt, res.headers['retry-after']);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { chmod, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -103,4 +104,46 @@ export async function writeFilesAtomic(
     for (const t of temps) await rm(t.tmp, { force: true });
     throw e;
   }
+}
+
+/** An entry a tree from outside must not hold: a symbolic link, or anything not a file or directory. */
+export interface UnsafeEntry {
+  path: string;
+  kind: 'symbolic link' | 'special file';
+}
+
+/**
+ * Every symbolic link and special file (FIFO, socket, device) in a tree, without following any:
+ * what must be refused before writing into (or reading from) a directory that came from outside.
+ * A missing `dir` has none. Stops after `limit` findings.
+ */
+export async function findUnsafeEntries(dir: string, limit = 20): Promise<UnsafeEntry[]> {
+  const found: UnsafeEntry[] = [];
+  const visit = async (path: string): Promise<void> => {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(path, { withFileTypes: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e;
+    }
+    for (const e of entries) {
+      if (found.length >= limit) return;
+      const p = join(path, e.name);
+      if (e.isSymbolicLink()) found.push({ path: p, kind: 'symbolic link' });
+      else if (e.isDirectory()) await visit(p);
+      else if (!e.isFile()) found.push({ path: p, kind: 'special file' });
+    }
+  };
+  let top;
+  try {
+    top = await lstat(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+  if (top.isSymbolicLink()) return [{ path: dir, kind: 'symbolic link' }];
+  if (!top.isDirectory()) return top.isFile() ? [] : [{ path: dir, kind: 'special file' }];
+  await visit(dir);
+  return found;
 }

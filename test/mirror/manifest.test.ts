@@ -68,3 +68,42 @@ describe('parseManifest', () => {
     );
   });
 });
+
+describe('digests where they enter', () => {
+  const layer = (digest: string) =>
+    Buffer.from(
+      JSON.stringify({
+        schemaVersion: 2,
+        mediaType: MediaType.OciManifest,
+        config: {
+          mediaType: 'application/vnd.oci.image.config.v1+json',
+          digest: `sha256:${'c'.repeat(64)}`,
+          size: 2,
+        },
+        layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar', digest, size: 5 }],
+      }),
+    );
+
+  it.each([
+    'sha256:../../../x',
+    'sha256:ABCDEF' + 'a'.repeat(58),
+    `sha256:${'a'.repeat(63)}`,
+    `sha256:${'a'.repeat(64)}/x`,
+    `md5:${'a'.repeat(32)}`,
+    `sha512:${'a'.repeat(64)}`,
+  ])('a descriptor whose digest is %j is refused, naming where it is', (digest) => {
+    expect(() => parseManifest(layer(digest), undefined, 'manifest m')).toThrow(
+      expect.objectContaining({
+        code: MirrorError.MIRROR_DIGEST_INVALID,
+        message: expect.stringContaining('manifest m layers[0]'),
+      }),
+    );
+  });
+
+  it.each([`sha256:${'a'.repeat(64)}`, `sha384:${'b'.repeat(96)}`, `sha512:${'c'.repeat(128)}`])(
+    'accepts %s (what go-digest validates)',
+    (digest) => {
+      expect(() => parseManifest(layer(digest), undefined, 'manifest m')).not.toThrow();
+    },
+  );
+});

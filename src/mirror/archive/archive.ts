@@ -8,6 +8,7 @@ import { create as tarCreate, Parser, type ReadEntry } from 'tar';
 import { AirgapError, usageError } from '../../util/errors.js';
 import { tempPathFor, writeFileAtomic } from '../../util/fs.js';
 import { noProgress, type ProgressSink } from '../../util/progress.js';
+import { digestHex } from '../digest.js';
 import { blobsOf, parseManifest } from '../manifest.js';
 import { OciLayout } from '../layout/store.js';
 import { MirrorError } from '../errors.js';
@@ -130,7 +131,7 @@ export async function packArchive(
   const tmpFiles: { tmp: string; final: string }[] = [];
   try {
     for (let i = 0; i < groups.length; i++) {
-      const files = groups[i]!.map((b) => `blobs/sha256/${b.digest.slice('sha256:'.length)}`);
+      const files = groups[i]!.map((b) => `blobs/sha256/${digestHex(b.digest)}`);
       if (i === 0) files.unshift('oci-layout', 'index.json', ...(opts.plan ? [ARCHIVE_PLAN] : []));
       const name = partName(i + 1);
       const final = join(outDir, name);
@@ -271,6 +272,9 @@ export async function verifyArchive(dir: string, progress: ProgressSink = noProg
   };
 }
 
+/** The largest index.json or plan an archive may carry (a plan of 100,000 images is about 60 MiB). */
+const MAX_ARCHIVE_DOCUMENT = 128 * 1024 * 1024;
+
 /**
  * Unpack a verified archive into an OCI layout: each blob streamed out of its tar part, verified
  * against its digest and renamed into place (blobs already present are skipped).
@@ -301,8 +305,21 @@ export async function unpackArchive(
         const path = entry.path;
         const task = (async () => {
           if (path === 'index.json' || path === 'oci-layout' || path === ARCHIVE_PLAN) {
+            // Held in memory before it is written: bounded by what is read, not by what the header says.
             const chunks: Buffer[] = [];
-            for await (const c of entry) chunks.push(c as Buffer);
+            let read = 0;
+            for await (const c of entry) {
+              read += (c as Buffer).length;
+              if (read > MAX_ARCHIVE_DOCUMENT)
+                throw new AirgapError(
+                  MirrorError.ARCHIVE_CORRUPT,
+                  `${join(dir, p.file)}: its ${path} is over ${MAX_ARCHIVE_DOCUMENT / 1024 / 1024} MiB, far more than any plan or index airgap writes`,
+                  {
+                    hint: 'the archive was not written by airgap or was altered; make it again on the connected side',
+                  },
+                );
+              chunks.push(c as Buffer);
+            }
             await writeFileAtomic(join(layout.dir, path), Buffer.concat(chunks));
             return;
           }

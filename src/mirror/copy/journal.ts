@@ -1,5 +1,20 @@
 import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { isDigest } from '../digest.js';
+
+/**
+ * Whether an upload session's location belongs to the registry of its key (`host/repo@digest`):
+ * a path on that registry, or a URL on its host. A journal can travel with an archive, and a
+ * session elsewhere would send the blob (and credentials) to a host nobody named.
+ */
+function sameRegistry(key: string, location: string): boolean {
+  if (location.startsWith('/') && !location.startsWith('//')) return true;
+  try {
+    return new URL(location).host === key.slice(0, key.indexOf('/'));
+  } catch {
+    return false;
+  }
+}
 
 interface Line {
   /** An upload session in progress for `key` (`host/repo@digest`); absent location = finished or abandoned. */
@@ -39,10 +54,11 @@ export class Journal {
         continue; // torn last line from a crash
       }
       if (l.upload) {
-        if (l.location) this.uploads.set(l.upload, l.location);
+        if (l.location && sameRegistry(l.upload, l.location)) this.uploads.set(l.upload, l.location);
         else this.uploads.delete(l.upload);
       }
-      if (l.image && l.digest) this.images.set(l.image, l.digest);
+      // A journal may have come with an archive: a line naming no real digest is dropped.
+      if (l.image && isDigest(l.digest)) this.images.set(l.image, l.digest);
     }
     const lines = text.split('\n').length;
     if (lines > 2 * (this.uploads.size + this.images.size) + 100) this.compact();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { AirgapError } from '../../util/errors.js';
 import { writeFileAtomic } from '../../util/fs.js';
-import { DigestVerifier, digestHex, sha256Digest } from '../digest.js';
+import { DigestVerifier, digestParts, parseDigest, sha256Digest } from '../digest.js';
 import type { Descriptor, ManifestData } from '../manifest.js';
 import { MediaType } from '../media-types.js';
 import { MirrorError } from '../errors.js';
@@ -25,6 +25,20 @@ interface IndexDoc {
   schemaVersion: 2;
   mediaType: string;
   manifests: Descriptor[];
+}
+
+/** The hex of a sha256 digest, checked: the file name of its blob. Other algorithms are refused. */
+function sha256Hex(digest: string): string {
+  const { algorithm, hex } = digestParts(digest, 'blob digest');
+  if (algorithm !== 'sha256')
+    throw new AirgapError(
+      MirrorError.MIRROR_DIGEST_UNSUPPORTED,
+      `digest algorithm of ${digest} is not supported`,
+      {
+        hint: 'only sha256 content can be stored in a layout',
+      },
+    );
+  return hex;
 }
 
 /**
@@ -68,11 +82,11 @@ export class OciLayout {
   }
 
   blobPath(digest: string): string {
-    return join(this.dir, 'blobs', 'sha256', digestHex(digest));
+    return join(this.dir, 'blobs', 'sha256', sha256Hex(digest));
   }
 
   private partialPath(digest: string): string {
-    return join(this.dir, '.airgap-partial', digestHex(digest));
+    return join(this.dir, '.airgap-partial', sha256Hex(digest));
   }
 
   /** True when the blob is present and complete (its size matches when known). */
@@ -161,8 +175,9 @@ export class OciLayout {
   }
 
   async readIndex(): Promise<IndexDoc> {
+    let idx: IndexDoc;
     try {
-      return JSON.parse(await readFile(join(this.dir, 'index.json'), 'utf8')) as IndexDoc;
+      idx = JSON.parse(await readFile(join(this.dir, 'index.json'), 'utf8')) as IndexDoc;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT')
         return { schemaVersion: 2, mediaType: MediaType.OciIndex, manifests: [] };
@@ -174,6 +189,12 @@ export class OciLayout {
         },
       );
     }
+    // An index.json may have come with an archive: each entry is checked like a manifest's.
+    const where = join(this.dir, 'index.json');
+    if (!idx || !Array.isArray(idx.manifests))
+      throw new AirgapError(MirrorError.LAYOUT_INDEX_INVALID, `${where} has no manifests list`);
+    idx.manifests.forEach((d, i) => parseDigest(d?.digest, `${where} manifests[${i}]`));
+    return idx;
   }
 
   async entries(): Promise<LayoutEntry[]> {

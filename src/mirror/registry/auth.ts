@@ -1,3 +1,6 @@
+/** The largest token service answer read (JWTs with many scopes are a few KiB). */
+const MAX_TOKEN_RESPONSE = 1024 * 1024;
+
 /**
  * Authentication to one registry, as the transport asks for it: Basic from the auth file chain, or
  * Bearer tokens from the registry's token service (GET with Basic credentials, or POST with an
@@ -7,6 +10,7 @@
  */
 import { request } from 'undici';
 import { isRetryableRequestError, isRetryableStatus } from '../../net/retry.js';
+import { readBounded } from '../../net/body.js';
 import { findCredential, type Credential, type CredentialOptions } from '../auth/credentials.js';
 import { parseChallenge, type Challenge } from './challenge.js';
 import { RegistryError, readErrorBody, type RegistryErrorEntry } from './errors.js';
@@ -204,7 +208,14 @@ export class RegistryAuth implements Authorizer {
         { registry: this.registry, status: res.statusCode, registryErrors, where: what },
       );
     }
-    const doc = (await res.body.json()) as { token?: string; access_token?: string; expires_in?: number };
+    // A token response is a few KiB; more is not a token service.
+    const body = await readBounded(res.body, MAX_TOKEN_RESPONSE);
+    let doc: { token?: string; access_token?: string; expires_in?: number } = {};
+    try {
+      doc = body ? (JSON.parse(body.toString('utf8')) as typeof doc) : {};
+    } catch {
+      /* no token: reported below */
+    }
     const value = doc.token ?? doc.access_token;
     if (!value)
       throw new RegistryError(

@@ -9,7 +9,9 @@
 import { AirgapError } from '../../util/errors.js';
 import type { AgentOptions } from '../../net/http.js';
 import type { CredentialOptions } from '../auth/credentials.js';
-import { DigestVerifier, sha256Digest } from '../digest.js';
+import { DigestVerifier, isDigest, parseDigest, sha256Digest } from '../digest.js';
+import { isValidTag } from '../reference.js';
+import { readBounded } from '../../net/body.js';
 import { MANIFEST_ACCEPT } from '../media-types.js';
 import type { ManifestData } from '../manifest.js';
 import { RegistryAuth } from './auth.js';
@@ -35,7 +37,10 @@ export interface RegistryClientOptions extends AgentOptions {
   userAgent?: string;
 }
 
-const MAX_MANIFEST = 8 * 1024 * 1024;
+/** The largest manifest read: containers/image's limit (maxManifestBodySize, 4 MiB). */
+const MAX_MANIFEST = 4 * 1024 * 1024;
+/** The largest page of a tag listing read (a page of 1,000 long tags is well under 1 MiB). */
+const MAX_TAG_PAGE = 8 * 1024 * 1024;
 
 /**
  * Small content read by digest, kept for the rest of the run: a plan reads manifests and small
@@ -59,6 +64,26 @@ class ContentMemo {
     this.items.set(key, { bytes, mediaType });
     this.bytes += bytes.length;
   }
+}
+
+/** A JSON body, or REGISTRY_ERROR saying whose it was. */
+function parseJsonBody(bytes: Buffer, what: string): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch (e) {
+    throw new AirgapError(MirrorError.REGISTRY_ERROR, `${what} is not JSON: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * A manifest reference as it may appear in a URL: a digest or a tag, checked (a reference read
+ * from a plan or a manifest never adds path segments or a query).
+ */
+function manifestRef(ref: string): string {
+  if (isDigest(ref) || isValidTag(ref)) return ref;
+  throw new AirgapError(MirrorError.REF_INVALID, `${JSON.stringify(ref)} is neither a tag nor a digest`, {
+    hint: 'a tag is up to 128 letters, digits, _ . - ; a digest is sha256: and 64 lowercase hex digits',
+  });
 }
 
 /** A client for one registry; its failures are RegistryErrors (errors.ts). */
@@ -117,22 +142,27 @@ export class RegistryClient {
     const what = `manifest ${this.registry}/${repo}${ref.includes(':') ? '@' : ':'}${ref}`;
     const res = await this.send({
       method: 'GET',
-      path: `/v2/${repo}/manifests/${ref}`,
+      path: `/v2/${repo}/manifests/${manifestRef(ref)}`,
       repo,
       action,
       headers: { accept: MANIFEST_ACCEPT },
       ok: [200],
       what,
     });
+    const tooLarge = (size: string) =>
+      new AirgapError(
+        MirrorError.MIRROR_MANIFEST_TOO_LARGE,
+        `${what} is ${size}, over the ${MAX_MANIFEST / 1024 / 1024} MiB a manifest may have`,
+        { hint: 'containers/image refuses such manifests too; the source is not serving a real manifest' },
+      );
     const length = Number(header(res, 'content-length') ?? 0);
     if (length > MAX_MANIFEST) {
-      await res.body.dump();
-      throw new AirgapError(
-        MirrorError.MIRROR_MANIFEST_TOO_LARGE,
-        `${what} is ${length} bytes, over the 8 MiB limit`,
-      );
+      res.body.destroy();
+      throw tooLarge(`${length} bytes`);
     }
-    const bytes = Buffer.from(await res.body.arrayBuffer());
+    // Bounded by what arrives, not by what the header says (a chunked body has none).
+    const bytes = await readBounded(res.body, MAX_MANIFEST);
+    if (!bytes) throw tooLarge('larger than that');
     const digest = sha256Digest(bytes);
     const expected = ref.startsWith('sha256:') ? ref : header(res, 'docker-content-digest');
     if (expected && expected.startsWith('sha256:') && expected !== digest) {
@@ -171,7 +201,7 @@ export class RegistryClient {
     const what = `manifest ${this.registry}/${repo}${ref.includes(':') ? '@' : ':'}${ref}`;
     const res = await this.send({
       method: 'PUT',
-      path: `/v2/${repo}/manifests/${ref}`,
+      path: `/v2/${repo}/manifests/${manifestRef(ref)}`,
       repo,
       action: 'pull,push',
       headers: { 'content-type': m.mediaType },
@@ -199,7 +229,7 @@ export class RegistryClient {
   async hasBlob(repo: string, digest: string, action: Action = 'pull'): Promise<boolean> {
     const res = await this.send({
       method: 'GET',
-      path: `/v2/${repo}/blobs/${digest}`,
+      path: `/v2/${repo}/blobs/${parseDigest(digest, 'blob digest')}`,
       repo,
       action,
       headers: { range: 'bytes=0-0' },
@@ -236,7 +266,7 @@ export class RegistryClient {
     }
     const res = await this.send({
       method: 'GET',
-      path: `/v2/${repo}/blobs/${digest}`,
+      path: `/v2/${repo}/blobs/${parseDigest(digest, 'blob digest')}`,
       repo,
       headers: offset > 0 ? { range: `bytes=${offset}-` } : {},
       ok: [200, 206],
@@ -433,11 +463,28 @@ export class RegistryClient {
         ok: [200],
         what: `tags of ${this.registry}/${repo}`,
       });
-      const doc = (await res.body.json()) as { tags?: string[] | null };
+      const page = await readBounded(res.body, MAX_TAG_PAGE);
+      if (!page)
+        throw new RegistryError(
+          MirrorError.REGISTRY_ERROR,
+          `${this.registry}/${repo}: a page of its tag list is over ${MAX_TAG_PAGE / 1024 / 1024} MiB`,
+          { registry: this.registry, status: res.statusCode },
+        );
+      const doc = parseJsonBody(page, `the tag list of ${this.registry}/${repo}`) as {
+        tags?: string[] | null;
+      };
       tags.push(...(doc.tags ?? []));
       const link = header(res, 'link');
       const m = link ? /<([^>]+)>\s*;\s*rel="?next"?/.exec(link) : null;
-      path = m ? new URL(m[1]!, this.base).toString() : undefined;
+      const next = m ? new URL(m[1]!, this.base) : undefined;
+      // The next page is on this registry, or the listing ends: a Link elsewhere is not followed.
+      if (next && next.origin !== new URL(this.base).origin)
+        throw new RegistryError(
+          MirrorError.REGISTRY_ERROR,
+          `${this.registry}/${repo}: its tag list continues at ${next.origin}, another server; it is not followed`,
+          { registry: this.registry, status: res.statusCode },
+        );
+      path = next ? `${next.pathname}${next.search}` : undefined;
     }
     return { tags, complete: true };
   }
@@ -449,6 +496,11 @@ export class RegistryClient {
     const parts: Buffer[] = [];
     for await (const c of body) {
       v.update(c);
+      // Never more than the size asked for (or the manifest limit): a blob that does not end is cut off.
+      if (v.bytes > (size ?? MAX_MANIFEST)) {
+        (body as { destroy?: () => void }).destroy?.();
+        break;
+      }
       parts.push(c);
     }
     v.verify(`blob ${this.registry}/${repo}@${digest}`);

@@ -8,6 +8,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { isRetryableStatus, isTlsError, netErrorCode } from '../../net/retry.js';
+import { readSnippet } from '../../net/body.js';
 import { AirgapError, messageOf, type ErrorOptions } from '../../util/errors.js';
 import { MirrorError } from '../errors.js';
 
@@ -83,12 +84,8 @@ export class RegistryError extends AirgapError {
 export async function readErrorBody(
   res: Dispatcher.ResponseData,
 ): Promise<{ text: string; registryErrors: RegistryErrorEntry[] }> {
-  let text: string;
-  try {
-    text = await res.body.text();
-  } catch {
-    return { text: '', registryErrors: [] };
-  }
+  // An error body is read for its message, never whole: 64 KiB at most.
+  const text = await readSnippet(res.body);
   try {
     const doc = JSON.parse(text) as { errors?: { code?: string; message?: string; detail?: unknown }[] };
     if (doc.errors?.length) {

@@ -111,6 +111,7 @@ export async function fetchSignatureSeries(
             ...o.tls,
             absent: ABSENT,
             errorPrefix: 'SIGNATURE_STORE',
+            maxBytes: MAX_SIGNATURE_BYTES,
             ...(o.retries !== undefined ? { retries: o.retries } : {}),
             ...(o.baseDelayMs !== undefined ? { baseDelayMs: o.baseDelayMs } : {}),
           });

@@ -168,12 +168,28 @@ describe('Journal', () => {
       j.recordUpload(`r/a@sha256:${i}`, undefined);
     }
     j.recordUpload('r/a@sha256:open', 'https://r/v2/a/blobs/uploads/open');
-    j.recordImage('r/a:v1', 'sha256:aaa');
+    j.recordImage('r/a:v1', `sha256:${'a'.repeat(64)}`);
     expect(readFileSync(path, 'utf8').trim().split('\n').length).toBe(602);
     const again = new Journal(path);
     expect(readFileSync(path, 'utf8').trim().split('\n').length).toBe(2);
     expect(again.uploadFor('r/a@sha256:open')).toBe('https://r/v2/a/blobs/uploads/open');
     expect(again.uploadFor('r/a@sha256:7')).toBeUndefined();
-    expect(again.images.get('r/a:v1')).toBe('sha256:aaa');
+    expect(again.images.get('r/a:v1')).toBe(`sha256:${'a'.repeat(64)}`);
+  });
+
+  it('a journal that came with an archive cannot name a malformed digest or send an upload to another host', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airgap-journal-'));
+    const path = join(dir, 'journal.jsonl');
+    const lines = [
+      { image: 'r/a:v1', digest: 'sha256:../../etc/passwd' },
+      { image: 'r/a:v2', digest: `sha256:${'b'.repeat(64)}` },
+      { upload: 'r/a@sha256:x', location: 'https://elsewhere.example/v2/a/blobs/uploads/1' },
+      { upload: 'r/a@sha256:y', location: 'https://r/v2/a/blobs/uploads/2' },
+    ];
+    writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const j = new Journal(path);
+    expect([...j.images.keys()]).toEqual(['r/a:v2']);
+    expect(j.uploadFor('r/a@sha256:x')).toBeUndefined();
+    expect(j.uploadFor('r/a@sha256:y')).toBe('https://r/v2/a/blobs/uploads/2');
   });
 });
