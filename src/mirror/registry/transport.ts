@@ -238,8 +238,9 @@ export class RegistryTransport {
       await res.body.dump();
       if (!loc) return res;
       const next = new URL(loc, url);
-      // Never forward credentials to another host (blob storage redirects).
-      if (next.host !== new URL(url).host) delete headers.authorization;
+      // Never forward credentials to another origin: another host (blob storage redirects), or
+      // the same host over another scheme (https → http would send them in clear).
+      if (next.origin !== new URL(url).origin) delete headers.authorization;
       url = next.toString();
     }
   }
