@@ -23,6 +23,7 @@ import {
   COSIGN_SIGNATURE_MEDIA_TYPE,
   cosignTag,
 } from '../src/mirror/signatures/cosign.js';
+import { referrersTag } from '../src/mirror/signatures/discover.js';
 import { COSIGN_SIGNATURE_TYPE, type SimpleSigningPayload } from '../src/mirror/signatures/simple-signing.js';
 import { putImageManifest } from './images.js';
 
@@ -79,9 +80,14 @@ export function cosignPayload(reference: string, digest: string): Buffer {
   return Buffer.from(JSON.stringify(doc));
 }
 
-/** Build the `.sig` image into a layout, as an index.json entry `repo:sha256-<hex>.sig`. */
-async function writeSignatureImage(layout: OciLayout, o: SignImageOptions): Promise<LabSignature> {
-  const tag = cosignTag(o.digest);
+/**
+ * One simple-signing layer per claim (default the image's own digest), its payload stored in the
+ * layout: what a `.sig` image and a signature referrer both carry.
+ */
+async function signatureLayers(
+  layout: OciLayout,
+  o: SignImageOptions,
+): Promise<{ descriptors: Descriptor[]; layers: LabSignature['layers'] }> {
   const layers: LabSignature['layers'] = [];
   const descriptors: Descriptor[] = [];
   for (const claim of o.claims ?? [o.digest]) {
@@ -95,6 +101,13 @@ async function writeSignatureImage(layout: OciLayout, o: SignImageOptions): Prom
     });
     layers.push({ payload, signature });
   }
+  return { descriptors, layers };
+}
+
+/** Build the `.sig` image into a layout, as an index.json entry `repo:sha256-<hex>.sig`. */
+async function writeSignatureImage(layout: OciLayout, o: SignImageOptions): Promise<LabSignature> {
+  const tag = cosignTag(o.digest);
+  const { descriptors, layers } = await signatureLayers(layout, o);
   // cosign's config: an empty image with the payloads as its (uncompressed) layers.
   const config = Buffer.from(
     JSON.stringify({
@@ -208,19 +221,8 @@ async function writeReferrers(layout: OciLayout, o: ReferrerOptions): Promise<La
     );
     return { artifactType, digest: await layout.putBytes(bytes), size: bytes.length };
   };
-  const layers: Descriptor[] = [];
-  for (const claim of o.claims ?? [o.digest]) {
-    const payload = cosignPayload(o.reference, claim);
-    layers.push({
-      mediaType: COSIGN_SIGNATURE_MEDIA_TYPE,
-      digest: await layout.putBytes(payload),
-      size: payload.length,
-      annotations: {
-        [COSIGN_SIGNATURE_ANNOTATION]: sign('sha256', payload, o.privateKey).toString('base64'),
-      },
-    });
-  }
-  const artifacts = [await artifact(COSIGN_SIGNATURE_ARTIFACT_TYPE, layers)];
+  const { descriptors } = await signatureLayers(layout, o);
+  const artifacts = [await artifact(COSIGN_SIGNATURE_ARTIFACT_TYPE, descriptors)];
   if (o.sbom) {
     const sbom = Buffer.from(JSON.stringify({ spdxVersion: 'SPDX-2.3', name: o.reference, packages: [] }));
     artifacts.push(
@@ -237,7 +239,7 @@ async function writeReferrers(layout: OciLayout, o: ReferrerOptions): Promise<La
     }),
   );
   const m = { bytes: index, digest: await layout.putBytes(index), mediaType: MediaType.OciIndex };
-  const tag = cosignTag(o.digest).slice(0, -'.sig'.length);
+  const tag = referrersTag(o.digest);
   await layout.setEntry(`${o.repo}:${tag}`, m);
   return { tag, indexDigest: m.digest, artifacts: artifacts.map((a) => a.digest) };
 }
