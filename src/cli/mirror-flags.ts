@@ -76,6 +76,13 @@ export const mirrorFlags = {
     min: 0,
     max: 20,
   }),
+  'stall-timeout': Flags.integer({
+    description:
+      'Seconds a registry may send nothing (no connection, no answer, no next bytes) before the request stalls; a blob read below 1 KiB/s over this long stalls too. Three stalls in a row and the registry is given up for the run (its images fail, the others go on).',
+    default: 60,
+    min: 1,
+    max: 3600,
+  }),
   'graph-url': Flags.string({
     description:
       'OpenShift update service graph endpoint. Default: $UPDATE_URL_OVERRIDE, else https://api.openshift.com/api/upgrades_info/v1/graph.',
@@ -128,6 +135,7 @@ export function mirrorOptions(
     arch?: string[];
     parallel: number;
     'retry-times': number;
+    'stall-timeout': number;
     'graph-url'?: string;
     'graph-base-image'?: string;
     plan?: string;
@@ -155,6 +163,7 @@ export function mirrorOptions(
     arches: flags.arch,
     parallel: flags.parallel,
     retry: { attempts: flags['retry-times'] + 1 },
+    stallTimeoutMs: flags['stall-timeout'] * 1000,
     graphUrl: flags['graph-url'],
     graphBaseImage: flags['graph-base-image'],
     plan: flags.plan,

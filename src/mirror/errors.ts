@@ -122,6 +122,10 @@ export const MirrorError = {
   MIRROR_NO_PLATFORM: 'MIRROR_NO_PLATFORM',
   /** …: reading stopped at byte … of … after … attempts: … (mirror/copy/reader.ts) */
   MIRROR_READ_FAILED: 'MIRROR_READ_FAILED',
+  /** …: the source stopped sending at byte … of …: … (mirror/copy/reader.ts) */
+  MIRROR_SOURCE_STALLED: 'MIRROR_SOURCE_STALLED',
+  /** …: the source sent … in …, below the minimum … (mirror/copy/reader.ts) */
+  MIRROR_SOURCE_TOO_SLOW: 'MIRROR_SOURCE_TOO_SLOW',
   /** … is a Docker schema 1 manifest (mirror/manifest.ts) */
   MIRROR_SCHEMA1: 'MIRROR_SCHEMA1',
   /** …: got … bytes, the descriptor says … (mirror/digest.ts) */
@@ -150,6 +154,10 @@ export const MirrorError = {
   REGISTRY_ERROR: 'REGISTRY_ERROR',
   /** network error talking to …: … (mirror/registry/errors.ts) */
   REGISTRY_NETWORK: 'REGISTRY_NETWORK',
+  /** gave up on …: it stopped answering (… stalls in a row…) (mirror/registry/stalls.ts) */
+  REGISTRY_NOT_ANSWERING: 'REGISTRY_NOT_ANSWERING',
+  /** …: … stalled: no response for … (mirror/registry/stalls.ts) */
+  REGISTRY_STALLED: 'REGISTRY_STALLED',
   /** … does not exist (…) (mirror/registry/errors.ts) */
   REGISTRY_NOT_FOUND: 'REGISTRY_NOT_FOUND',
   /** … kept rate-limiting … (mirror/registry/errors.ts) */

@@ -52,6 +52,12 @@ export interface MirrorOptions {
   archiveSize?: number;
   dryRun?: boolean;
   retry?: RegistryClientOptions['retry'];
+  /**
+   * How long a registry may send nothing (no connection, no response, no next bytes) before the
+   * request stalls; three stalls in a row and it is given up for the run (--stall-timeout). A blob
+   * read below 1 KiB/s over this long stalls too. Default 60 s.
+   */
+  stallTimeoutMs?: number;
   /** Update service endpoint (`--graph-url`); default UPDATE_URL_OVERRIDE, else api.openshift.com. */
   graphUrl?: string;
   /** Base image of the graph-data image (default ubi9). */
@@ -166,10 +172,18 @@ function openSession(o: MirrorOptions, flow: Workflow, inputs: RunInputs): Sessi
       ...(o.certDir ? { certDirs: [o.certDir] } : {}),
       connections: Math.max(8, (o.parallel ?? 10) + 4),
       retry: o.retry,
+      stallTimeoutMs: o.stallTimeoutMs,
+      onNotice: (message) => progress({ type: 'warning', message }),
     },
     journal,
   );
-  const engine = new CopyEngine({ parallel: o.parallel, arches: o.arches, journal, progress });
+  const engine = new CopyEngine({
+    parallel: o.parallel,
+    arches: o.arches,
+    journal,
+    progress,
+    stallTimeoutMs: o.stallTimeoutMs,
+  });
   return { o, flow, inputs, progress, pool, engine, srcInsecure: o.srcTlsVerify === false };
 }
 

@@ -32,7 +32,15 @@ export interface TlsOptions {
 export interface AgentOptions extends TlsOptions {
   /** Concurrent connections to one origin. */
   connections?: number;
+  /**
+   * The deadline of each phase of a request, in ms: connecting, the response headers once the
+   * request is sent, and each wait for more body bytes. Default {@link DEFAULT_STALL_TIMEOUT_MS}.
+   */
+  stallTimeoutMs?: number;
 }
+
+/** How long a server may send nothing (no connection, no headers, no next body bytes) before it is stalled. */
+export const DEFAULT_STALL_TIMEOUT_MS = 60_000;
 
 export const DEFAULT_CERT_DIRS = ['/etc/containers/certs.d', '/etc/docker/certs.d'];
 
@@ -107,12 +115,19 @@ export function createAgent(host: string, opts: AgentOptions = {}): Dispatcher {
   // One TLS context per agent: building it parses every root certificate, which costs more CPU
   // than the handshake itself if done per connection.
   const secureContext = contextFor(custom, fromDirs.cert, fromDirs.key);
-  const tls = { rejectUnauthorized: !opts.insecureSkipVerify, ...(secureContext ? { secureContext } : {}) };
+  const stall = opts.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+  const tls = {
+    rejectUnauthorized: !opts.insecureSkipVerify,
+    timeout: stall,
+    ...(secureContext ? { secureContext } : {}),
+  };
+  // One deadline per phase, none for the whole request: a 20 GiB layer may take an hour, but it
+  // never goes `stall` ms without a byte.
   const common = {
     connections: opts.connections ?? 8,
     keepAliveTimeout: 30_000,
-    headersTimeout: 120_000,
-    bodyTimeout: 300_000,
+    headersTimeout: stall,
+    bodyTimeout: stall,
   };
   if (proxyFromEnv()) return new EnvHttpProxyAgent({ ...common, connect: tls, requestTls: tls });
   return new Agent({ ...common, connect: tls });

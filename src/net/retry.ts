@@ -118,3 +118,24 @@ export async function waitBeforeRetry(
   const ms = backoffMs(attempt, { ...o, retryAfterMs: retryAfterMs(retryAfter) });
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** undici's codes for a phase that got nothing in time: connecting, the response headers, the next body bytes. */
+const STALL_CODES: ReadonlySet<string> = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+/**
+ * True when a peer accepted us and then sent nothing in time (a phase deadline of the agent
+ * passed), as opposed to a connection that was refused or broke: the error or one it wraps.
+ */
+export function isStallError(e: unknown): boolean {
+  let cur: unknown = e;
+  for (let i = 0; i < 5 && cur; i++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === 'string' && STALL_CODES.has(code)) return true;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return false;
+}

@@ -36,6 +36,11 @@ export interface HostileBody {
   endless?: boolean;
   /** Or: accept the request and never answer (no headers). */
   stall?: boolean;
+  /**
+   * Or: answer at once with the full Content-Length, send the first `fast` bytes (default 0), then
+   * one byte every `intervalMs` (a drip-feeding source; a huge interval stalls after `fast`).
+   */
+  trickle?: { bytes: Buffer | string; fast?: number; intervalMs: number };
 }
 
 export interface HostileRegistry {
@@ -64,7 +69,8 @@ type Body =
   | { kind: 'bytes'; bytes: Buffer }
   | { kind: 'chunked'; length: number }
   | { kind: 'endless' }
-  | { kind: 'stall' };
+  | { kind: 'stall' }
+  | { kind: 'trickle'; bytes: Buffer; fast: number; intervalMs: number };
 
 interface Entry {
   body: Body;
@@ -75,9 +81,24 @@ interface Entry {
 type Kind = 'manifests' | 'blobs';
 
 function toBody(b: HostileBody, what: string): Body {
-  const set = [b.bytes !== undefined, b.chunkedBytes !== undefined, !!b.endless, !!b.stall].filter(Boolean);
+  const set = [
+    b.bytes !== undefined,
+    b.chunkedBytes !== undefined,
+    !!b.endless,
+    !!b.stall,
+    b.trickle !== undefined,
+  ].filter(Boolean);
   if (set.length !== 1)
-    throw new Error(`hostile registry: ${what}: give exactly one of bytes, chunkedBytes, endless, stall`);
+    throw new Error(
+      `hostile registry: ${what}: give exactly one of bytes, chunkedBytes, endless, stall, trickle`,
+    );
+  if (b.trickle)
+    return {
+      kind: 'trickle',
+      bytes: Buffer.from(b.trickle.bytes),
+      fast: b.trickle.fast ?? 0,
+      intervalMs: b.trickle.intervalMs,
+    };
   if (b.bytes !== undefined) return { kind: 'bytes', bytes: Buffer.from(b.bytes) };
   if (b.chunkedBytes !== undefined) {
     if (!Number.isSafeInteger(b.chunkedBytes) || b.chunkedBytes < 0)
@@ -168,6 +189,22 @@ export async function startHostileRegistry(): Promise<HostileRegistry> {
   ): Promise<void> => {
     const { body } = entry;
     if (body.kind === 'stall') return; // never answer; stop() destroys the socket
+    if (body.kind === 'trickle') {
+      res.writeHead(200, {
+        'docker-distribution-api-version': 'registry/2.0',
+        'content-type': entry.contentType || 'application/octet-stream',
+        'content-length': body.bytes.length,
+      });
+      if (method === 'HEAD') return void res.end();
+      res.write(body.bytes.subarray(0, body.fast));
+      for (let i = body.fast; i < body.bytes.length; i++) {
+        await new Promise((resolve) => setTimeout(resolve, body.intervalMs).unref());
+        if (res.destroyed || res.socket?.destroyed !== false) return;
+        res.write(body.bytes.subarray(i, i + 1));
+      }
+      res.end();
+      return;
+    }
     const headers: http.OutgoingHttpHeaders = {
       'docker-distribution-api-version': 'registry/2.0',
     };

@@ -55,6 +55,8 @@ export interface CopyOptions {
   progress?: ProgressSink;
   /** Attempts per blob when content is corrupt or a session is lost. */
   blobAttempts?: number;
+  /** The window of a blob read's minimum rate (reader.ts); the registries' own stall deadline. */
+  stallTimeoutMs?: number;
 }
 
 export interface CopySummary {
@@ -315,6 +317,7 @@ export class CopyEngine {
           p.source.endpoint.opener(p.source.repo, d.digest),
           d.size,
           `blob ${d.digest} of ${p.source.endpoint.display(p.source.repo, p.source.ref)}`,
+          { stallMs: this.opts.stallTimeoutMs },
         );
         let sent = 0;
         try {

@@ -35,6 +35,8 @@ export interface RegistryClientOptions extends AgentOptions {
   monolithicMax?: number;
   chunkSize?: number;
   userAgent?: string;
+  /** Told when the registry stalls (transport.ts, stalls.ts): a warning line for the user. */
+  onNotice?: (message: string) => void;
 }
 
 /** The largest manifest read: containers/image's limit (maxManifestBodySize, 4 MiB). */

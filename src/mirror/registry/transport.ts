@@ -2,15 +2,17 @@
  * How a request reaches a registry: the undici dispatcher for its host, first contact (GET /v2/,
  * which learns the auth scheme and remembers a registry that cannot be reached), redirects (never
  * carrying credentials to another host), and retries with jittered backoff that honour Retry-After.
- * Authentication is asked of an {@link Authorizer} (auth.ts); what the answers mean is client.ts.
+ * Authentication is asked of an {@link Authorizer} (auth.ts); what the answers mean is client.ts. A
+ * registry that stops answering is counted and given up by stalls.ts.
  */
 import { request, type Dispatcher } from 'undici';
-import { createAgent, type AgentOptions } from '../../net/http.js';
+import { createAgent, DEFAULT_STALL_TIMEOUT_MS, type AgentOptions } from '../../net/http.js';
 import { isRetryableRequestError, isRetryableStatus, waitBeforeRetry } from '../../net/retry.js';
 import { AirgapError } from '../../util/errors.js';
 import { parseChallenge, type Challenge } from './challenge.js';
 import { RegistryError, networkError, statusError } from './errors.js';
 import { MirrorError } from '../errors.js';
+import { StallWatch, isStall } from './stalls.js';
 
 export interface RetryOptions {
   /** Attempts per request, including the first. */
@@ -85,13 +87,21 @@ export class RegistryTransport {
   private learned?: Promise<void>;
   /** Set when first contact failed for good: every request reports this instead of retrying. */
   private unreachable?: RegistryError;
+  /** Requests and bodies that got nothing in time; the registry is given up after a few in a row. */
+  readonly stalls: StallWatch;
 
   constructor(
     readonly registry: string,
     readonly base: string,
-    opts: AgentOptions & { retry?: RetryOptions; userAgent?: string },
+    opts: AgentOptions & {
+      retry?: RetryOptions;
+      userAgent?: string;
+      /** Told each time the registry stalls (a warning line for the user). */
+      onNotice?: (message: string) => void;
+    },
   ) {
     this.agent = createAgent(registry, opts);
+    this.stalls = new StallWatch(registry, opts.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS, opts.onNotice);
     this.retry = {
       attempts: opts.retry?.attempts ?? 6,
       baseDelayMs: opts.retry?.baseDelayMs ?? 250,
@@ -146,6 +156,11 @@ export class RegistryTransport {
           if (res.statusCode === 401) auth.setChallenge(parseChallenge(header(res, 'www-authenticate')));
           return;
         } catch (e) {
+          if (isStall(e)) {
+            this.stalls.stalled(what, e);
+            if (this.stalls.givenUp) return; // every request now reports it
+            continue;
+          }
           const err = this.networkError(e, what);
           if (err.code === MirrorError.REGISTRY_TLS || attempt >= this.retry.attempts) {
             if (
@@ -168,8 +183,8 @@ export class RegistryTransport {
    */
   async send(req: RegistryRequest, auth: Authorizer): Promise<Response> {
     await this.firstContact(auth);
-    if (this.unreachable) {
-      const u = this.unreachable;
+    if (this.unreachable || this.stalls.givenUp) {
+      const u = (this.unreachable ?? this.stalls.givenUp)!;
       throw new RegistryError(u.code, u.message, {
         registry: this.registry,
         temporary: u.temporary,
@@ -180,6 +195,7 @@ export class RegistryTransport {
     }
     const replayable = req.body === undefined || typeof req.body === 'string' || Buffer.isBuffer(req.body);
     let authRetried = false;
+    let stallRetried = false;
     for (let attempt = 1; ; attempt++) {
       let res: Response;
       let authorization: string | undefined;
@@ -188,6 +204,15 @@ export class RegistryTransport {
         res = await this.once(req, authorization);
       } catch (e) {
         if (e instanceof AirgapError) throw e;
+        if (isStall(e)) {
+          // A silence is waited out once per request, not once per attempt: the stall count of
+          // the registry, not the retry budget, decides when to stop asking it.
+          const err = this.stalls.stalled(req.what, e);
+          if (this.stalls.givenUp || !replayable || stallRetried) throw err;
+          stallRetried = true;
+          attempt--;
+          continue;
+        }
         if (replayable && attempt < this.retry.attempts && isRetryableRequestError(e)) {
           await this.backoff(attempt);
           continue;
@@ -218,7 +243,17 @@ export class RegistryTransport {
     if (DEBUG_HTTP) process.stderr.write(`http: ${req.method} ${shown()} …\n`);
     const res = await this.follow(req, auth);
     if (DEBUG_HTTP) process.stderr.write(`http: ${req.method} ${shown()} → ${res.statusCode}\n`);
+    this.watchBody(res, req.what);
     return res;
+  }
+
+  /** A body read to its end means the registry answers; one that stalls (or is too slow) counts. */
+  private watchBody(res: Response, what: string): void {
+    const body = res.body as unknown as NodeJS.EventEmitter;
+    body.once('end', () => this.stalls.answered());
+    body.once('error', (e: unknown) => {
+      if (isStall(e)) this.stalls.stalled(what, e);
+    });
   }
 
   private async follow(req: RegistryRequest, auth: string | undefined): Promise<Response> {
