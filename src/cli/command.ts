@@ -1,5 +1,6 @@
 import { Command, Flags } from '@oclif/core';
 import { AirgapError, CommonError, isAirgapError, messageOf } from '../util/errors.js';
+import { explainFsError } from '../util/fs-errors.js';
 
 /**
  * The base of every airgap command: `--verbose` and `--json`, and the one place where errors
@@ -43,13 +44,13 @@ export abstract class AirgapCommand extends Command {
     }
     const e = isAirgapError(err)
       ? err
-      : new AirgapError(CommonError.INTERNAL, messageOf(err), { cause: err });
+      : (explainFsError(err) ?? new AirgapError(CommonError.INTERNAL, messageOf(err), { cause: err }));
     if (this.wantsJson()) {
       this.printJson({ error: e.toJSON() });
     }
     process.stderr.write(`error [${e.code}]: ${e.describe()}\n`);
     if (verbose && err.stack) process.stderr.write(`${err.stack}\n`);
-    else if (!isAirgapError(err)) process.stderr.write('  (run with --verbose for the stack trace)\n');
+    else if (e.code === CommonError.INTERNAL) process.stderr.write('  (run with --verbose for the stack trace)\n');
     process.exitCode = e.exitCode;
   }
 }

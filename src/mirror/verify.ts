@@ -1,7 +1,7 @@
 /**
  * `airgap mirror verify` below the command: check the archive its argument names (`file://<dir>`
  * or a plain path) before it is carried across the air gap, every part present, sized and
- * checksummed, and say what was found in a form people read.
+ * checksummed, every blob its images need carried, and say what was found in a form people read.
  */
 import type { ProgressSink } from '../util/progress.js';
 import { verifyArchive, type VerifyReport } from './archive/archive.js';
@@ -19,10 +19,13 @@ export function renderVerifyReport(report: VerifyReport): string {
     lines.push(`${p.ok ? 'ok     ' : 'BROKEN '} ${p.file}${p.problem ? `: ${p.problem}` : ''}`);
   for (const p of report.problems.filter((x) => !report.parts.some((q) => q.problem === x)))
     lines.push(`BROKEN  ${p}`);
+  const broken = report.problems.length - report.missing.length;
   lines.push(
     report.ok
       ? `archive is complete: ${report.parts.length} part(s), ${report.blobs} blob(s), ${report.images} image(s)`
-      : `archive is damaged: ${report.problems.length} problem(s); copy the broken parts again`,
+      : broken > 0
+        ? `archive is damaged: ${report.problems.length} problem(s); copy the broken parts again`
+        : `archive is incomplete: ${new Set(report.missing.map((m) => m.image)).size} image(s) lack ${report.missing.length} blob(s) no part carries; make the archive again on the connected side (those images would fail to push)`,
   );
   return `${lines.join('\n')}\n`;
 }

@@ -104,6 +104,18 @@ export const CommonError = {
   FLAG_MISSING: 'FLAG_MISSING',
   /** … already exists (certs/inspect.ts) */
   OUTPUT_EXISTS: 'OUTPUT_EXISTS',
+  /** … is on a read-only file system (util/fs-errors.ts) */
+  FS_READ_ONLY: 'FS_READ_ONLY',
+  /** permission denied: cannot … (util/fs-errors.ts) */
+  FS_PERMISSION: 'FS_PERMISSION',
+  /** no space left on the device holding … (util/fs-errors.ts) */
+  FS_NO_SPACE: 'FS_NO_SPACE',
+  /** … does not exist, is not a directory, or is a directory (util/fs-errors.ts) */
+  FS_PATH: 'FS_PATH',
+  /** too many open files (util/fs-errors.ts) */
+  FS_TOO_MANY_FILES: 'FS_TOO_MANY_FILES',
+  /** an I/O error on the device holding … (util/fs-errors.ts) */
+  FS_IO: 'FS_IO',
   /** … resolved to … (cluster/release.ts) */
   RELEASE_DIGEST_MISMATCH: 'RELEASE_DIGEST_MISMATCH',
   /** another airgap run (pid …) is using … (util/lock.ts) */

@@ -5,6 +5,7 @@ import type { Dirent } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { withPath } from './fs-errors.js';
 
 /** A temp name beside `path`, so the final rename stays on one filesystem and is atomic. */
 export function tempPathFor(path: string): string {
@@ -35,7 +36,7 @@ export async function writeFileAtomic(
     await rename(tmp, path);
   } catch (e) {
     await rm(tmp, { force: true });
-    throw e;
+    throw withPath(e, path);
   }
 }
 
@@ -53,7 +54,7 @@ export async function writeStreamAtomic(
     await rename(tmp, path);
   } catch (e) {
     await rm(tmp, { force: true });
-    throw e;
+    throw withPath(e, path);
   }
 }
 

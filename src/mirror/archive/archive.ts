@@ -7,11 +7,13 @@ import { pipeline } from 'node:stream/promises';
 import { create as tarCreate, Parser, type ReadEntry } from 'tar';
 import { AirgapError, usageError } from '../../util/errors.js';
 import { tempPathFor, writeFileAtomic } from '../../util/fs.js';
+import { withPath } from '../../util/fs-errors.js';
 import { noProgress, type ProgressSink } from '../../util/progress.js';
 import { digestHex } from '../digest.js';
 import { blobsOf, parseManifest } from '../manifest.js';
 import { OciLayout } from '../layout/store.js';
 import { MirrorError } from '../errors.js';
+import { ArchiveContents, type ContentProblem } from './contents.js';
 
 /** The parts manifest written beside the tar parts: what each part holds and its checksum. */
 export interface ArchiveManifest {
@@ -156,7 +158,7 @@ export async function packArchive(
     for (const { tmp, final } of tmpFiles) await rename(tmp, final);
   } catch (e) {
     for (const { tmp } of tmpFiles) await rm(tmp, { force: true });
-    throw e;
+    throw withPath(e, tmpFiles.at(-1)?.final ?? outDir);
   }
   const keep = new Set(written.map((p) => p.file));
   for (const f of await readdir(outDir)) {
@@ -215,15 +217,19 @@ export async function readArchiveManifest(dir: string): Promise<ArchiveManifest>
 export interface VerifyReport {
   ok: boolean;
   parts: { file: string; ok: boolean; problem?: string }[];
+  /** Every problem, in words: broken parts, stray parts, then blobs the images need and lack. */
   problems: string[];
+  /** Blobs an image needs that no part carries at its size (their images would fail to push). */
+  missing: ContentProblem[];
   images: number;
   blobs: number;
 }
 
-/** Stream a part and check its size and sha256. */
+/** Stream a part: check its size and sha256, and tell `contents` what its tar holds. */
 async function checkPart(
   dir: string,
   p: ArchiveManifest['parts'][number],
+  contents: ArchiveContents,
   progress: ProgressSink,
 ): Promise<string | undefined> {
   const path = join(dir, p.file);
@@ -234,27 +240,36 @@ async function checkPart(
     return `${p.file} is missing`;
   }
   if (size !== p.size) return `${p.file} is ${size} bytes, the manifest says ${p.size}`;
-  const h = createHash('sha256');
-  for await (const c of createReadStream(path, { highWaterMark: 1024 * 1024 })) {
-    h.update(c as Buffer);
-    progress({ type: 'bytes', bytes: (c as Buffer).length });
-  }
-  const got = `sha256:${h.digest('hex')}`;
+  const h = hasher();
+  let last = 0;
+  h.stream.on('data', () => {
+    progress({ type: 'bytes', bytes: h.size() - last });
+    last = h.size();
+  });
+  // One read: the checksum and the tar listing (a damaged tar still gets its checksum verdict).
+  const parser = new Parser({ onReadEntry: contents.entry(p.file) });
+  let unreadable: string | undefined;
+  await pipeline(createReadStream(path, { highWaterMark: 1024 * 1024 }), h.stream, parser).catch((e) => {
+    unreadable = `${p.file} is not a readable tar file: ${(e as Error).message}`;
+  });
+  const got = `sha256:${h.digest()}`;
   if (got !== p.sha256) return `${p.file} hashes to ${got}, the manifest says ${p.sha256}`;
-  return undefined;
+  return unreadable;
 }
 
 /**
  * Check an archive before carrying it across the air gap (and again before unpacking): every part
- * present with its size and checksum, and no stray or missing parts.
+ * present with its size and checksum, no stray or missing parts, and every blob the images of its
+ * index.json need carried by a part at its size (contents.ts).
  */
 export async function verifyArchive(dir: string, progress: ProgressSink = noProgress): Promise<VerifyReport> {
   const m = await readArchiveManifest(dir);
   progress({ type: 'bytes-planned', bytes: m.parts.reduce((a, p) => a + p.size, 0) });
   const parts: VerifyReport['parts'] = [];
   const problems: string[] = [];
+  const contents = new ArchiveContents();
   for (const p of m.parts) {
-    const problem = await checkPart(dir, p, progress);
+    const problem = await checkPart(dir, p, contents, progress);
     parts.push({ file: p.file, ok: !problem, ...(problem ? { problem } : {}) });
     if (problem) problems.push(problem);
   }
@@ -263,10 +278,14 @@ export async function verifyArchive(dir: string, progress: ProgressSink = noProg
     if (PART_RE.test(f) && !listed.has(f))
       problems.push(`${f} is not listed in ${ARCHIVE_MANIFEST} (left from another run?)`);
   }
+  // What the images lack is only worth saying about parts that are intact.
+  const missing = problems.length === 0 ? contents.problems(new Set(m.previouslyArchived ?? [])) : [];
+  for (const x of missing) problems.push(`${x.image}: ${x.problem}`);
   return {
     ok: problems.length === 0,
     parts,
     problems,
+    missing,
     images: m.images.length,
     blobs: m.parts.reduce((a, p) => a + p.blobs.length, 0),
   };
@@ -285,15 +304,23 @@ export async function unpackArchive(
   progress: ProgressSink = noProgress,
 ): Promise<ArchiveManifest> {
   const report = await verifyArchive(dir, progress);
-  if (!report.ok) {
+  const broken = report.problems.slice(0, report.problems.length - report.missing.length);
+  if (broken.length > 0) {
     throw new AirgapError(
       MirrorError.ARCHIVE_CORRUPT,
-      `the archive in ${dir} is damaged:\n  ${report.problems.join('\n  ')}`,
+      `the archive in ${dir} is damaged:\n  ${broken.join('\n  ')}`,
       {
         hint: 'copy the listed parts again from the connected side, then rerun',
       },
     );
   }
+  // Intact parts whose images lack a blob: those images fail when copied (at once, naming the
+  // blob); the others go on.
+  for (const x of report.missing)
+    progress({
+      type: 'warning',
+      message: `the archive lacks what ${x.image} needs: ${x.problem}; it will fail`,
+    });
   const m = await readArchiveManifest(dir);
   for (const p of m.parts) {
     const sizes = new Map<string, number>();

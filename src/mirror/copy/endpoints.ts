@@ -153,7 +153,7 @@ export class LayoutEndpoint implements Endpoint {
   }
 
   opener(_repo: string, digest: string): BlobOpener {
-    return async (offset) => ({ body: this.layout.openBlob(digest, offset), start: offset });
+    return async (offset) => ({ body: await this.layout.openBlob(digest, offset), start: offset });
   }
 
   async receive(

@@ -1,4 +1,5 @@
 import { AirgapError, isAirgapError, messageOf } from '../../util/errors.js';
+import { explainFsError } from '../../util/fs-errors.js';
 import { Limiter } from '../../util/limit.js';
 import { noProgress, type ProgressSink } from '../../util/progress.js';
 import { blobsOf, matchesArch, parseManifest, type Descriptor, type ManifestData } from '../manifest.js';
@@ -214,7 +215,8 @@ export class CopyEngine {
         throw e;
       }
       return this.finish(result);
-    } catch (e) {
+    } catch (caught) {
+      const e = explainFsError(caught) ?? caught; // a full disk or a read-only layout, said so
       result.status = 'failed';
       result.error = isAirgapError(e)
         ? { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) }

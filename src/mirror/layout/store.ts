@@ -1,9 +1,10 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open as openFile, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { finished } from 'node:stream/promises';
+import { pipeline } from 'node:stream/promises';
 import { AirgapError } from '../../util/errors.js';
 import { writeFileAtomic } from '../../util/fs.js';
+import { withPath } from '../../util/fs-errors.js';
 import { DigestVerifier, digestParts, parseDigest, sha256Digest } from '../digest.js';
 import type { Descriptor, ManifestData } from '../manifest.js';
 import { MediaType } from '../media-types.js';
@@ -128,16 +129,17 @@ export class OciLayout {
     }
     const out = createWriteStream(partial, offset > 0 ? { flags: 'r+', start: offset } : { flags: 'w' });
     try {
-      for await (const chunk of data) {
-        v.update(chunk);
-        onBytes?.(chunk.length);
-        if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', r));
-      }
-      out.end();
-      await finished(out);
+      // pipeline, not write/drain by hand: a write that fails (a full disk) ends the copy with its
+      // error instead of leaving an 'error' event nobody listens to.
+      await pipeline(async function* () {
+        for await (const chunk of data) {
+          v.update(chunk);
+          onBytes?.(chunk.length);
+          yield chunk;
+        }
+      }, out);
     } catch (e) {
-      out.destroy();
-      throw e;
+      throw withPath(e, partial);
     }
     try {
       v.verify(`blob ${d.digest}`);
@@ -170,8 +172,25 @@ export class OciLayout {
     }
   }
 
-  openBlob(digest: string, offset = 0): AsyncIterable<Buffer> {
-    return createReadStream(this.blobPath(digest), { start: offset, highWaterMark: 1024 * 1024 });
+  /**
+   * The bytes of a blob from `offset`. The file is opened before this returns, so a blob that is
+   * not there is LAYOUT_BLOB_MISSING at once (never a read error a caller would retry).
+   */
+  async openBlob(digest: string, offset = 0, what = `blob ${digest}`): Promise<AsyncIterable<Buffer>> {
+    let fh: FileHandle;
+    try {
+      fh = await openFile(this.blobPath(digest), 'r');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      throw new AirgapError(
+        MirrorError.LAYOUT_BLOB_MISSING,
+        `${what} is missing from the layout at ${this.dir}`,
+        {
+          hint: 'the archive or layout is incomplete; run `airgap mirror verify` on it',
+        },
+      );
+    }
+    return fh.createReadStream({ start: offset, highWaterMark: 1024 * 1024 });
   }
 
   async readIndex(): Promise<IndexDoc> {

@@ -89,24 +89,12 @@ function relevant(s: ScanState, p: string): boolean {
   return p === '' || p === s.configs || p.startsWith(s.prefix) || s.configs.startsWith(`${p}/`);
 }
 
-/** The blob of a layer from the layout, digest-verified as it streams; ENOENT becomes LAYOUT_BLOB_MISSING. */
+/** The blob of a layer from the layout, digest-verified as it streams (missing: LAYOUT_BLOB_MISSING). */
 async function* layerBytes(layout: OciLayout, layer: Descriptor, what: string): AsyncGenerator<Buffer> {
   const verifier = new DigestVerifier(layer.digest, layer.size);
-  try {
-    for await (const c of layout.openBlob(layer.digest)) {
-      verifier.update(c);
-      yield c;
-    }
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT')
-      throw new AirgapError(
-        MirrorError.LAYOUT_BLOB_MISSING,
-        `${what} is missing from the layout at ${layout.dir}`,
-        {
-          hint: 'the archive or layout is incomplete; run `airgap mirror verify` on it',
-        },
-      );
-    throw e;
+  for await (const c of await layout.openBlob(layer.digest, 0, what)) {
+    verifier.update(c);
+    yield c;
   }
   verifier.verify(what);
 }
