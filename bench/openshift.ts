@@ -248,7 +248,7 @@ const isBuilt = (e: PlanEntry) => e.source.startsWith(BUILD_SOURCE);
 function skopeoSource(e: PlanEntry, dst1: BenchRegistry): string {
   if (isBuilt(e)) return `docker://${dst1.reg.host}/${PREFIX}/${e.destRepo}@${e.digest}`;
   const r = parseReference(e.source);
-  return `docker://${formatReference({ registry: r.registry, repository: r.repository, digest: r.digest ?? e.digest })}`;
+  return `docker://${formatReference({ registry: r.registry, repository: r.repository, digest: r.digest ?? (e.digest || undefined) })}`;
 }
 
 /** A sample of the plan for reading back: every kind represented in proportion, every built image. */

@@ -1,3 +1,4 @@
+import type { Digest } from '../src/mirror/digest.js';
 /**
  * A lab signer for Sigstore signatures in cosign's tag scheme, written from cosign's format (no
  * cosign binary on the machine): an ECDSA P-256 key pair as `cosign generate-key-pair` makes, and
@@ -62,7 +63,7 @@ export interface LabSignature {
   /** `sha256-<hex>.sig`. */
   tag: string;
   /** Digest of the `.sig` manifest. */
-  manifestDigest: string;
+  manifestDigest: Digest;
   /** One per layer: the payload and its base64 signature. */
   layers: { payload: Buffer; signature: string }[];
 }
@@ -146,7 +147,7 @@ async function viaScratchLayout<T>(
   push: RegistryClient,
   repo: string,
   write: (layout: OciLayout) => Promise<T>,
-  tagOf: (written: T) => [tag: string, digest: string],
+  tagOf: (written: T) => [tag: string, digest: Digest],
 ): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'airgap-lab-sign-'));
   try {
@@ -189,7 +190,7 @@ export interface LabReferrers {
   /** The referrers tag: `sha256-<hex>`. */
   tag: string;
   /** Digest of the referrers index. */
-  indexDigest: string;
+  indexDigest: Digest;
   /** Digests of the artifacts it lists (the signature first). */
   artifacts: string[];
 }

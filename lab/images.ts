@@ -1,9 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { Header } from 'tar';
 import type { Descriptor, ManifestData } from '../src/mirror/manifest.js';
 import { MediaType } from '../src/mirror/media-types.js';
 import type { OciLayout } from '../src/mirror/layout/store.js';
+import { sha256Digest, type Digest } from '../src/mirror/digest.js';
 
 /**
  * Synthetic container images for tests, benchmarks and the demo: layers are real tar archives of
@@ -31,7 +32,7 @@ export interface ImageSpec {
 export interface BuiltImage {
   repo: string;
   tag?: string;
-  digest: string;
+  digest: Digest;
   mediaType: string;
   /** Children of an index, by architecture. */
   children?: Record<string, string>;
@@ -71,14 +72,10 @@ export function randomTarLayer(size: number, name = 'data.bin'): Buffer {
   return Buffer.concat([...randomTarChunks(size, name)]);
 }
 
-function digestOf(b: Buffer): string {
-  return `sha256:${createHash('sha256').update(b).digest('hex')}`;
-}
-
 interface BuiltLayer {
   /** The blob as stored: a plain tar, or gzip of it for Docker images. */
   bytes: Buffer;
-  digest: string;
+  digest: Digest;
   /** Digest of the uncompressed tar (the config's diff_id). */
   diffId: string;
 }
@@ -92,7 +89,7 @@ function layerFor(spec: LayerSpec, salt: string, gzip: boolean): BuiltLayer {
   const make = (name: string): BuiltLayer => {
     const tar = randomTarLayer(spec.size, name);
     const bytes = gzip ? gzipSync(tar, { level: 1 }) : tar;
-    return { bytes, digest: digestOf(bytes), diffId: gzip ? digestOf(tar) : digestOf(bytes) };
+    return { bytes, digest: sha256Digest(bytes), diffId: gzip ? sha256Digest(tar) : sha256Digest(bytes) };
   };
   if (!spec.id) return make(`${salt}.bin`);
   const key = `${spec.id}:${spec.size}:${gzip ? 'gz' : 'tar'}`;

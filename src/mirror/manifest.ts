@@ -1,7 +1,7 @@
 import { AirgapError } from '../util/errors.js';
 import { MediaType, isIndexType, isImageManifestType, isSchema1 } from './media-types.js';
 import { MirrorError } from './errors.js';
-import { parseDigest } from './digest.js';
+import { parseDigest, type Digest } from './digest.js';
 
 export interface Platform {
   architecture: string;
@@ -11,7 +11,7 @@ export interface Platform {
 
 export interface Descriptor {
   mediaType: string;
-  digest: string;
+  digest: Digest;
   size: number;
   platform?: Platform;
   annotations?: Record<string, string>;
@@ -21,7 +21,7 @@ export interface Descriptor {
 /** A manifest as fetched: the exact bytes (never re-serialised) plus what we read from them. */
 export interface ManifestData {
   bytes: Buffer;
-  digest: string;
+  digest: Digest;
   mediaType: string;
 }
 

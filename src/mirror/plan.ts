@@ -1,5 +1,5 @@
 import { usageError } from '../util/errors.js';
-import { digestHex, isDigest, parseDigest } from './digest.js';
+import { digestHex, isDigest, parseDigest, type Digest } from './digest.js';
 import { compileGoRegexp } from './isc/regexp.js';
 import {
   formatReference,
@@ -148,7 +148,7 @@ export interface PlanEntry {
    * The pinned digest of the top manifest; empty when the tag could not be resolved while planning
    * (then `unresolved` says why, and the run reports that image as failed, without stopping the others).
    */
-  digest: string;
+  digest: Digest | '';
   unresolved?: { code: string; message: string; hint?: string };
   /**
    * An image the run must not copy (--secure-policy refused it): it is reported failed with this
@@ -169,7 +169,7 @@ export interface PlanEntry {
    * OCI 1.1 referrers kept under the referrers tag schema are an index tagged `sha256-<hex>`. Each
    * travels as a plan entry of its own (copied by the same engine, carried in archives).
    */
-  signs?: string;
+  signs?: Digest;
   /**
    * Whether a Sigstore signature of this image was found at the source (`sha256-<hex>.sig`, or
    * among its referrers);

@@ -1,6 +1,6 @@
 import { usageError } from '../util/errors.js';
 import { MirrorError } from './errors.js';
-import { isDigest } from './digest.js';
+import { isDigest, type Digest } from './digest.js';
 
 /**
  * Image references exactly as containers/image (distribution/reference) parses them:
@@ -13,7 +13,7 @@ export interface ImageReference {
   /** Repository path inside the registry: `library/busybox`, `openshift/release`. */
   repository: string;
   tag?: string;
-  digest?: string;
+  digest?: Digest;
 }
 
 export const DEFAULT_REGISTRY = 'docker.io';
@@ -37,7 +37,7 @@ function bad(input: string, why: string): never {
 }
 
 /** Check a digest string: sha256, sha384 or sha512 with exactly that many lowercase hex characters. */
-export function isValidDigest(d: string): boolean {
+export function isValidDigest(d: string): d is Digest {
   return isDigest(d);
 }
 
@@ -56,12 +56,13 @@ export function parseReference(input: string): ImageReference {
   if (s === '') bad(input, 'it is empty');
   if (IDENTIFIER_RE.test(s)) bad(input, 'a repository name cannot be a 64-character hexadecimal string');
   let rest = s;
-  let digest: string | undefined;
+  let digest: Digest | undefined;
   const at = rest.indexOf('@');
   if (at >= 0) {
-    digest = rest.slice(at + 1);
+    const d = rest.slice(at + 1);
     rest = rest.slice(0, at);
-    if (!isValidDigest(digest)) bad(input, `"${digest}" is not a valid digest`);
+    if (!isValidDigest(d)) bad(input, `"${d}" is not a valid digest`);
+    digest = d;
   }
   // A tag is after the last ':' that follows the last '/' (so host:port is not a tag).
   let tag: string | undefined;

@@ -9,7 +9,7 @@ import { AirgapError, usageError } from '../../util/errors.js';
 import { tempPathFor, writeFileAtomic } from '../../util/fs.js';
 import { withPath } from '../../util/fs-errors.js';
 import { noProgress, type ProgressSink } from '../../util/progress.js';
-import { digestHex } from '../digest.js';
+import { digestHex, type Digest } from '../digest.js';
 import { blobsOf, parseManifest } from '../manifest.js';
 import { OciLayout } from '../layout/store.js';
 import { MirrorError } from '../errors.js';
@@ -355,7 +355,7 @@ export async function unpackArchive(
             entry.resume();
             return;
           }
-          const digest = `sha256:${mm[1]}`;
+          const digest = `sha256:${mm[1]}` as Digest; // matched sha256 and 64 hex above
           sizes.set(digest, entry.size);
           if (await layout.hasBlob(digest, entry.size)) {
             entry.resume();

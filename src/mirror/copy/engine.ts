@@ -8,6 +8,7 @@ import type { Journal } from './journal.js';
 import { ResumableReader } from './reader.js';
 import { RegistryError } from '../registry/errors.js';
 import { MirrorError } from '../errors.js';
+import type { Digest } from '../digest.js';
 
 /** One side of one image copy. `ref` is a tag or a digest. */
 export interface ImageSide {
@@ -21,7 +22,7 @@ export interface CopyPair {
   /** `ref` is the tag to write, or the source digest for a digest-only destination. */
   dest: ImageSide;
   /** Digest the source is pinned to, when known (lets an unchanged image be skipped without reading the source). */
-  digest?: string;
+  digest?: Digest;
   /** Not to be copied (a policy refused it): reported failed with this reason, the source never read. */
   refused?: { code: string; message: string; hint?: string };
   /**
@@ -38,7 +39,7 @@ export interface ImageResult {
   source: string;
   destination: string;
   status: ImageStatus;
-  digest?: string;
+  digest?: Digest;
   /** Bytes this image caused to move (blobs shared with other images count once, for the first). */
   bytes: number;
   blobs: { transferred: number; mounted: number; present: number };

@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { AirgapError } from '../../util/errors.js';
 import { writeFileAtomic } from '../../util/fs.js';
 import { withPath } from '../../util/fs-errors.js';
-import { DigestVerifier, digestParts, parseDigest, sha256Digest } from '../digest.js';
+import { DigestVerifier, digestParts, parseDigest, sha256Digest, type Digest } from '../digest.js';
 import type { Descriptor, ManifestData } from '../manifest.js';
 import { MediaType } from '../media-types.js';
 import { MirrorError } from '../errors.js';
@@ -152,7 +152,7 @@ export class OciLayout {
   }
 
   /** Store bytes already in memory (manifests, configs) under their digest. */
-  async putBytes(bytes: Buffer): Promise<string> {
+  async putBytes(bytes: Buffer): Promise<Digest> {
     const digest = sha256Digest(bytes);
     if (!(await this.hasBlob(digest, bytes.length))) await writeFileAtomic(this.blobPath(digest), bytes);
     return digest;
@@ -232,6 +232,7 @@ export class OciLayout {
   }
 
   async getManifest(digest: string, mediaType?: string): Promise<ManifestData> {
+    const checked = parseDigest(digest, `manifest in ${this.dir}`);
     const bytes = await this.readBytes(digest);
     const v = new DigestVerifier(digest, bytes.length);
     v.update(bytes);
@@ -244,7 +245,7 @@ export class OciLayout {
         /* parseManifest reports it */
       }
     }
-    return { bytes, digest, mediaType: mt ?? MediaType.OciManifest };
+    return { bytes, digest: checked, mediaType: mt ?? MediaType.OciManifest };
   }
 
   /** Add or replace a named top-level entry in index.json (serialised; atomic on disk). */

@@ -25,6 +25,7 @@ import { readCatalogImage } from './catalog-image.js';
 import { rebuildCatalogImage } from './catalog-rebuild.js';
 import type { FbcModel } from './fbc.js';
 import { MirrorError } from '../errors.js';
+import type { Digest } from '../digest.js';
 
 export interface CatalogPlanContext {
   client(registry: string): RegistryClient;
@@ -49,7 +50,7 @@ function catalogNameOf(op: Operator, ref: ImageReference | undefined): string {
 }
 
 /** Pin a reference to the digest its tag points at now. */
-export async function pinDigest(client: RegistryClient, ref: ImageReference): Promise<string> {
+export async function pinDigest(client: RegistryClient, ref: ImageReference): Promise<Digest> {
   if (ref.digest) return ref.digest;
   const m = await client.getManifest(ref.repository, ref.tag ?? 'latest');
   return m.digest;
@@ -88,7 +89,7 @@ export async function pinnedEntry(
 interface CatalogSource {
   source: Endpoint;
   repo: string;
-  digest: string;
+  digest: Digest;
   /** The registry reference (undefined for a catalog kept as an OCI layout on disk). */
   ref?: ImageReference;
 }

@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { AirgapError } from '../../util/errors.js';
-import { sha256Digest } from '../digest.js';
+import { sha256Digest, type Digest } from '../digest.js';
 import type { OciLayout } from '../layout/store.js';
 import { parseManifest, platformString, type Descriptor, type Platform } from '../manifest.js';
 import { MediaType, isImageManifestType, isIndexType } from '../media-types.js';
@@ -45,7 +45,7 @@ export interface RebuildOptions {
 
 export interface RebuiltImage {
   sourceDigest: string;
-  digest: string;
+  digest: Digest;
   mediaType: string;
   size: number;
   platform?: Platform;
@@ -59,7 +59,7 @@ export interface RebuiltImage {
 }
 
 export interface RebuiltCatalog {
-  digest: string;
+  digest: Digest;
   mediaType: string;
   size: number;
   /** Each rebuilt image manifest (one, or one per child of the index, in index order). */
@@ -69,7 +69,7 @@ export interface RebuiltCatalog {
 /** A manifest written to the layout. */
 interface WrittenManifest {
   bytes: Buffer;
-  digest: string;
+  digest: Digest;
   mediaType: string;
 }
 
@@ -118,7 +118,7 @@ function serveCommand(config: NonNullable<ImageConfigDoc['config']>): {
 
 interface BuiltLayer {
   gz: Buffer;
-  digest: string;
+  digest: Digest;
   diffId: string;
 }
 

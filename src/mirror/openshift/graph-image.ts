@@ -23,6 +23,7 @@ import { parseManifest, platformString, type Descriptor, type ParsedManifest } f
 import { MediaType } from '../media-types.js';
 import { GRAPH_DATA_DIR, assertGzip, writeGraphLayer } from './graph-layer.js';
 import { MirrorError } from '../errors.js';
+import type { Digest } from '../digest.js';
 
 // The download the image is built from (graph-data.ts), also importable from here.
 
@@ -51,7 +52,7 @@ export interface BuildGraphImageOptions {
 
 /** The built image manifest, and its config and new layer. */
 export interface GraphImage {
-  digest: string;
+  digest: Digest;
   mediaType: string;
   size: number;
   config: Descriptor;

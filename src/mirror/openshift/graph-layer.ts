@@ -16,6 +16,7 @@ import { createGzip } from 'node:zlib';
 import { Header, Parser, Pax, type ReadEntry } from 'tar';
 import { AirgapError, usageError } from '../../util/errors.js';
 import type { OciLayout } from '../layout/store.js';
+import type { Digest } from '../digest.js';
 import type { Descriptor } from '../manifest.js';
 import { excerpt, invalidData } from './graph-data.js';
 import { MirrorError } from '../errors.js';
@@ -225,7 +226,7 @@ export async function writeGraphLayer(
   });
   try {
     await pipeline(Readable.from(tar()), createGzip({ level: 6 }), count, createWriteStream(tmp));
-    const digest = `sha256:${gzHash.digest('hex')}`;
+    const digest = `sha256:${gzHash.digest('hex')}` as Digest; // a hash we computed
     if (await layout.hasBlob(digest, size)) await rm(tmp, { force: true });
     else {
       await mkdir(join(layout.dir, 'blobs', 'sha256'), { recursive: true });

@@ -1,7 +1,7 @@
 import yaml from 'js-yaml';
 import { Parser, type ReadEntry } from 'tar';
 import { AirgapError, messageOf } from '../../util/errors.js';
-import { DigestVerifier } from '../digest.js';
+import { DigestVerifier, type Digest } from '../digest.js';
 import { openLayerTar } from '../layer-stream.js';
 import { parseManifest, platformString, type Descriptor, type ParsedManifest } from '../manifest.js';
 import { MediaType } from '../media-types.js';
@@ -76,7 +76,7 @@ export interface BootImages {
 
 export interface ReleasePayload {
   /** Digest of the manifest `ref` resolved to (the index for a multi-arch payload). */
-  digest: string;
+  digest: Digest;
   /** Digest of the single-architecture image whose layers were read. */
   imageDigest: string;
   metadata: ReleaseMetadata;
@@ -292,7 +292,7 @@ async function resolveImage(
   ref: string,
   arch: string,
   image: string,
-): Promise<{ digest: string; imageDigest: string; manifest: ParsedManifest & { kind: 'image' } }> {
+): Promise<{ digest: Digest; imageDigest: Digest; manifest: ParsedManifest & { kind: 'image' } }> {
   const top = await client.getManifest(repo, ref);
   let parsed = parseManifest(top.bytes, top.mediaType, `manifest ${image}`);
   let imageDigest = top.digest;

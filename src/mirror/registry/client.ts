@@ -9,7 +9,7 @@
 import { AirgapError } from '../../util/errors.js';
 import type { AgentOptions } from '../../net/http.js';
 import type { CredentialOptions } from '../auth/credentials.js';
-import { DigestVerifier, isDigest, parseDigest, sha256Digest } from '../digest.js';
+import { DigestVerifier, isDigest, parseDigest, sha256Digest, type Digest } from '../digest.js';
 import { isValidTag } from '../reference.js';
 import { readBounded } from '../../net/body.js';
 import { MANIFEST_ACCEPT } from '../media-types.js';
@@ -139,8 +139,8 @@ export class RegistryClient {
   async getManifest(repo: string, ref: string, action: Action = 'pull'): Promise<ManifestData> {
     // Reads (not presence checks, which ask for push too) by digest may come from the memo.
     const memo = action === 'pull' ? this.manifests : undefined;
-    const known = ref.startsWith('sha256:') ? memo?.get(repo, ref) : undefined;
-    if (known) return { bytes: known.bytes, digest: ref, mediaType: known.mediaType };
+    const known = isDigest(ref) ? memo?.get(repo, ref) : undefined;
+    if (known) return { bytes: known.bytes, digest: ref as Digest, mediaType: known.mediaType };
     const what = `manifest ${this.registry}/${repo}${ref.includes(':') ? '@' : ':'}${ref}`;
     const res = await this.send({
       method: 'GET',

@@ -29,7 +29,7 @@ export function trustFiles(
   const arrived = (n: number) => summary.images[n]?.status !== 'failed' && !!summary.images[n]?.digest;
   const mirrored = plan.images.filter((_, n) => arrived(n));
 
-  const payloads = new Set(mirrored.filter((e) => e.kind === 'release').map((e) => e.digest));
+  const payloads = new Set<string>(mirrored.filter((e) => e.kind === 'release').map((e) => e.digest));
   const releases = (plan.signatures?.releases ?? []).filter(
     (r) => r.signatures.length > 0 && payloads.has(r.digest),
   );

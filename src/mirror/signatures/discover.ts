@@ -29,13 +29,14 @@ import { RegistryError } from '../registry/errors.js';
 import { COSIGN_SIGNATURE_MEDIA_TYPE, COSIGN_TAG_SUFFIX, cosignTag, readCosignSignatures } from './cosign.js';
 import { parseManifest } from '../manifest.js';
 import { COSIGN_SIGNATURE_TYPE, claimProblem } from './simple-signing.js';
+import type { Digest } from '../digest.js';
 
 /** What was found for one image digest: its `.sig`, or its referrers index. */
 export interface SignedImage {
   /** `sha256-<hex>.sig`, or the referrers tag `sha256-<hex>`. */
   tag: string;
   /** The digest of that tag's manifest at the source. */
-  manifestDigest: string;
+  manifestDigest: Digest;
   /** How many of its signatures name this digest (a referrers index may hold none: an SBOM). */
   signatures: number;
 }
@@ -240,7 +241,7 @@ function signatureEntry(repo: SourceRepo, image: PlanEntry, found: SignedImage):
     byTag: false,
     byDigest: false,
     context: `${found.tag.endsWith(COSIGN_TAG_SUFFIX) ? 'signature' : 'referrers'} of ${image.context}`,
-    signs: image.digest,
+    signs: image.digest || undefined, // only resolved images are looked up
   };
 }
 

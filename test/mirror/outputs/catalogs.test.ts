@@ -1,3 +1,4 @@
+import { parseDigest, type Digest } from '../../../src/mirror/digest.js';
 import { readFileSync } from 'node:fs';
 
 import { load } from 'js-yaml';
@@ -17,10 +18,10 @@ import { MirrorError } from '../../../src/mirror/errors.js';
 const TEMPLATE = realdata('samples', 'oc-mirror', 'cluster-resources', 'catalog-source_template.yaml');
 const CS_CRD = 'operators.coreos.com_catalogsources.yaml';
 const CC_CRD = 'olm.operatorframework.io_clustercatalogs.yaml';
-const DIGEST = `sha256:0123456789abcdef${'f'.repeat(48)}`;
+const DIGEST = parseDigest(`sha256:0123456789abcdef${'f'.repeat(48)}`, 'test');
 const NOW = new Date(Date.UTC(2026, 0, 5, 10, 0, 0));
 
-const dest = (repository: string, tag?: string, digest?: string): ImageReference => ({
+const dest = (repository: string, tag?: string, digest?: Digest): ImageReference => ({
   registry: 'registry.example.com',
   repository,
   ...(tag ? { tag } : {}),

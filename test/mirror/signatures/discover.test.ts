@@ -1,3 +1,4 @@
+import { parseDigest } from '../../../src/mirror/digest.js';
 /**
  * Finding a plan's Sigstore signatures at the source, against a real registry (Debian's
  * docker-registry) seeded with images and `.sig` tags the lab signer made. The fault proxy in front
@@ -34,7 +35,7 @@ function planned(host: string, b: { repo: string; digest: string }, destRepo = b
     kind: 'additional',
     origin: `${host}/${b.repo}@${b.digest}`,
     source: `${host}/${b.repo}@${b.digest}`,
-    digest: b.digest,
+    digest: b.digest === '' ? '' : parseDigest(b.digest, 'test'),
     destRepo,
     destTag: `sha256-${b.digest.slice(7)}`,
     byTag: false,
