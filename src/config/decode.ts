@@ -23,6 +23,14 @@ export interface DecodeContext {
   text?: string;
   /** Which codes the problems decoding finds carry (the ISC's, the site's). */
   codes: DecodeCodes;
+  /**
+   * Decode in place: the mappings and lists of the loaded value become the decoded ones (fields
+   * converted, defaults added, absent ones removed) instead of being copied, so a large file is not
+   * held twice. Only for a loaded value nothing else reads, in which no mapping or list appears
+   * twice (YAML aliases), and whose result is dropped when any problem was found: in place, an
+   * unknown field stays where it was.
+   */
+  inPlace?: boolean;
 }
 
 export type Decoder<T> = (raw: unknown, path: string, ctx: DecodeContext) => T | undefined;
@@ -90,7 +98,7 @@ export function invalid(
 /** A string. Numbers and booleans are refused as oc-mirror refuses them, with a hint to quote. */
 export const str: Decoder<string> = (raw, path, ctx) => {
   if (typeof raw === 'string') return raw;
-  if (typeof raw === 'number' || typeof raw === 'boolean') {
+  if ((typeof raw === 'number' || typeof raw === 'boolean') && !ctx.problems.full) {
     const token = rawScalar(path, ctx) ?? String(raw);
     return invalid(ctx, path, 'a string', raw, `quote it: "${token.replace(/^["']|["']$/g, '')}"`);
   }
@@ -125,7 +133,9 @@ export function oneOf<const V extends string>(values: readonly V[]): Decoder<V> 
     const s = str(raw, path, ctx);
     if (s === undefined) return undefined;
     if ((values as readonly string[]).includes(s)) return s as V;
-    const hint = didYouMean(s, values) ?? `use one of: ${values.join(', ')}`;
+    const hint = ctx.problems.full
+      ? undefined
+      : (didYouMean(s, values) ?? `use one of: ${values.join(', ')}`);
     ctx.problems.add(
       ctx.codes.invalid,
       path,
@@ -148,16 +158,20 @@ export function list<T>(item: Decoder<T>): Decoder<T[]> {
           : 'write it as a list: one "- " item per line';
       return invalid(ctx, path, 'a list', raw, hint);
     }
-    const out: T[] = [];
-    raw.forEach((value, i) => {
+    // Sized once: an array grown by push keeps room for 16 more items, a lot for many short lists.
+    const out = ctx.inPlace ? (raw as T[]) : new Array<T>(raw.length);
+    let n = 0;
+    for (let i = 0; i < raw.length; i++) {
+      const value: unknown = raw[i];
       const p = itemPath(path, i);
       if (value === null || value === undefined) {
         ctx.problems.add(ctx.codes.invalid, p, `${p} is empty`, { hint: 'remove the empty "- " item' });
-        return;
+        continue;
       }
       const decoded = item(value, p, ctx);
-      if (decoded !== undefined) out.push(decoded);
-    });
+      if (decoded !== undefined) out[n++] = decoded;
+    }
+    out.length = n;
     return out;
   };
 }
@@ -171,6 +185,7 @@ export interface ObjectOptions {
 export function obj<T>(fields: FieldsOf<T>, options: ObjectOptions = {}): Decoder<T> {
   const specs = fields as Record<string, Field<unknown>>;
   const allowed = Object.keys(specs);
+  const entries = Object.entries(specs);
   return (raw, path, ctx) => {
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
       return invalid(
@@ -186,20 +201,25 @@ export function obj<T>(fields: FieldsOf<T>, options: ObjectOptions = {}): Decode
       if (Object.hasOwn(specs, key)) continue;
       unknownField(ctx, childPath(path, key), key, allowed, options.removed?.[key]);
     }
-    const out: Record<string, unknown> = {};
-    for (const [key, spec] of Object.entries(specs)) {
+    const out: Record<string, unknown> = ctx.inPlace ? input : {};
+    for (const [key, spec] of entries) {
       const p = childPath(path, key);
       const value = Object.hasOwn(input, key) ? input[key] : undefined;
+      let decoded: unknown;
       if (value === undefined || value === null || (spec.required && value === '')) {
         if (spec.required) {
           const at = value === undefined ? path : p;
           ctx.problems.add(ctx.codes.required, at, `${p} is required`, { part: 'key' });
-        } else if (spec.fallback) out[key] = spec.fallback();
-        continue;
+        } else if (spec.fallback) decoded = spec.fallback();
+      } else {
+        decoded = spec.decode(value, p, ctx);
+        if (decoded === undefined && spec.fallback) decoded = spec.fallback();
       }
-      const decoded = spec.decode(value, p, ctx);
-      if (decoded !== undefined) out[key] = decoded;
-      else if (spec.fallback) out[key] = spec.fallback();
+      if (decoded !== undefined) {
+        if (out[key] !== decoded) out[key] = decoded;
+      } else if (out === input && value !== undefined) {
+        delete out[key];
+      }
     }
     return out as T;
   };
@@ -212,9 +232,10 @@ function unknownField(
   allowed: string[],
   removed?: string,
 ): void {
-  const hint =
-    removed ??
-    didYouMean(key, allowed) ??
-    (allowed.length > 0 ? `allowed here: ${allowed.join(', ')}` : 'no fields are allowed here');
+  const hint = ctx.problems.full
+    ? undefined
+    : (removed ??
+      didYouMean(key, allowed) ??
+      (allowed.length > 0 ? `allowed here: ${allowed.join(', ')}` : 'no fields are allowed here'));
   ctx.problems.add(ctx.codes.unknownField, path, `unknown field ${path}`, { hint, part: 'key' });
 }

@@ -9,19 +9,22 @@
 export function editDistance(a: string, b: string): number {
   const s = a.toLowerCase();
   const t = b.toLowerCase();
-  const d: number[][] = Array.from({ length: s.length + 1 }, (_, i) =>
-    Array.from({ length: t.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
+  const w = t.length + 1;
+  // One flat (s.length + 1) × (t.length + 1) table, row i at i * w.
+  const d = new Uint32Array((s.length + 1) * w);
+  for (let j = 0; j <= t.length; j++) d[j] = j;
   for (let i = 1; i <= s.length; i++) {
+    d[i * w] = i;
     for (let j = 1; j <= t.length; j++) {
       const cost = s[i - 1] === t[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      let v = Math.min(d[(i - 1) * w + j]! + 1, d[i * w + j - 1]! + 1, d[(i - 1) * w + j - 1]! + cost);
       if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) {
-        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+        v = Math.min(v, d[(i - 2) * w + j - 2]! + 1);
       }
+      d[i * w + j] = v;
     }
   }
-  return d[s.length][t.length];
+  return d[s.length * w + t.length]!;
 }
 
 /** The closest candidates to `word` (at most two), or none when nothing is close. */
@@ -30,9 +33,18 @@ export function suggest(word: string, candidates: readonly string[]): string[] {
   const scored = candidates
     .map((c) => {
       const cl = c.toLowerCase();
+      const limit = Math.max(2, Math.floor(c.length / 2));
       const prefix = lower.length >= 3 && (cl.startsWith(lower) || lower.startsWith(cl));
-      const distance = prefix ? Math.min(1, editDistance(word, c)) : editDistance(word, c);
-      return { c, distance, ok: prefix || distance <= Math.max(2, Math.floor(c.length / 2)) };
+      // The distance is at least the difference in length: a word much longer or shorter than a
+      // candidate (a hostile key can be megabytes long) is not compared letter by letter.
+      const distance = prefix
+        ? lower === cl
+          ? 0
+          : 1
+        : Math.abs(lower.length - cl.length) > limit
+          ? Infinity
+          : editDistance(word, c);
+      return { c, distance, ok: prefix || distance <= limit };
     })
     .filter((s) => s.ok && s.distance < Math.max(word.length, 1));
   if (scored.length === 0) return [];

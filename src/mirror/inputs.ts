@@ -57,7 +57,12 @@ export async function loadMirrorConfig(path: string): Promise<ImageSetConfig> {
     'archiveSize',
   ]);
   if (unsupported.length > 0) {
-    const lines = unsupported.map((u) => `${u.path} (${u.where}) is not supported yet`);
+    // One field: its place is the error's `where`. Several: each line names its own.
+    const lines = unsupported.map((u) =>
+      unsupported.length === 1
+        ? `${u.path} is not supported yet`
+        : `${u.path} (${u.where}) is not supported yet`,
+    );
     throw usageError(IscErrorCode.Unsupported, lines.join('\n'), {
       where: unsupported[0]!.where,
       hint: 'remove these fields: helm charts and sparse platform filtering (platforms) are not mirrored yet; use architectures for releases and --arch for images',

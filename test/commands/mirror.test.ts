@@ -156,7 +156,7 @@ describe('airgap mirror: bad input and partial failure', () => {
     );
     const r = await airgap(['mirror', '-c', isc, `file://${dir}/out`]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/mirror\.helm .*platform\.yaml:4.* not supported yet/);
+    expect(r.stderr).toMatch(/mirror\.helm is not supported yet \(.*platform\.yaml:4:3\)/);
   });
 
   it('usage errors exit 2 with a hint', async () => {

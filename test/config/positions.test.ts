@@ -96,6 +96,41 @@ describe('loadYamlWithPositions', () => {
     expect(pos('g')).toEqual({ key: '7:1', value: '7:4' });
   });
 
+  it('finds items of long lists and fields of large mappings, and nothing that is not there', () => {
+    const items = Array.from({ length: 300 }, (_, i) => (i === 150 ? '-' : `- {name: n${i}}`));
+    const fields = Array.from({ length: 300 }, (_, i) => `  k${i}: ${i}`);
+    const text = yamlOf('list:', ...items, 'map:', ...fields);
+    const { positions } = loadYamlWithPositions(text);
+    const pos = at(text);
+    expect(pos('list[0].name')).toEqual({ key: '2:4', value: '2:10' });
+    expect(pos('list[150]')).toBeUndefined(); // `-` alone: an empty item has no place
+    expect(pos('list[299].name')).toEqual({ key: '301:4', value: '301:10' });
+    expect(pos('map.k0')).toEqual({ key: '303:3', value: '303:7' });
+    expect(pos('map.k299')).toEqual({ key: '602:3', value: '602:9' });
+    expect(positions.has('list[300]')).toBe(false);
+    expect(positions.has('map.k300')).toBe(false);
+    expect(positions.has('map.k1.deeper')).toBe(false);
+    expect(positions.has('list.name')).toBe(false);
+    expect(positions.has('map[0]')).toBe(false);
+    expect(positions.has('map..k1')).toBe(false);
+  });
+
+  it('measures from what js-yaml read: a byte order mark and a missing final line break', () => {
+    const { positions, text } = loadYamlWithPositions('\ufeffa: 1\nb:\n  - x');
+    expect(positions.get('a')).toEqual({
+      key: { line: 1, column: 1, offset: 0 },
+      value: { line: 1, column: 4, offset: 3 },
+    });
+    expect(positions.get('b[0]')?.value).toEqual({ line: 3, column: 5, offset: 12 });
+    expect(text.slice(12, 13)).toBe('x');
+  });
+
+  it('says whether a mapping or list is shared through an alias', () => {
+    expect(loadYamlWithPositions(yamlOf('a: &x [1]', 'b: *x')).aliased).toBe(true);
+    expect(loadYamlWithPositions(yamlOf('a: &x {c: 1}', 'b:', '  <<: *x')).aliased).toBe(true);
+    expect(loadYamlWithPositions(yamlOf('a: &x one', 'b: *x', 'c: [1, {d: 2}]')).aliased).toBe(false);
+  });
+
   it('returns the loaded value with YAML 1.2 core types and no timestamps', () => {
     const { value } = loadYamlWithPositions(
       yamlOf('a: 4.18', 'b: 2024-01-01', 'c: true', 'd: yes', 'e: 010'),

@@ -40,6 +40,21 @@ describe('Problems', () => {
     ]);
   });
 
+  it('keeps the first 1000 problems with their places and counts the rest', () => {
+    const p = collect();
+    for (let i = 0; i < 1500; i++) p.add('X_BAD', `a.f${i}`, `a.f${i} is bad`);
+    expect(p.list).toHaveLength(1000);
+    expect(p.omitted).toBe(500);
+    expect(p.full).toBe(true);
+    const e = problemsError(p.file, p.list, p.omitted);
+    expect(e.message).toMatch(/^1500 problems in x\.yaml:\n {2}x\.yaml:1:1: a\.f0 is bad\n/);
+    expect(e.message.split('\n')).toHaveLength(52); // the count, 50 problems, and the rest
+    expect(e.message).toMatch(/\n {2}… and 1450 more$/);
+    expect(e.details).toMatchObject({ file: 'x.yaml', omitted: 500 });
+    expect((e.details as { problems: unknown[] }).problems).toHaveLength(1000);
+    expect(() => p.throwIfAny()).toThrow(/^1500 problems in x\.yaml/);
+  });
+
   it('throws nothing when there is nothing, one problem as itself, several as one sorted list', () => {
     const p = collect();
     expect(() => p.throwIfAny()).not.toThrow();

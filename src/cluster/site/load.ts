@@ -86,7 +86,9 @@ export function parseSite(text: string, file: string, dir = dirname(resolve(file
     const reason = (e as { reason?: string }).reason ?? (e as Error).message.split('\n')[0];
     throw usageError(SiteErrorCode.Yaml, `the site file is not valid YAML: ${reason}`, {
       where: mark ? `${file}:${mark.line + 1}:${mark.column + 1}` : file,
-      hint: 'fix the YAML syntax (indentation, a missing ":" or quote)',
+      hint: mark
+        ? 'fix the YAML syntax (indentation, a missing ":" or quote)'
+        : 'write the repeated parts out, or use fewer nested aliases',
     });
   }
   const problems = new Problems<SiteErrorCode>(file, loaded.positions);

@@ -66,22 +66,44 @@ export function describeUnsupported(
   supportedPatterns: Iterable<string>,
 ): SetField[] {
   const supported = new Set(supportedPatterns);
+  const negative = new Set([...supported].filter((p) => p.startsWith('!')).map((p) => p.slice(1)));
   const positive = [...supported].filter((p) => !p.startsWith('!'));
-  const negative = [...supported].filter((p) => p.startsWith('!')).map((p) => p.slice(1));
-  const under = (patterns: string[], pattern: string) =>
-    patterns.some((p) => p.startsWith(`${pattern}.`) || p.startsWith(`${pattern}[`));
+  // The patterns that have a positive (or negative) pattern strictly below them.
+  const abovePositive = ancestorPatterns(positive);
+  const aboveNegative = ancestorPatterns(negative);
   const source = sourceOf(config);
   const found: SetField[] = [];
 
-  const visit = (value: unknown, path: string, covered: boolean): void => {
+  // The path being visited, as segments (a key or an item index); its string is only made when
+  // needed. `pattern` is pathPattern(path), kept alongside; child patterns are made once each.
+  const segments: Array<string | number> = [];
+  const pathNow = () =>
+    segments.reduce<string>(
+      (p, s, i) => (i === 0 ? String(s) : typeof s === 'number' ? itemPath(p, s) : childPath(p, s)),
+      '',
+    );
+  const childPatterns = new Map<string, Map<string, string>>();
+  const childPattern = (pattern: string, key: string): string => {
+    let children = childPatterns.get(pattern);
+    if (!children) childPatterns.set(pattern, (children = new Map()));
+    let child = children.get(key);
+    if (child === undefined) children.set(key, (child = childPath(pattern, key)));
+    return child;
+  };
+
+  const visit = (value: unknown, pattern: string, covered: boolean): void => {
     if (!isSet(value)) return;
-    const pattern = pathPattern(path);
-    if (source && !source.positions.has(path) && DEFAULTED.some(([re, d]) => re.test(pattern) && d === value))
+    if (
+      source &&
+      DEFAULTED.some(([re, d]) => d === value && re.test(pattern)) &&
+      !source.positions.has(pathNow())
+    )
       return;
-    const state = supported.has(pattern) ? true : negative.includes(pattern) ? false : covered;
-    const mixed = state ? under(negative, pattern) : under(positive, pattern);
+    const state = supported.has(pattern) ? true : negative.has(pattern) ? false : covered;
+    const mixed = state ? aboveNegative.has(pattern) : abovePositive.has(pattern);
     if (!mixed) {
       if (!state) {
+        const path = pathNow();
         const location = positionOf(config, path);
         found.push({
           path,
@@ -91,13 +113,28 @@ export function describeUnsupported(
       }
       return;
     }
-    if (Array.isArray(value)) value.forEach((item, i) => visit(item, itemPath(path, i), state));
-    else if (value !== null && typeof value === 'object') {
-      for (const [k, v] of Object.entries(value)) visit(v, childPath(path, k), state);
+    if (Array.isArray(value)) {
+      const items = `${pattern}[]`;
+      for (let i = 0; i < value.length; i++) {
+        segments.push(i);
+        visit(value[i], items, state);
+        segments.pop();
+      }
+    } else if (value !== null && typeof value === 'object') {
+      const fields = value as Record<string, unknown>;
+      for (const k in fields) {
+        if (!Object.hasOwn(fields, k)) continue;
+        segments.push(k);
+        visit(fields[k], childPattern(pattern, k), state);
+        segments.pop();
+      }
     }
   };
   for (const [key, value] of Object.entries(config)) {
-    if (key !== 'kind' && key !== 'apiVersion') visit(value, key, false);
+    if (key === 'kind' || key === 'apiVersion') continue;
+    segments.push(key);
+    visit(value, pathPattern(key), false);
+    segments.pop();
   }
   return found.sort((a, b) => (a.location?.line ?? 0) - (b.location?.line ?? 0));
 }
@@ -124,10 +161,23 @@ export function assertSupported(config: AnyImageSetConfig, supported: Iterable<s
   });
 }
 
+/** Every pattern a field of `patterns` is below: `a.b[].c` → `a`, `a.b`, `a.b[]`. */
+function ancestorPatterns(patterns: Iterable<string>): Set<string> {
+  const out = new Set<string>();
+  for (const p of patterns) {
+    for (let i = 1; i < p.length; i++) if (p[i] === '.' || p[i] === '[') out.add(p.slice(0, i));
+  }
+  return out;
+}
+
 /** Whether a value asks for anything: not absent, false, empty string, or empty list/mapping. */
 function isSet(value: unknown): boolean {
   if (value === undefined || value === null || value === false || value === '') return false;
   if (Array.isArray(value)) return value.some(isSet);
-  if (typeof value === 'object') return Object.values(value).some(isSet);
+  if (typeof value === 'object') {
+    const fields = value as Record<string, unknown>;
+    for (const k in fields) if (Object.hasOwn(fields, k) && isSet(fields[k])) return true;
+    return false;
+  }
   return true;
 }

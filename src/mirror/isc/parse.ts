@@ -53,10 +53,25 @@ export function parseImageSetConfig(
   file: string,
   options: ParseOptions = {},
 ): AnyImageSetConfig {
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const loaded = loadYaml(body, file);
+  return parseSource({ text }, file, options);
+}
+
+/**
+ * Parse the text `source` holds. Once YAML has read it, `source.text` is let go: the loaded strings
+ * point into js-yaml's copy of the text, and a second copy of a large file should not stay in
+ * memory while it is decoded.
+ */
+function parseSource(source: { text: string }, file: string, options: ParseOptions): AnyImageSetConfig {
+  const loaded = loadYaml(source.text, file); // js-yaml removes a byte order mark itself
+  source.text = '';
   const problems = new Problems<IscErrorCode>(file, loaded.positions);
-  const ctx: DecodeContext = { problems, text: body, codes: ISC_DECODE_CODES };
+  // The loaded value is decoded in place unless aliases share parts of it; it is dropped on a problem.
+  const ctx: DecodeContext = {
+    problems,
+    text: loaded.text,
+    codes: ISC_DECODE_CODES,
+    inPlace: !loaded.aliased,
+  };
   const root = loaded.value;
   if (root === null || root === undefined || typeof root !== 'object' || Array.isArray(root)) {
     const what = root === null || root === undefined ? 'is empty' : `holds ${describeType(root)}`;
@@ -68,7 +83,7 @@ export function parseImageSetConfig(
         hint: `start the file with "kind: ${options.kind ?? ISC_KIND}" and "apiVersion: ${ISC_API_VERSION}"`,
       },
     );
-    throw problemsError(file, problems.list);
+    throw problemsError(file, problems.list, problems.omitted);
   }
   const doc = root as Record<string, unknown>;
   const kind = checkKind(doc.kind, options.kind, problems);
@@ -117,9 +132,9 @@ export async function loadImageSetConfig(
   path: string,
   options: ParseOptions = {},
 ): Promise<AnyImageSetConfig> {
-  let text: string;
+  const source = { text: '' };
   try {
-    text = await readFile(path, 'utf8');
+    source.text = await readFile(path, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const why =
@@ -136,7 +151,7 @@ export async function loadImageSetConfig(
       cause: e,
     });
   }
-  return parseImageSetConfig(text, path, options);
+  return parseSource(source, path, options);
 }
 
 function loadYaml(text: string, file: string): ReturnType<typeof loadYamlWithPositions> {
@@ -147,7 +162,9 @@ function loadYaml(text: string, file: string): ReturnType<typeof loadYamlWithPos
     const where = e.mark ? `${file}:${e.mark.line + 1}:${e.mark.column + 1}` : file;
     throw usageError(IscErrorCode.Yaml, `${file} is not valid YAML: ${e.reason}`, {
       where,
-      hint: 'indent with spaces (not tabs), put a space after each ":" and "- ", and quote values with special characters',
+      hint: e.mark
+        ? 'indent with spaces (not tabs), put a space after each ":" and "- ", and quote values with special characters'
+        : 'write the repeated parts out, or use fewer nested aliases',
       cause: e,
       details: { line: e.mark ? e.mark.line + 1 : undefined, column: e.mark ? e.mark.column + 1 : undefined },
     });
@@ -177,7 +194,7 @@ function checkKind(raw: unknown, wanted: Kind | undefined, problems: IscProblems
   } else {
     return raw as Kind;
   }
-  throw problemsError(problems.file, problems.list); // nothing else can be read without the kind
+  throw problemsError(problems.file, problems.list, problems.omitted); // nothing else can be read without the kind
 }
 
 function checkApiVersion(raw: unknown, kind: Kind, problems: IscProblems): void {
@@ -208,6 +225,10 @@ function checkTopLevelKeys(doc: Record<string, unknown>, kind: Kind, ctx: Decode
   const allowed: readonly string[] = TOP_LEVEL_KEYS[kind];
   for (const key of Object.keys(doc)) {
     if (allowed.includes(key)) continue;
+    if (ctx.problems.full) {
+      ctx.problems.add(IscErrorCode.UnknownField, childPath('', key), `unknown field ${childPath('', key)}`);
+      continue;
+    }
     let hint = TOP_LEVEL_REMOVED[key] ?? didYouMean(key, allowed) ?? `allowed here: ${allowed.join(', ')}`;
     if (key === 'delete' && kind === ISC_KIND)
       hint = `delete: is not allowed in an ${ISC_KIND}; use kind: ${DISC_KIND}`;

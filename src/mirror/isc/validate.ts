@@ -214,6 +214,10 @@ function duplicate(
     seen.set(key, path);
     return;
   }
+  if (problems.full) {
+    problems.add(IscErrorCode.Duplicate, path, `${label} is listed twice`);
+    return;
+  }
   const at = problems.position(first);
   const here = problems.position(path);
   const place = at

@@ -227,6 +227,49 @@ describe('what is accepted', () => {
     expect(positionOf(cfg, 'mirror.additionalImages[1].targetTag')?.where).toBe('isc.yaml:6:5');
   });
 
+  it('decodes the same whether a part is written once and shared (an alias) or written twice', () => {
+    // Without aliases the loaded value is decoded in place; with them, it is copied.
+    const written = parseImageSetConfig(
+      yamlOf(
+        ...HEADER,
+        '  operators:',
+        '  - catalog: r.io/a/index:v1',
+        '    packages: [{name: p, channels: [{name: c, minVersion: 1.0.0}]}]',
+        '  - catalog: r.io/b/index:v1',
+        '    packages: [{name: p, channels: [{name: c, minVersion: 1.0.0}]}]',
+        '  additionalImages:',
+        '  - {name: a/b:1, targetTag: ~, targetRepo:}',
+      ),
+      'isc.yaml',
+    );
+    const shared = parseImageSetConfig(
+      yamlOf(
+        ...HEADER,
+        '  operators:',
+        '  - catalog: r.io/a/index:v1',
+        '    packages: &p [{name: p, channels: [{name: c, minVersion: 1.0.0}]}]',
+        '  - catalog: r.io/b/index:v1',
+        '    packages: *p',
+        '  additionalImages:',
+        '  - {name: a/b:1, targetTag: ~, targetRepo:}',
+      ),
+      'isc.yaml',
+    );
+    const expected = {
+      catalog: 'r.io/a/index:v1',
+      full: false,
+      skipDependencies: false,
+      platforms: [],
+      packages: [{ name: 'p', channels: [{ name: 'c', minVersion: '1.0.0' }] }],
+    };
+    for (const cfg of [written, shared]) {
+      if (cfg.kind !== 'ImageSetConfiguration') throw new Error('not an ISC');
+      expect(cfg.mirror.operators).toStrictEqual([expected, { ...expected, catalog: 'r.io/b/index:v1' }]);
+      // A field written empty is absent, as if it were not written.
+      expect(cfg.mirror.additionalImages).toStrictEqual([{ name: 'a/b:1', platforms: [] }]);
+    }
+  });
+
   it('blockedImages and v1alpha2 in a DeleteImageSetConfiguration', () => {
     const cfg = parseImageSetConfig(
       yamlOf(
