@@ -5,6 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/test-deps.sh
-npx tsc -p tsconfig.build.json
+npm run build --silent
 npx tsc -p lab/tsconfig.json
 node build/lab/demo.js "$@"

@@ -9,7 +9,7 @@ echo "test: typecheck, lint, build" >&2
 npx tsc -p tsconfig.json --noEmit
 npx eslint .
 npx prettier --check . >/dev/null || { npx prettier --check . ; exit 1; }
-npx tsc -p tsconfig.build.json
+npm run build --silent
 mkdir -p .work
 status=0
 AIRGAP_SKIP_BUILD=1 npx vitest run --reporter=default --reporter=json --outputFile.json=.work/vitest.json "$@" || status=$?

@@ -38,10 +38,10 @@ export function missingTestDeps(): string[] {
   return REQUIRED.filter((cmd) => !onPath(cmd));
 }
 
-/** Compile the CLI so tests that run `bin/run.js` exercise the current source. */
+/** Build the CLI (compile, then its command manifest) so tests that run `bin/run.js` exercise the current source. */
 function buildCli(): void {
   const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], {
+  execFileSync('npm', ['run', 'build', '--silent'], {
     cwd: root,
     stdio: 'inherit',
     timeout: 5 * 60_000,

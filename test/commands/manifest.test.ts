@@ -1,0 +1,51 @@
+/**
+ * The command manifest (oclif.manifest.json, written by `npm run build`) is what `airgap --help`
+ * and command lookup read instead of loading every command module at start-up. A stale one would
+ * show flags that are gone and hide new ones, so it must describe exactly the built commands.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { airgap, REPO_ROOT } from '../helpers/cli.js';
+
+interface Manifest {
+  commands: Record<string, { flags: Record<string, unknown> }>;
+}
+
+/** Every built command module: its id (`mirror plan`, topics joined by spaces) and its flag names. */
+async function builtCommands(): Promise<Map<string, string[]>> {
+  const dir = join(REPO_ROOT, 'dist', 'commands');
+  const out = new Map<string, string[]>();
+  for (const entry of await readdir(dir, { recursive: true })) {
+    if (!entry.endsWith('.js')) continue;
+    const parts = relative(dir, join(dir, entry)).replace(/\.js$/, '').split(sep);
+    if (parts.at(-1) === 'index') parts.pop();
+    const mod = (await import(pathToFileURL(join(dir, entry)).href)) as {
+      default?: { flags?: Record<string, unknown>; baseFlags?: Record<string, unknown> };
+    };
+    if (!mod.default) continue;
+    const flags = { ...mod.default.baseFlags, ...mod.default.flags };
+    out.set(parts.join(':'), Object.keys(flags).sort());
+  }
+  return out;
+}
+
+describe('the command manifest', () => {
+  it('lists exactly the built commands, each with its current flags', async () => {
+    const manifest = JSON.parse(await readFile(join(REPO_ROOT, 'oclif.manifest.json'), 'utf8')) as Manifest;
+    const built = await builtCommands();
+    expect(Object.keys(manifest.commands).sort()).toEqual([...built.keys()].sort());
+    for (const [id, flags] of built) {
+      const listed = Object.keys(manifest.commands[id]!.flags).filter((f) => f !== 'help');
+      expect({ id, flags: listed.sort() }).toEqual({ id, flags: flags.filter((f) => f !== 'help') });
+    }
+  });
+
+  it('is what help reads: every topic and command is listed without loading them', async () => {
+    const r = await airgap(['--help']);
+    expect(r.exitCode).toBe(0);
+    for (const topic of ['mirror', 'certs', 'images', 'install', 'cluster', 'serve-images'])
+      expect(r.stdout).toContain(topic);
+  });
+});
