@@ -50,7 +50,8 @@ export abstract class AirgapCommand extends Command {
     }
     process.stderr.write(`error [${e.code}]: ${e.describe()}\n`);
     if (verbose && err.stack) process.stderr.write(`${err.stack}\n`);
-    else if (e.code === CommonError.INTERNAL) process.stderr.write('  (run with --verbose for the stack trace)\n');
+    else if (e.code === CommonError.INTERNAL)
+      process.stderr.write('  (run with --verbose for the stack trace)\n');
     process.exitCode = e.exitCode;
   }
 }
