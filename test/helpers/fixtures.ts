@@ -57,11 +57,12 @@ export function refOf(reg: { host: string }, b: BuiltImage): string {
   return b.tag ? `${reg.host}/${b.repo}:${b.tag}` : `${reg.host}/${b.repo}@${b.digest}`;
 }
 
-/** Write an ImageSetConfiguration with `additionalImages` (and optional blockedImages). */
+/** Write an ImageSetConfiguration with `additionalImages` (and optional blockedImages) to `dir/file`. */
 export async function writeIsc(
   dir: string,
   images: (string | { name: string; targetRepo?: string; targetTag?: string })[],
   blocked: string[] = [],
+  file = 'isc.yaml',
 ): Promise<string> {
   const doc = {
     kind: 'ImageSetConfiguration',
@@ -71,7 +72,7 @@ export async function writeIsc(
       ...(blocked.length ? { blockedImages: blocked.map((name) => ({ name })) } : {}),
     },
   };
-  const path = join(dir, 'isc.yaml');
+  const path = join(dir, file);
   await writeFile(path, yaml.dump(doc));
   return path;
 }

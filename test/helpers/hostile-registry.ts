@@ -11,6 +11,7 @@
  * registered as 'sha256:../../x'. Header values are sent as given: one node refuses to send (a CR or
  * LF in a media type) ends the connection instead.
  */
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type http from 'node:http';
@@ -57,12 +58,24 @@ export interface HostileRegistry {
   manifest(repo: string, ref: string, m: HostileManifest | (HostileBody & { mediaType?: string })): void;
   /** Serve a blob at /v2/<repo>/blobs/<digest>, the digest matched verbatim (any string, even 'sha256:../../x' url-decoded). */
   blob(repo: string, digest: string, body: Buffer | string | HostileBody): void;
+  /**
+   * Serve a well-formed one-layer OCI image at `repo:tag` (config, layer, manifest), its layer sent
+   * as `layerBody` when given (a stall, a trickle): the lie is in how it is served, not in what.
+   * Returns the three digests.
+   */
+  image(
+    repo: string,
+    tag: string,
+    layer: Buffer,
+    layerBody?: HostileBody,
+  ): { manifest: string; config: string; layer: string };
   /** Every request seen: method and raw path (with query). */
   requests: { method: string; path: string }[];
   stop(): Promise<void>;
 }
 
 const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
+const sha256 = (b: Buffer | string) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
 const FILLER = Buffer.alloc(64 * 1024, 'x');
 
 type Body =
@@ -317,7 +330,7 @@ export async function startHostileRegistry(): Promise<HostileRegistry> {
   const host = `127.0.0.1:${port}`;
 
   let stopped: Promise<void> | undefined;
-  return {
+  const reg: HostileRegistry = {
     host,
     url: `https://${host}`,
     caFile,
@@ -331,6 +344,32 @@ export async function startHostileRegistry(): Promise<HostileRegistry> {
         if (!list.includes(ref)) list.push(ref);
         tags.set(repo, list);
       }
+    },
+    image(repo, tag, layer, layerBody) {
+      const config = Buffer.from(
+        JSON.stringify({
+          architecture: 'amd64',
+          os: 'linux',
+          rootfs: { type: 'layers', diff_ids: [] },
+          repo,
+        }),
+      );
+      const manifest = JSON.stringify({
+        schemaVersion: 2,
+        mediaType: OCI_MANIFEST,
+        config: {
+          mediaType: 'application/vnd.oci.image.config.v1+json',
+          digest: sha256(config),
+          size: config.length,
+        },
+        layers: [
+          { mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: sha256(layer), size: layer.length },
+        ],
+      });
+      reg.blob(repo, sha256(config), config);
+      reg.blob(repo, sha256(layer), layerBody ?? layer);
+      reg.manifest(repo, tag, { mediaType: OCI_MANIFEST, bytes: manifest });
+      return { manifest: sha256(manifest), config: sha256(config), layer: sha256(layer) };
     },
     blob(repo, digest, body) {
       const b: Body =
@@ -350,4 +389,5 @@ export async function startHostileRegistry(): Promise<HostileRegistry> {
       return stopped;
     },
   };
+  return reg;
 }

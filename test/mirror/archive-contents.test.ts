@@ -8,43 +8,16 @@
 import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import yaml from 'js-yaml';
 import { create as tarCreate, extract as tarExtract } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MirrorError } from '../../src/mirror/errors.js';
 import { airgap } from '../helpers/cli.js';
-import { tempDir } from '../helpers/fixtures.js';
+import { tempDir, writeIsc } from '../helpers/fixtures.js';
 import { startHostileRegistry, type HostileRegistry } from '../helpers/hostile-registry.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { skopeoDigest } from '../helpers/skopeo.js';
 
 const sha256 = (b: Buffer | string) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
-
-/** Serve a one-layer image at `repo:v1`; returns its layer's digest. */
-function image(reg: HostileRegistry, repo: string): string {
-  const config = Buffer.from(
-    JSON.stringify({ architecture: 'amd64', os: 'linux', rootfs: { type: 'layers' }, repo }),
-  );
-  const layer = Buffer.from(`the only layer of ${repo}`);
-  reg.blob(repo, sha256(config), config);
-  reg.blob(repo, sha256(layer), layer);
-  reg.manifest(repo, 'v1', {
-    mediaType: 'application/vnd.oci.image.manifest.v1+json',
-    bytes: JSON.stringify({
-      schemaVersion: 2,
-      mediaType: 'application/vnd.oci.image.manifest.v1+json',
-      config: {
-        mediaType: 'application/vnd.oci.image.config.v1+json',
-        digest: sha256(config),
-        size: config.length,
-      },
-      layers: [
-        { mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: sha256(layer), size: layer.length },
-      ],
-    }),
-  });
-  return sha256(layer);
-}
 
 /** Re-pack part 1 of the archive in `dir` without blob `digest`, and fix the archive manifest to match. */
 async function dropBlob(dir: string, digest: string): Promise<void> {
@@ -81,19 +54,9 @@ describe('an archive that lacks a blob its image needs', () => {
   beforeAll(async () => {
     [src, dst] = await Promise.all([startHostileRegistry(), startRegistry()]);
     dir = await tempDir();
-    image(src, 'fine/app');
-    missing = image(src, 'broken/app');
-    isc = join(dir, 'isc.yaml');
-    await writeFile(
-      isc,
-      yaml.dump({
-        kind: 'ImageSetConfiguration',
-        apiVersion: 'mirror.openshift.io/v2alpha1',
-        mirror: {
-          additionalImages: [{ name: `${src.host}/fine/app:v1` }, { name: `${src.host}/broken/app:v1` }],
-        },
-      }),
-    );
+    src.image('fine/app', 'v1', Buffer.from('the only layer of fine/app'));
+    missing = src.image('broken/app', 'v1', Buffer.from('the only layer of broken/app')).layer;
+    isc = await writeIsc(dir, [`${src.host}/fine/app:v1`, `${src.host}/broken/app:v1`]);
     const made = await airgap(['mirror', '-c', isc, `file://${join(dir, 'made')}`, '--ca-file', src.caFile]);
     expect(made.exitCode, made.stderr).toBe(0);
     // Carried across: the parts and their manifest only, never the connected side's working-dir.

@@ -5,18 +5,14 @@
  * The file systems are real mounts (a read-only bind mount, a 256 KiB tmpfs); where this machine
  * cannot mount, the tests are skipped with the reason.
  */
-import { createHash } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommonError } from '../../src/util/errors.js';
 import { airgap } from '../helpers/cli.js';
-import { tempDir } from '../helpers/fixtures.js';
+import { tempDir, writeIsc } from '../helpers/fixtures.js';
 import { startHostileRegistry, type HostileRegistry } from '../helpers/hostile-registry.js';
-
-const sha256 = (b: Buffer | string) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
 
 /** Why this machine cannot make test mounts, or undefined when it can. */
 async function mountUnavailable(): Promise<string | undefined> {
@@ -40,34 +36,8 @@ describe.skipIf(unavailable)('a destination directory that cannot take the mirro
   beforeAll(async () => {
     reg = await startHostileRegistry();
     dir = await tempDir();
-    const config = Buffer.from('{"architecture":"amd64","os":"linux","rootfs":{"type":"layers"}}');
-    const layer = Buffer.alloc(1024 * 1024, 'z');
-    reg.blob('big/app', sha256(config), config);
-    reg.blob('big/app', sha256(layer), layer);
-    reg.manifest('big/app', 'v1', {
-      mediaType: 'application/vnd.oci.image.manifest.v1+json',
-      bytes: JSON.stringify({
-        schemaVersion: 2,
-        mediaType: 'application/vnd.oci.image.manifest.v1+json',
-        config: {
-          mediaType: 'application/vnd.oci.image.config.v1+json',
-          digest: sha256(config),
-          size: config.length,
-        },
-        layers: [
-          { mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: sha256(layer), size: layer.length },
-        ],
-      }),
-    });
-    isc = join(dir, 'isc.yaml');
-    await writeFile(
-      isc,
-      yaml.dump({
-        kind: 'ImageSetConfiguration',
-        apiVersion: 'mirror.openshift.io/v2alpha1',
-        mirror: { additionalImages: [{ name: `${reg.host}/big/app:v1` }] },
-      }),
-    );
+    reg.image('big/app', 'v1', Buffer.alloc(1024 * 1024, 'z'));
+    isc = await writeIsc(dir, [`${reg.host}/big/app:v1`]);
   });
 
   afterAll(async () => {

@@ -5,41 +5,12 @@
  * must see which source is not answering, the run must end in bounded time with a non-zero exit,
  * and the images of other registries must still be mirrored.
  */
-import { createHash } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MirrorError } from '../../src/mirror/errors.js';
 import { airgap } from '../helpers/cli.js';
-import { tempDir } from '../helpers/fixtures.js';
-import { startHostileRegistry, type HostileBody, type HostileRegistry } from '../helpers/hostile-registry.js';
-
-const sha256 = (b: Buffer | string) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
-
-/** Serve a one-layer image at `repo:v1` whose layer is `layer` and is sent as `body`. */
-function image(reg: HostileRegistry, repo: string, layer: Buffer, body?: HostileBody): void {
-  const config = Buffer.from(
-    JSON.stringify({ architecture: 'amd64', os: 'linux', rootfs: { type: 'layers', diff_ids: [] }, repo }),
-  );
-  reg.blob(repo, sha256(config), config);
-  reg.blob(repo, sha256(layer), body ?? layer);
-  reg.manifest(repo, 'v1', {
-    mediaType: 'application/vnd.oci.image.manifest.v1+json',
-    bytes: JSON.stringify({
-      schemaVersion: 2,
-      mediaType: 'application/vnd.oci.image.manifest.v1+json',
-      config: {
-        mediaType: 'application/vnd.oci.image.config.v1+json',
-        digest: sha256(config),
-        size: config.length,
-      },
-      layers: [
-        { mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: sha256(layer), size: layer.length },
-      ],
-    }),
-  });
-}
+import { tempDir, writeIsc } from '../helpers/fixtures.js';
+import { startHostileRegistry, type HostileRegistry } from '../helpers/hostile-registry.js';
 
 interface Report {
   summary?: { images: { source: string; status: string; error?: { code: string; message: string } }[] };
@@ -54,14 +25,14 @@ describe('sources that stop answering', () => {
   beforeAll(async () => {
     [good, bad] = await Promise.all([startHostileRegistry(), startHostileRegistry()]);
     dir = await tempDir();
-    image(good, 'fine/app', Buffer.from('a layer that arrives'));
+    good.image('fine/app', 'v1', Buffer.from('a layer that arrives'));
     // Never answers its manifest, nor its blob: the registry goes silent.
     bad.manifest('silent/app', 'v1', { stall: true });
-    image(bad, 'silent/blob', layer, { stall: true });
+    bad.image('silent/blob', 'v1', layer, { stall: true });
     // Sends the headers and a few bytes of the layer, then nothing.
-    image(bad, 'stops/app', layer, { trickle: { bytes: layer, fast: 1000, intervalMs: 3_600_000 } });
+    bad.image('stops/app', 'v1', layer, { trickle: { bytes: layer, fast: 1000, intervalMs: 3_600_000 } });
     // A byte every 100 ms: never silent long enough for a deadline, far below the minimum rate.
-    image(bad, 'drip/app', layer, { trickle: { bytes: layer, intervalMs: 100 } });
+    bad.image('drip/app', 'v1', layer, { trickle: { bytes: layer, intervalMs: 100 } });
   });
 
   afterAll(async () => {
@@ -70,19 +41,11 @@ describe('sources that stop answering', () => {
 
   /** Mirror the fine image and `refs` of the bad registry to disk; the report and what was printed. */
   const mirror = async (name: string, refs: string[]) => {
-    const isc = join(dir, `${name}.yaml`);
-    await writeFile(
-      isc,
-      yaml.dump({
-        kind: 'ImageSetConfiguration',
-        apiVersion: 'mirror.openshift.io/v2alpha1',
-        mirror: {
-          additionalImages: [
-            { name: `${good.host}/fine/app:v1` },
-            ...refs.map((r) => ({ name: `${bad.host}/${r}` })),
-          ],
-        },
-      }),
+    const isc = await writeIsc(
+      dir,
+      [`${good.host}/fine/app:v1`, ...refs.map((r) => `${bad.host}/${r}`)],
+      [],
+      `${name}.yaml`,
     );
     const started = Date.now();
     const r = await airgap([
