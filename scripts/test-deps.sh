@@ -23,9 +23,12 @@ declare -A package_of=(
   [kubectl]=kubernetes-client
   [gpg]=gnupg # the lab's release signer (gpg --quick-gen-key) and skopeo standalone-sign/verify
   [/usr/bin/time]=time # GNU time (peak memory in the benchmarks); `time` alone is the shell keyword
+  [qemu-aarch64]=qemu-user # runs the aarch64 single-file executable (npm run dist) in its test
+  [/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1]=libc6-arm64-cross # the libraries it links
+  [/usr/aarch64-linux-gnu/lib/libstdc++.so.6]=libstdc++6-arm64-cross
 )
 
-have() { if [[ $1 == /* ]]; then [ -x "$1" ]; else command -v "$1" >/dev/null 2>&1; fi; }
+have() { if [[ $1 == /* ]]; then [ -e "$1" ]; else command -v "$1" >/dev/null 2>&1; fi; }
 
 missing=()
 packages=()

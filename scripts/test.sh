@@ -10,6 +10,8 @@ npx tsc -p tsconfig.json --noEmit
 npx eslint .
 npx prettier --check . >/dev/null || { npx prettier --check . ; exit 1; }
 npm run build --silent
+# The aarch64 Node runtime the release build (npm run dist) injects, pinned in the lockfile.
+node scripts/fetch-runtime.mjs arm64 >/dev/null
 mkdir -p .work
 status=0
 AIRGAP_SKIP_BUILD=1 npx vitest run --reporter=default --reporter=json --outputFile.json=.work/vitest.json "$@" || status=$?

@@ -1,10 +1,11 @@
 /**
- * The release artefacts, as a bastion gets them: `npm run dist`'s single-file executable (Node 24
- * inside) and tarball, copied into a directory with no node_modules and nothing of the checkout,
+ * The release artefacts, as a bastion gets them: `npm run dist`'s single-file executables (Node 24
+ * inside; the aarch64 one run under qemu-user) and tarball, copied into a directory with no node_modules and nothing of the checkout,
  * then run. The executable runs the core commands (help, mirror from a registry, certs ca,
  * serve-images) inside a network namespace whose only route is loopback; the tarball runs on this
  * machine's Node; SHA256SUMS verifies with sha256sum and catches an altered file.
  */
+import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -17,6 +18,15 @@ import { createIsolatedNamespace, netnsUnavailable } from '../helpers/netns.js';
 const VERSION = (JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string })
   .version;
 const isolated = await netnsUnavailable();
+/** qemu-user with the aarch64 libraries (Debian's qemu-user, libc6-arm64-cross, libstdc++6-arm64-cross). */
+const qemu =
+  existsSync('/usr/bin/qemu-aarch64') && existsSync('/usr/aarch64-linux-gnu/lib/libstdc++.so.6')
+    ? '/usr/bin/qemu-aarch64'
+    : undefined;
+if (!qemu)
+  console.warn(
+    'dist.test.ts: the aarch64 executable is not run: qemu-user or the aarch64 libraries are missing',
+  );
 
 describe('the release artefacts', () => {
   let dir: string;
@@ -27,7 +37,12 @@ describe('the release artefacts', () => {
     await execa(process.execPath, [join(REPO_ROOT, 'scripts', 'dist.mjs')], { cwd: REPO_ROOT });
     // What is carried across: the files of build/release, and nothing else.
     dir = await tempDir('airgap-bastion-');
-    for (const f of [`airgap-${VERSION}-linux-x64`, `airgap-${VERSION}-node.tar.gz`, 'SHA256SUMS'])
+    for (const f of [
+      `airgap-${VERSION}-linux-x64`,
+      `airgap-${VERSION}-linux-arm64`,
+      `airgap-${VERSION}-node.tar.gz`,
+      'SHA256SUMS',
+    ])
       await copyFile(join(REPO_ROOT, 'build', 'release', f), join(dir, f));
     exe = join(dir, `airgap-${VERSION}-linux-x64`);
     await execa('chmod', ['0755', exe]);
@@ -39,7 +54,8 @@ describe('the release artefacts', () => {
     const copy = join(dir, 'altered');
     await mkdir(copy);
     await copyFile(join(dir, 'SHA256SUMS'), join(copy, 'SHA256SUMS'));
-    await copyFile(join(dir, `airgap-${VERSION}-node.tar.gz`), join(copy, `airgap-${VERSION}-node.tar.gz`));
+    for (const f of [`airgap-${VERSION}-node.tar.gz`, `airgap-${VERSION}-linux-arm64`])
+      await copyFile(join(dir, f), join(copy, f));
     await writeFile(join(copy, `airgap-${VERSION}-linux-x64`), 'not the executable');
     const bad = await execa('sha256sum', ['-c', 'SHA256SUMS'], { cwd: copy, reject: false });
     expect(bad.exitCode).not.toBe(0);
@@ -70,6 +86,27 @@ describe('the release artefacts', () => {
     expect(ca.exitCode).toBe(0);
     expect(await readFile(join(dir, 'pki', 'ca.crt'), 'utf8')).toContain('BEGIN CERTIFICATE');
   }, 60_000);
+
+  it.skipIf(!qemu)(
+    'the aarch64 executable runs under qemu-user and says it is arm64 with Node 24',
+    async () => {
+      const arm = join(dir, `airgap-${VERSION}-linux-arm64`);
+      await execa('chmod', ['0755', arm]);
+      const r = await execa(qemu!, ['-L', '/usr/aarch64-linux-gnu', arm, 'version', '--json'], {
+        cwd: dir,
+        env: { ...env(), AIRGAP_CACHE_DIR: join(dir, 'cache-arm64') },
+        extendEnv: false,
+        reject: false,
+      });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        arch: 'arm64',
+        distribution: 'single-file',
+        node: expect.stringMatching(/^v24\./),
+      });
+    },
+    120_000,
+  );
 
   it('the tarball runs on this machine’s Node from its own directory', async () => {
     await execa('tar', ['xzf', `airgap-${VERSION}-node.tar.gz`], { cwd: dir });
