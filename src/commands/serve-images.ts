@@ -9,7 +9,7 @@ export default class ServeImages extends AirgapCommand {
   static override summary =
     'Serve the boot images (RHCOS ISO, rootfs, kernel, initramfs) over HTTP or HTTPS, read-only, for assisted-service.';
 
-  static override description = `Serves every file under --dir, read-only: GET and HEAD, byte ranges (one or several), ETag and Last-Modified with conditional requests, an HTML or JSON index of each directory (?format=json) and /healthz. Nothing outside --dir is ever served: "..", encoded slashes, NUL bytes and symlinks that lead out are refused, and so are names starting with a dot (files still being written). By default it listens on IPv4 and IPv6 on every address of this host; --address (repeatable) limits it to the IPv4 or IPv6 addresses given, or to the addresses a host name resolves to. With --tls-cert and --tls-key (from \`airgap certs issue\`) it serves HTTPS. The access log (combined log format) goes to stderr. It runs until SIGTERM or Ctrl-C, then stops accepting connections and lets downloads in flight finish for up to --grace-period seconds.`;
+  static override description = `Serves every file under --dir, read-only: GET and HEAD, byte ranges (one or several), ETag and Last-Modified with conditional requests, and /healthz. Directories are not listed (404) unless --directory-listing is given: then each has an HTML or JSON index (?format=json). Every download reads into its own 256 KiB buffer, so a client that reads slowly or stops reading holds only that and never delays the others. Nothing outside --dir is ever served: "..", encoded slashes, NUL bytes and symlinks that lead out are refused, and so are names starting with a dot (files still being written). By default it listens on IPv4 and IPv6 on every address of this host; --address (repeatable) limits it to the IPv4 or IPv6 addresses given, or to the addresses a host name resolves to. With --tls-cert and --tls-key (from \`airgap certs issue\`) it serves HTTPS. The access log (combined log format) goes to stderr. It runs until SIGTERM or Ctrl-C, then stops accepting connections and lets downloads in flight finish for up to --grace-period seconds.`;
 
   static override examples = [
     {
@@ -55,6 +55,10 @@ export default class ServeImages extends AirgapCommand {
       exclusive: ['quiet'],
     }),
     quiet: Flags.boolean({ char: 'q', description: 'No access log.' }),
+    'directory-listing': Flags.boolean({
+      description:
+        'List the files of each directory (an HTML page, or JSON with ?format=json). Default: off, a directory answers 404 (nginx without autoindex lists nothing either).',
+    }),
     'grace-period': Flags.integer({
       description: 'Seconds downloads in flight may take to finish after SIGTERM or Ctrl-C.',
       default: DEFAULT_GRACE_MS / 1000,
@@ -91,6 +95,7 @@ export default class ServeImages extends AirgapCommand {
           ? { tls: { certFile: flags['tls-cert'], keyFile: flags['tls-key'] } }
           : {}),
         ...(log ? { accessLog: log.write } : {}),
+        ...(flags['directory-listing'] ? { directoryListing: true } : {}),
       });
     } catch (e) {
       stop.cancel();

@@ -49,8 +49,10 @@ export interface ServeImagesOptions {
   accessLog?: (line: string) => void;
   onRequestLog?: (entry: AccessLogEntry) => void;
   limits?: Partial<ServerLimits>;
+  /** Bytes per read and write, and per download's buffer. */
   chunkBytes?: number;
-  maxBuffers?: number;
+  /** List directories (HTML or JSON); default off, a directory is 404. */
+  directoryListing?: boolean;
 }
 
 /** One listening socket. */
@@ -322,7 +324,7 @@ export async function serveImages(opts: ServeImagesOptions): Promise<RunningImag
     ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
     ...(opts.limits ? { limits: opts.limits } : {}),
     ...(opts.chunkBytes ? { chunkBytes: opts.chunkBytes } : {}),
-    ...(opts.maxBuffers ? { maxBuffers: opts.maxBuffers } : {}),
+    ...(opts.directoryListing ? { directoryListing: true } : {}),
   });
   const extra: http.Server[] = [];
   const bindings: Binding[] = [];

@@ -14,15 +14,20 @@
  *   412; If-None-Match, If-Modified-Since → 304), single ranges (206 with Content-Range), several
  *   ranges (206 multipart/byteranges), `If-Range` with an ETag or a date, and 416 with
  *   `Content-Range: bytes *\/size`.
- * - Directories (static/directory-index.ts): an HTML index (names escaped) or a JSON one
- *   (`?format=json`, or an Accept header that asks for JSON and not HTML), with name, type, size
- *   and mtime of each entry.
+ * - Directories are not listed unless `directoryListing` is on (nginx's autoindex is off by
+ *   default too): a directory is then 404, like a path that does not exist, so that a client
+ *   learns nothing about the tree beyond the files it names. With it on (static/directory-index.ts):
+ *   an HTML index (names escaped) or a JSON one (`?format=json`, or an Accept header that asks for
+ *   JSON and not HTML), with name, type, size and mtime of each entry.
  * - `/healthz` answers 200 `ok`.
- * - Bytes go from the open file descriptor to the socket in 1 MiB chunks (static/pump.ts), read
- *   into buffers of one pool per app (static/buffer-pool.ts; 32 by default: memory stays flat
- *   however many clients download). A download reads its next chunk while the previous one is
- *   written when the pool has a buffer to spare, and a buffer is reused only once the socket has
- *   taken it (backpressure; no allocation per chunk).
+ * - Bytes go from the open file descriptor to the socket in chunks of 256 KiB (static/pump.ts),
+ *   read into one buffer that belongs to that download alone (smaller for a smaller answer),
+ *   reused chunk after chunk and read into again only once the socket has taken it (backpressure).
+ *   A download may also borrow one of the app's 16 read-ahead buffers to read the next chunk
+ *   while the socket takes the last, but only if one is free: nobody waits for one. So no
+ *   download ever waits for another, and a client that stops reading costs only itself: one
+ *   chunk (two if it holds a read-ahead buffer), until the idle timeout closes it. Memory is at
+ *   most chunkBytes × (downloads + 16): about 130 MiB for 500 stalled clients.
  * - Every response gives one access-log entry (static/access-log.ts; a structured one to
  *   `onRequestLog`, a line in combined log format to `accessLog`). Query strings are never logged.
  */
@@ -31,14 +36,13 @@ import https from 'node:https';
 import { sep } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { formatAccessLog, type AccessLogEntry } from './static/access-log.js';
-import { BufferPool } from './static/buffer-pool.js';
 import { sendIndex } from './static/directory-index.js';
 import { closeFd, openTarget, parseTarget, statFd } from './static/paths.js';
+import { ReadAheadBuffers } from './static/pump.js';
 import { begin, fail, sendText, type Ctx, type Req } from './static/request.js';
 import { contentTypeOf, sendFile } from './static/send-file.js';
 
 export { formatAccessLog, type AccessLogEntry } from './static/access-log.js';
-export { BufferPool } from './static/buffer-pool.js';
 export { MAX_RANGES, etagOf, parseRange, type RangeResult } from './static/conditional.js';
 export { type DirectoryIndex, type IndexEntry } from './static/directory-index.js';
 export { parseTarget, resolveServeRoot } from './static/paths.js';
@@ -69,10 +73,17 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxConnections: 1_024,
 };
 
-/** Bytes per read from a file and write to a socket. */
-export const DEFAULT_CHUNK_BYTES = 1024 * 1024;
-/** Read buffers shared by all downloads: at most 32 MiB however many clients download at once. */
-export const DEFAULT_MAX_BUFFERS = 32;
+/**
+ * Bytes per read from a file and write to a socket, and the size of each download's one buffer:
+ * what a stalled client costs. 1 MiB chunks were not measurably faster on loopback
+ * (bench/serve.ts) and would cost four times as much per stalled client.
+ */
+export const DEFAULT_CHUNK_BYTES = 256 * 1024;
+/**
+ * Read-ahead buffers of one app (4 MiB with the default chunk), lent to downloads only when free:
+ * enough for the few fast downloads that gain from reading ahead (static/pump.ts).
+ */
+export const READ_AHEAD_BUFFERS = 16;
 
 export interface ImageServerOptions {
   /** The directory to serve (resolved with realpath; see {@link resolveServeRoot}). */
@@ -84,10 +95,10 @@ export interface ImageServerOptions {
   /** Serve HTTPS with this certificate (chain, leaf first) and key, both PEM. */
   tls?: { cert: string | Buffer; key: string | Buffer };
   limits?: Partial<ServerLimits>;
-  /** Bytes per read and write; default {@link DEFAULT_CHUNK_BYTES}. */
+  /** Bytes per read and write, and per download's buffer; default {@link DEFAULT_CHUNK_BYTES}. */
   chunkBytes?: number;
-  /** Read buffers shared by all downloads (memory: chunkBytes × maxBuffers); default {@link DEFAULT_MAX_BUFFERS}. */
-  maxBuffers?: number;
+  /** List directories (HTML or JSON). Default off: a directory is 404. */
+  directoryListing?: boolean;
 }
 
 /** The node server of every binding of an app, so that extra addresses get the same TLS and limits. */
@@ -130,9 +141,12 @@ export function serverForAnotherAddress(app: FastifyInstance): http.Server {
 /** The fastify app serving `opts.root`. It never listens by itself. */
 export function createImageServer(opts: ImageServerOptions): FastifyInstance {
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...opts.limits };
+  const chunkBytes = opts.chunkBytes ?? DEFAULT_CHUNK_BYTES;
   const ctx: Ctx = {
     root: opts.root.endsWith(sep) && opts.root !== sep ? opts.root.slice(0, -1) : opts.root,
-    pool: new BufferPool(opts.chunkBytes ?? DEFAULT_CHUNK_BYTES, opts.maxBuffers ?? DEFAULT_MAX_BUFFERS),
+    chunkBytes,
+    readAhead: new ReadAheadBuffers(chunkBytes, READ_AHEAD_BUFFERS),
+    directoryListing: opts.directoryListing ?? false,
     log: (entry) => {
       opts.onRequestLog?.(entry);
       if (opts.accessLog) opts.accessLog(formatAccessLog(entry));
@@ -196,9 +210,9 @@ function addRoutes(app: FastifyInstance, ctx: Ctx): void {
 }
 
 /**
- * Answer one GET or HEAD: check the path, open what it names inside the root, then a redirect to
- * the slash form, a directory index, or the file. Errors after the headers went out cut the
- * connection (the client sees a short body, not a wrong one).
+ * Answer one GET or HEAD: check the path, open what it names inside the root, then the file, or
+ * for a directory 404 (listing off) or a redirect to the slash form and its index. Errors after
+ * the headers went out cut the connection (the client sees a short body, not a wrong one).
  */
 async function serve(rr: Req, ctx: Ctx): Promise<void> {
   try {
@@ -211,6 +225,9 @@ async function serve(rr: Req, ctx: Ctx): Promise<void> {
     try {
       const st = await statFd(fd);
       if (st.isDirectory()) {
+        // 404 rather than nginx's 403: a directory answers like a path that does not exist, so
+        // that without listings nobody learns which directories there are (not even by a 301).
+        if (!ctx.directoryListing) return fail(rr, 404, 'a directory, and directory listing is off');
         if (!t.trailingSlash) {
           // Rebuilt from the checked segments: never `//host/` (a redirect to another site).
           const location = `/${t.segments.map(encodeURIComponent).join('/')}/${t.query ? `?${t.query}` : ''}`;

@@ -1,6 +1,7 @@
 /**
  * `airgap serve-images` through the real CLI: it starts, prints where it serves, serves curl over
- * 127.0.0.1 and [::1] (by default with one dual-stack socket), logs each request on stderr, serves
+ * 127.0.0.1 and [::1] (by default with one dual-stack socket), lists directories only with
+ * --directory-listing, logs each request on stderr, serves
  * HTTPS with a certificate from `airgap certs`, and exits 0 on SIGTERM after letting a download in
  * flight finish. Bad input is a clear error with exit 2 (or 1 for a port in use), and a file it may
  * not read is a 403 with a log line, not a crash.
@@ -126,6 +127,9 @@ describe('airgap serve-images (the CLI)', () => {
       expect(part.body.equals(iso.subarray(1048570, 1048581))).toBe(true);
     }
     expect((await get(`${doc.urls[0]}images/../../etc/passwd`, ['--path-as-is'])).status).toBe(400);
+    // No directory listings without --directory-listing.
+    expect((await get(`${doc.urls[0]}images/`)).status).toBe(404);
+    expect((await get(`${doc.urls[0]}images/?format=json`)).status).toBe(404);
     s.proc.kill('SIGTERM');
     const r = await s.proc;
     expect(r.exitCode, s.stderr()).toBe(0);
@@ -138,8 +142,8 @@ describe('airgap serve-images (the CLI)', () => {
     expect(JSON.parse(s.stdout())).toEqual(doc);
   });
 
-  it('listens on IPv4 and IPv6 with one socket by default, and stops on SIGINT', async () => {
-    const s = startServe(['--dir', root, '--port', '0', '--quiet']);
+  it('listens on IPv4 and IPv6 with one socket by default, lists directories with --directory-listing, and stops on SIGINT', async () => {
+    const s = startServe(['--dir', root, '--port', '0', '--quiet', '--directory-listing']);
     await s.ready;
     expect(s.stdout()).toMatch(/over HTTP on IPv4 and IPv6 on every address, port \d+:/);
     const port = /port (\d+):/.exec(s.stdout())![1];
@@ -149,6 +153,12 @@ describe('airgap serve-images (the CLI)', () => {
       const r = await get(`http://${host}:${port}/images/${ISO}`);
       expect(sha(r.body)).toBe(sha(iso));
     }
+    const listing = await get(`http://127.0.0.1:${port}/images/?format=json`);
+    expect(listing.status).toBe(200);
+    expect(
+      (JSON.parse(listing.body.toString()) as { entries: { name: string }[] }).entries.map((e) => e.name),
+    ).toEqual(['big.img', ISO]);
+    expect((await get(`http://[::1]:${port}/images/`)).body.toString()).toContain(`<a href="${ISO}">`);
     s.proc.kill('SIGINT');
     expect((await s.proc).exitCode).toBe(0);
     expect(s.stderr()).not.toContain('"GET'); // --quiet: no access log

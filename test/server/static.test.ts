@@ -1,11 +1,12 @@
 /**
  * The boot-image server with real clients: curl (Debian) and undici against the server listening
  * on 127.0.0.1 and [::1]. Whole files and ranges are compared byte for byte (multipart answers
- * parsed), HEAD sizes, conditional requests, traversal attempts, a slow-header client, TLS with a
- * certificate from src/certs/mint.ts, and a graceful stop with a download in flight.
+ * parsed), HEAD sizes, conditional requests, traversal attempts, directory listings (opt-in: 404
+ * by default), a slow-header client, TLS with a certificate from src/certs/mint.ts, and a graceful
+ * stop with a download in flight. Clients that stop reading: slow-clients.test.ts.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, symlink, utimes, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, symlink, truncate, utimes, writeFile } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -141,9 +142,9 @@ describe('serve-images: files under the directory, to curl and undici over 127.0
       onRequestLog: (e) => log.push(e),
       accessLog: (l) => lines.push(l),
       limits: { headersTimeoutMs: 1000, requestTimeoutMs: 2000, checkIntervalMs: 200 },
-      // Small chunks and a small pool, so that concurrent downloads share and wait for buffers.
+      // Small chunks, so that every file but the smallest spans several reads and buffers.
       chunkBytes: 64 * KiB,
-      maxBuffers: 4,
+      directoryListing: true,
     });
     v4 = `http://127.0.0.1:${server.port}`;
     v6 = `http://[::1]:${server.port}`;
@@ -380,7 +381,7 @@ describe('serve-images: files under the directory, to curl and undici over 127.0
     expect(problems.some((p) => p.startsWith('resolves outside the served directory'))).toBe(true);
   });
 
-  it('lists directories as HTML (names escaped) and JSON, without hidden or outside entries', async () => {
+  it('with directoryListing, lists directories as HTML (names escaped) and JSON, without hidden or outside entries', async () => {
     const redirect = await curl(dir, [`${v4}/images`]);
     expect(redirect.status).toBe(301);
     expect(redirect.headers.location).toBe('/images/');
@@ -439,9 +440,9 @@ describe('serve-images: files under the directory, to curl and undici over 127.0
     }
   });
 
-  it('serves concurrent downloads through a small buffer pool, and survives clients that leave', async () => {
+  it('serves concurrent downloads, and survives clients that leave mid-download', async () => {
     const iso = files.get(`images/${ISO}`)!;
-    // Clients that go away mid-download must not keep buffers or descriptors.
+    // Clients that go away mid-download must not keep the server busy, nor their descriptors.
     for (let i = 0; i < 6; i++) {
       const s = connect({ host: '127.0.0.1', port: server.port });
       await new Promise<void>((resolve) => s.once('connect', () => resolve()));
@@ -471,6 +472,38 @@ describe('serve-images: files under the directory, to curl and undici over 127.0
     clearInterval(t);
     expect(ms).toBeLessThan(1000 + 200 + 1500);
     expect(received).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it('cuts a download whose file shrinks while it is served, and keeps serving the others', async () => {
+    const p = join(root, 'images', 'shrinking.img');
+    await writeFile(p, randomBytes(16 * MiB));
+    const s = connect({ host: '127.0.0.1', port: server.port });
+    await new Promise<void>((resolve) => s.once('connect', () => resolve()));
+    let received = 0;
+    s.on('data', (d: Buffer) => (received += d.length));
+    const closed = new Promise<void>((resolve) => s.on('close', () => resolve()));
+    s.write('GET /images/shrinking.img HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise<void>((resolve) => s.once('data', () => resolve()));
+    s.pause(); // the server stops at the socket buffers, far before the end
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await truncate(p, 2 * MiB);
+    s.resume();
+    await closed;
+    expect(received).toBeLessThan(16 * MiB);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const entry = log.findLast((e) => e.path === '/images/shrinking.img')!;
+    expect(entry.aborted).toBe(true);
+    expect(entry.problem).toMatch(
+      /^read failed: the file ended at byte \d+, before 16777216 \(it shrank while served\)$/,
+    );
+    // Concurrent downloads (which borrow the read-ahead buffers) still get the right bytes.
+    const iso = files.get(`images/${ISO}`)!;
+    const got = await Promise.all(
+      Array.from({ length: 4 }, async () =>
+        sha(Buffer.from(await (await request(`${v4}/images/${ISO}`)).body.arrayBuffer())),
+      ),
+    );
+    expect(new Set(got)).toEqual(new Set([sha(iso)]));
   });
 
   it('lets a download run longer than the request timeout', async () => {
@@ -523,6 +556,48 @@ describe('serve-images: files under the directory, to curl and undici over 127.0
 interface DirDoc {
   entries: { name: string }[];
 }
+
+describe('serve-images: directory listings are opt-in', () => {
+  let dir: string;
+  let server: RunningImageServer;
+  let base: string;
+  const log: AccessLogEntry[] = [];
+
+  beforeAll(async () => {
+    dir = await tempDir('airgap-serve-nolist-');
+    await mkdir(join(dir, 'root', 'images', 'sub'), { recursive: true });
+    await writeFile(join(dir, 'root', 'images', 'stream.json'), '{}\n');
+    server = await serveImages({
+      dir: join(dir, 'root'),
+      port: 0,
+      addresses: ['127.0.0.1'],
+      onRequestLog: (e) => log.push(e),
+    });
+    base = `http://127.0.0.1:${server.port}`;
+  });
+
+  afterAll(async () => {
+    await server?.close(1000);
+  });
+
+  it('answers 404 for every directory by default (no listing, no redirect), and still serves files', async () => {
+    for (const path of ['/', '/images/', '/images', '/images/sub/', '/images/?format=json']) {
+      const c = await curl(dir, ['--path-as-is', `${base}${path}`]);
+      expect(c.status, path).toBe(404);
+      expect(c.headers.location, path).toBeUndefined();
+      expect(c.body.toString(), path).toBe('Not Found\n');
+      const json = await raw(base, path, { accept: 'application/json' });
+      expect(json.status, path).toBe(404);
+      expect(json.body.toString()).not.toContain('stream.json');
+    }
+    expect((await curl(dir, ['-I', `${base}/images/`])).status).toBe(404);
+    const file = await curl(dir, [`${base}/images/stream.json`]);
+    expect(file.status).toBe(200);
+    expect(file.body.toString()).toBe('{}\n');
+    // The operator sees why in the access log.
+    expect(log.find((e) => e.path === '/images/')?.problem).toBe('a directory, and directory listing is off');
+  });
+});
 
 describe('serve-images: TLS and stopping', () => {
   let dir: string;

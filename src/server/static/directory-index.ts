@@ -1,5 +1,6 @@
 /**
- * The index of a served directory: an HTML page (names escaped) or JSON (`?format=json`, or an
+ * The index of a served directory, only when the app has `directoryListing` on (static.ts answers
+ * 404 for a directory otherwise): an HTML page (names escaped) or JSON (`?format=json`, or an
  * Accept header that asks for JSON and not HTML), with the name, type, size and mtime of each
  * entry. Hidden names are left out, and symlinks are listed only when they stay inside the root,
  * as they are served.

@@ -5,12 +5,17 @@
  */
 import type http from 'node:http';
 import type { AccessLogEntry } from './access-log.js';
-import type { BufferPool } from './buffer-pool.js';
+import type { ReadAheadBuffers } from './pump.js';
 
-/** What every request of one app shares: the served root, the read buffers, the access log. */
+/** What every request of one app shares: the served root, how it serves, the access log. */
 export interface Ctx {
   root: string;
-  pool: BufferPool;
+  /** Bytes per read from a file and write to a socket (each download has its own buffer of this size). */
+  chunkBytes: number;
+  /** The few buffers downloads may borrow to read ahead, never waited for. */
+  readAhead: ReadAheadBuffers;
+  /** Directories are listed (else a directory is 404). */
+  directoryListing: boolean;
   log: (e: AccessLogEntry) => void;
 }
 
