@@ -27,6 +27,7 @@ export async function runtimeFor(arch) {
   const dir = join(root, 'build', 'runtimes', `${name}-${entry.version}`);
   const bin = join(dir, 'bin', 'node');
   if (existsSync(bin)) return bin;
+  await mkdir(join(root, 'build'), { recursive: true });
   const tmp = await mkdtemp(join(root, 'build', `.runtime-${arch}-`));
   try {
     execFileSync('npm', ['pack', `${name}@${entry.version}`, '--pack-destination', tmp, '--silent'], {

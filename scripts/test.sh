@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/test-deps.sh
-echo "test: typecheck, lint, build" >&2
+echo "test: typecheck, lint, build (Node $(node --version))" >&2
 npx tsc -p tsconfig.json --noEmit
 npx eslint .
 npx prettier --check . >/dev/null || { npx prettier --check . ; exit 1; }

@@ -5,11 +5,18 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/cli.js';
 
 describe('dependencies', () => {
+  it('the suite runs on the host Node, not the runtime a release packs (node_modules/.bin/node)', async () => {
+    const { stdout } = await execa('node', ['-p', 'process.execPath']);
+    expect(stdout).not.toContain('node_modules');
+    expect(process.execPath).not.toContain('node_modules');
+  });
+
   it('every locked package supports the oldest Node airgap supports', async () => {
     const pkg = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as {
       engines: { node: string };
