@@ -9,6 +9,7 @@
  * reference oc-mirror mirrors; a payload named by digest only is tagged with its hex digest.
  */
 import { AirgapError, usageError } from '../../util/errors.js';
+import { Limiter } from '../../util/limit.js';
 import type { ProgressSink } from '../../util/progress.js';
 import type { Platform, ReleaseChannel } from '../isc/types.js';
 import type { PlanEntry, PlanRelease } from '../plan.js';
@@ -142,17 +143,11 @@ async function wantedReleases(
   return wanted;
 }
 
-/**
- * One release: its payload read for the version, components and boot images; the payload entry,
- * one entry per component (and the KubeVirt container disk when asked for) handed to `add`.
- */
-async function planRelease(
-  w: WantedRelease,
-  platform: Platform,
-  ctx: ReleasePlanContext,
-  out: ReleasePlan,
-  add: (e: PlanEntry) => void,
-): Promise<void> {
+/** How many release payloads are read at once (each is a manifest, a config and a small layer). */
+const PAYLOAD_READS = 8;
+
+/** One release's payload, read (the network part of planning it). */
+async function readRelease(w: WantedRelease, ctx: ReleasePlanContext) {
   const ref = parseReference(w.payload);
   const client = ctx.client(ref.registry);
   ctx.progress({
@@ -168,6 +163,20 @@ async function planRelease(
       hint: 'the registry serves different content for this digest; check the source registry',
     });
   }
+  return { ref, payload };
+}
+
+/**
+ * One release, its payload read: the payload entry, one entry per component (and the KubeVirt
+ * container disk when asked for) handed to `add`.
+ */
+function planRelease(
+  w: WantedRelease,
+  { ref, payload }: Awaited<ReturnType<typeof readRelease>>,
+  platform: Platform,
+  out: ReleasePlan,
+  add: (e: PlanEntry) => void,
+): void {
   const version = w.version ?? payload.metadata.version;
   // oc-mirror tags a payload by the tag of its signed reference (`4.18.1-x86_64`); an explicit
   // release keeps its own tag, and one named by digest only is tagged with the hex digest.
@@ -241,6 +250,10 @@ export async function planReleases(platform: Platform, ctx: ReleasePlanContext):
     seenDest.add(key);
     out.entries.push(e);
   };
-  for (const w of wanted) await planRelease(w, platform, ctx, out, add);
+  // Payloads are read in parallel (a channel with full: true names a hundred), then planned in
+  // the order the graph gave, so the plan is the same however the reads finish.
+  const limit = new Limiter(PAYLOAD_READS);
+  const read = await Promise.all(wanted.map((w) => limit.run(() => readRelease(w, ctx))));
+  wanted.forEach((w, i) => planRelease(w, read[i]!, platform, out, add));
   return out;
 }
