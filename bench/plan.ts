@@ -1,0 +1,90 @@
+/**
+ * Planning benchmark: `airgap mirror plan` of a whole channel with `full: true`, on loopback
+ * registries. The upstream holds `--releases` release payloads of `--components` components each
+ * (the real stable channel of one minor holds about 100 releases of about 150 images), in one
+ * channel of a loopback update service; the destination is an empty registry, so every entry is
+ * looked up there too. Planning is mostly waiting for answers (payload manifests, configs and
+ * layers, the destination's presence checks), so what is measured is the wall time of the plan
+ * command against its CPU time, and the entries it planned. The goal of the bastion-ready issue:
+ * a 100-release channel planned in at most 15 s on loopback.
+ *
+ * Usage: node build/bench/plan.js [--releases 101] [--components 147] [--cli path/to/bin/run.js]
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import yaml from 'js-yaml';
+import { buildUpstream } from '../lab/upstream.js';
+import { timed } from './lib/proc.js';
+import { mergedAuth, startBenchRegistry } from './lib/setup.js';
+
+const { values } = parseArgs({
+  options: {
+    releases: { type: 'string', default: '101' },
+    components: { type: 'string', default: '147' },
+    cli: { type: 'string', default: resolve(import.meta.dirname, '../../bin/run.js') },
+  },
+});
+const releases = Number(values.releases);
+const GOAL_S = 15;
+
+async function main(): Promise<void> {
+  const work = await mkdtemp(join(tmpdir(), 'airgap-bench-plan-'));
+  const src = await startBenchRegistry();
+  const dst = await startBenchRegistry();
+  try {
+    const versions = Array.from({ length: releases }, (_, i) => `4.18.${i + 1}`);
+    process.stderr.write(`plan bench: building ${releases} releases × ${values.components} components…\n`);
+    const up = await buildUpstream({
+      registry: { host: src.reg.host, caFile: src.reg.caFile, authFile: src.reg.authFile },
+      dir: join(work, 'upstream'),
+      versions,
+      components: Number(values.components),
+      componentBytes: 256,
+      baseBytes: [1024],
+      packages: 1,
+      channelsPerPackage: 1,
+      bundlesPerChannel: 1,
+      risk: false,
+    });
+    const isc = join(work, 'isc.yaml');
+    await writeFile(
+      isc,
+      yaml.dump({
+        kind: 'ImageSetConfiguration',
+        apiVersion: 'mirror.openshift.io/v2alpha1',
+        mirror: { platform: { channels: [{ name: up.channel, full: true }] } },
+      }),
+    );
+    const authFile = await mergedAuth(join(work, 'auth.json'), [src.reg, dst.reg]);
+    const r = await timed(
+      process.execPath,
+      [
+        values.cli!,
+        ...['mirror', 'plan', '-c', isc, '--workspace', `file://${join(work, 'ws')}`],
+        `docker://${dst.reg.host}/ocp`,
+        ...['--authfile', authFile, '--ca-file', src.reg.caFile, '--graph-url', up.graph.url],
+        '--remove-signatures',
+        '--json',
+      ],
+      { timeFile: join(work, 'time.txt') },
+    );
+    if (r.exitCode !== 0) throw new Error(`mirror plan exited ${r.exitCode}: ${r.stderr.slice(-2000)}`);
+    const plan = JSON.parse(r.stdout) as { plan: unknown[]; releases: unknown[] };
+    const secs = r.wallMs / 1000;
+    process.stdout.write(
+      [
+        `mirror plan, channel ${up.channel} with full: true: ${plan.releases.length} releases, ${plan.plan.length} entries`,
+        `  wall ${secs.toFixed(1)} s, CPU ${(r.userS + r.sysS).toFixed(1)} s, peak RSS ${(r.peakRssKiB / 1024).toFixed(0)} MiB`,
+        `  goal ≤ ${GOAL_S} s: ${secs <= GOAL_S ? 'met' : 'NOT met'}`,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await Promise.all([src.reg.stop(), dst.reg.stop()]);
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+await main();
