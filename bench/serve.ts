@@ -44,7 +44,7 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import { connect, createServer, type Socket } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,6 +56,7 @@ import { startNginx, type BenchNginx } from './lib/nginx.js';
 import { table } from './lib/report.js';
 import { measured, rssBytes, treeRss, type RssTrace } from './lib/sample.js';
 import { runWrk, writeWrkScript, wrkVersion, type WrkRun } from './lib/wrk.js';
+import { stalledReaders as stalledReadersAt } from '../test/helpers/stalled-readers.js';
 
 const MiB = 1024 * 1024;
 const MB = 1e6;
@@ -350,38 +351,14 @@ async function benchConnections(
   };
 }
 
-/**
- * `n` clients that ask for `path` and never read the answer: a 'readable' listener and no read(),
- * so node buffers up to its high-water mark and stops reading, and the kernel buffers fill up.
- * Resolves once every answer has started, or after 10 s; `started` counts those that did.
- */
-async function stalledReaders(
+/** `n` clients that ask for `path` and never read the answer (test/helpers/stalled-readers.ts), for 10 s at most. */
+function stalledReaders(
   url: string,
   path: string,
   n: number,
 ): Promise<{ sockets: Socket[]; started: number }> {
   const { hostname, port } = new URL(url);
-  const sockets: Socket[] = [];
-  let started = 0;
-  const waits: Promise<void>[] = [];
-  for (let i = 0; i < n; i++) {
-    const s = connect({ host: hostname, port: Number(port) });
-    s.on('error', () => undefined); // torn down when the measurement ends
-    sockets.push(s);
-    waits.push(
-      new Promise<void>((ok) =>
-        s.once('readable', () => {
-          started++;
-          ok();
-        }),
-      ),
-    );
-    s.write(`GET /${path} HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
-  }
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([Promise.all(waits), new Promise((ok) => (timer = setTimeout(ok, 10_000)))]);
-  clearTimeout(timer);
-  return { sockets, started };
+  return stalledReadersAt(hostname, Number(port), `/${path}`, n, 10_000);
 }
 
 /** One GET of the small file on a new connection: milliseconds, or undefined after GET_GIVE_UP_MS or a wrong answer. */

@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, truncate, writeFile } from 'node:fs/promises';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { ResultPromise } from 'execa';
 import { request } from 'undici';
@@ -25,6 +25,7 @@ import { DEFAULT_CHUNK_BYTES, READ_AHEAD_BUFFERS } from '../../src/server/static
 import { REPO_ROOT } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { createIsolatedNamespace, netnsUnavailable, type IsolatedNamespace } from '../helpers/netns.js';
+import { stalledReaders } from '../helpers/stalled-readers.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -43,38 +44,9 @@ async function servedTree(prefix: string): Promise<{ root: string; mid: Buffer }
   return { root, mid };
 }
 
-/**
- * `n` clients that ask for /images/big.img and never read the answer. Resolves once every one has
- * its answer's first bytes waiting unread (the server started each download), or after `ms`;
- * `started` counts those that did.
- */
-async function stalledClients(
-  host: string,
-  port: number,
-  n: number,
-  ms: number,
-): Promise<{ sockets: Socket[]; started: number }> {
-  const sockets: Socket[] = [];
-  let started = 0;
-  const waits: Promise<void>[] = [];
-  for (let i = 0; i < n; i++) {
-    const s = connect({ host, port });
-    s.on('error', () => undefined); // torn down at the end of the test
-    sockets.push(s);
-    // A 'readable' listener and no read(): node buffers up to its high-water mark, then stops
-    // reading the socket, and the kernel buffers fill up behind it.
-    waits.push(
-      new Promise<void>((ok) =>
-        s.once('readable', () => {
-          started++;
-          ok();
-        }),
-      ),
-    );
-    s.write(`GET /images/big.img HTTP/1.1\r\nHost: x\r\n\r\n`);
-  }
-  await Promise.race([Promise.all(waits), new Promise((ok) => setTimeout(ok, ms))]);
-  return { sockets, started };
+/** `n` clients that ask for /images/big.img and never read the answer (for `ms` at most). */
+function stalledClients(host: string, port: number, n: number, ms: number) {
+  return stalledReaders(host, port, '/images/big.img', n, ms);
 }
 
 /** GET (or HEAD) `url` with a deadline: status, body and milliseconds taken. */
