@@ -65,6 +65,8 @@ async function main(): Promise<void> {
         ...['mirror', 'plan', '-c', isc, '--workspace', `file://${join(work, 'ws')}`],
         `docker://${dst.reg.host}/ocp`,
         ...['--authfile', authFile, '--ca-file', src.reg.caFile, '--graph-url', up.graph.url],
+        // The lab's signature store (empty without a signer): nothing is asked of the internet.
+        ...['--signature-url', up.signatureStore.url],
         '--remove-signatures',
         '--json',
       ],
