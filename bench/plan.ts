@@ -33,6 +33,7 @@ async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'airgap-bench-plan-'));
   const src = await startBenchRegistry();
   const dst = await startBenchRegistry();
+  let stopUpstream = async (): Promise<void> => undefined;
   try {
     const versions = Array.from({ length: releases }, (_, i) => `4.18.${i + 1}`);
     process.stderr.write(`plan bench: building ${releases} releases × ${values.components} components…\n`);
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
       bundlesPerChannel: 1,
       risk: false,
     });
+    stopUpstream = () => up.stop();
     const isc = join(work, 'isc.yaml');
     await writeFile(
       isc,
@@ -84,7 +86,7 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   } finally {
-    await Promise.all([src.reg.stop(), dst.reg.stop()]);
+    await Promise.all([src.reg.stop(), dst.reg.stop(), stopUpstream()]);
     await rm(work, { recursive: true, force: true });
   }
 }
