@@ -127,15 +127,16 @@ const STALL_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * True when a peer accepted us and then sent nothing in time (a phase deadline of the agent
- * passed), as opposed to a connection that was refused or broke: the error or one it wraps.
+ * The code of the phase deadline that passed (`UND_ERR_HEADERS_TIMEOUT`, …) when a peer accepted
+ * us and then sent nothing in time, as opposed to a connection that was refused or broke: found on
+ * the error or one it wraps; undefined for any other error.
  */
-export function isStallError(e: unknown): boolean {
+export function stallCode(e: unknown): string | undefined {
   let cur: unknown = e;
   for (let i = 0; i < 5 && cur; i++) {
     const code = (cur as { code?: unknown }).code;
-    if (typeof code === 'string' && STALL_CODES.has(code)) return true;
+    if (typeof code === 'string' && STALL_CODES.has(code)) return code;
     cur = (cur as { cause?: unknown }).cause;
   }
-  return false;
+  return undefined;
 }

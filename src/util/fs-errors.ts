@@ -67,16 +67,15 @@ const WRITES = new Set([
 ]);
 
 /**
- * The AirgapError a file-system failure stands for, or undefined when `e` is not one. `what` says
- * what was being done ("writing the workspace"); the path comes from the error ({@link withPath}).
+ * The AirgapError a file-system failure stands for, or undefined when `e` is not one. The path
+ * comes from the error ({@link withPath}).
  */
-export function explainFsError(e: unknown, what?: string): AirgapError | undefined {
+export function explainFsError(e: unknown): AirgapError | undefined {
   const x = errnoOf(e);
   if (!x) return undefined;
   const path = x.path ?? '(a file whose path the system did not say)';
-  const doing = what ? `${what}: ` : '';
   const make = (code: string, message: string, hint: string) =>
-    new AirgapError(code, `${doing}${message}`, { hint, cause: e });
+    new AirgapError(code, message, { hint, cause: e });
   let code = x.code;
   let at = path;
   if (code === 'ENOENT' && x.syscall && WRITES.has(x.syscall) && x.path) {

@@ -8,7 +8,7 @@
  * happens, naming the registry and the request, so a silent wait is never silent on screen.
  */
 import { AirgapError, messageOf } from '../../util/errors.js';
-import { isStallError } from '../../net/retry.js';
+import { stallCode } from '../../net/retry.js';
 import { MirrorError } from '../errors.js';
 import { RegistryError } from './errors.js';
 
@@ -18,7 +18,7 @@ export const MAX_STALLS = 3;
 /** True for a stall: a phase deadline passed, or a source was too slow (copy/reader.ts). */
 export function isStall(e: unknown): boolean {
   return (
-    isStallError(e) ||
+    stallCode(e) !== undefined ||
     (e instanceof AirgapError &&
       (e.code === MirrorError.MIRROR_SOURCE_TOO_SLOW || e.code === MirrorError.REGISTRY_STALLED))
   );
@@ -28,19 +28,16 @@ export function isStall(e: unknown): boolean {
 export function stallReason(e: unknown, stallMs: number): string {
   if (e instanceof AirgapError) return messageOf(e);
   const secs = `${Math.round(stallMs / 100) / 10} s`;
-  let cur: unknown = e;
-  for (let i = 0; i < 5 && cur; i++) {
-    switch ((cur as { code?: unknown }).code) {
-      case 'UND_ERR_CONNECT_TIMEOUT':
-        return `no connection within ${secs}`;
-      case 'UND_ERR_HEADERS_TIMEOUT':
-        return `no response for ${secs}`;
-      case 'UND_ERR_BODY_TIMEOUT':
-        return `no bytes for ${secs}`;
-    }
-    cur = (cur as { cause?: unknown }).cause;
+  switch (stallCode(e)) {
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `no connection within ${secs}`;
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return `no response for ${secs}`;
+    case 'UND_ERR_BODY_TIMEOUT':
+      return `no bytes for ${secs}`;
+    default:
+      return messageOf(e);
   }
-  return messageOf(e);
 }
 
 /** The stalls of one registry. */
