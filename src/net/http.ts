@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { join } from 'node:path';
-import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import { AirgapError, usageError } from '../util/errors.js';
 import { isRetryableStatus, isTlsError, netErrorCode, waitBeforeRetry } from './retry.js';
 import { NetError } from './errors.js';
@@ -133,6 +133,23 @@ export function createAgent(host: string, opts: AgentOptions = {}): Dispatcher {
   return new Agent({ ...common, connect: tls });
 }
 
+/** A request's options without where it goes (the URL says that). */
+export type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path'>;
+
+/**
+ * One request to `url` through `dispatcher`. Every HTTP user in airgap goes through a dispatcher
+ * of its own (createAgent), so this is all of undici's `request` it needs; the release bundle
+ * then loads only undici's dispatchers, not its fetch, WebSocket and caches (scripts/undici-lean.mjs).
+ */
+export function requestOn(
+  dispatcher: Dispatcher,
+  url: string | URL,
+  opts: RequestOptions,
+): Promise<Dispatcher.ResponseData> {
+  const u = typeof url === 'string' ? new URL(url) : url;
+  return dispatcher.request({ ...opts, origin: u.origin, path: `${u.pathname}${u.search}` });
+}
+
 /** Options of {@link getJson}. */
 export interface GetJsonOptions extends AgentOptions {
   /** Accept header; default `application/json`. */
@@ -246,11 +263,10 @@ async function getOnce(
   try {
     let last = '';
     for (let attempt = 0; attempt <= retries; attempt++) {
-      let res: Awaited<ReturnType<typeof request>>;
+      let res: Dispatcher.ResponseData;
       try {
-        res = await request(target, {
+        res = await requestOn(agent, target, {
           method: 'GET',
-          dispatcher: agent,
           headers: { accept: opts.accept ?? 'application/json' },
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,

@@ -8,7 +8,7 @@ const MAX_TOKEN_RESPONSE = 1024 * 1024;
  * and dropped or refreshed when the registry refuses them (401). Parsing WWW-Authenticate is
  * challenge.ts; the failures are RegistryErrors naming where the credentials came from, never them.
  */
-import { request } from 'undici';
+import { requestOn } from '../../net/http.js';
 import { isRetryableRequestError, isRetryableStatus } from '../../net/retry.js';
 import { readBounded } from '../../net/body.js';
 import { findCredential, type Credential, type CredentialOptions } from '../auth/credentials.js';
@@ -257,16 +257,15 @@ export class RegistryAuth implements Authorizer {
             ...(ch.params.service ? { service: ch.params.service } : {}),
             ...(scopes.length ? { scope: scopes.join(' ') } : {}),
           });
-          res = await request(url, {
+          res = await requestOn(t.agent, url, {
             method: 'POST',
-            dispatcher: t.agent,
             headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': t.userAgent },
             body: form.toString(),
           });
         } else {
           const headers: Record<string, string> = { 'user-agent': t.userAgent };
           if (cred?.username && cred.password !== undefined) headers.authorization = basic(cred);
-          res = await request(url, { method: 'GET', dispatcher: t.agent, headers });
+          res = await requestOn(t.agent, url, { method: 'GET', headers });
         }
       } catch (e) {
         if (attempt < t.attempts && isRetryableRequestError(e)) {

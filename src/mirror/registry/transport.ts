@@ -5,8 +5,8 @@
  * Authentication is asked of an {@link Authorizer} (auth.ts); what the answers mean is client.ts. A
  * registry that stops answering is counted and given up by stalls.ts.
  */
-import { request, type Dispatcher } from 'undici';
-import { createAgent, DEFAULT_STALL_TIMEOUT_MS, type AgentOptions } from '../../net/http.js';
+import type { Dispatcher } from 'undici';
+import { createAgent, DEFAULT_STALL_TIMEOUT_MS, requestOn, type AgentOptions } from '../../net/http.js';
 import { isRetryableRequestError, isRetryableStatus, waitBeforeRetry } from '../../net/retry.js';
 import { AirgapError } from '../../util/errors.js';
 import { parseChallenge, type Challenge } from './challenge.js';
@@ -261,9 +261,8 @@ export class RegistryTransport {
     if (auth) headers.authorization = auth;
     let url = this.url(req.path);
     for (let hops = 0; ; hops++) {
-      const res = await request(url, {
+      const res = await requestOn(this.agent, url, {
         method: req.method,
-        dispatcher: this.agent,
         headers,
         body: req.body as Dispatcher.RequestOptions['body'],
       });

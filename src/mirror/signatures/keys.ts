@@ -4,7 +4,7 @@
  * keyring (OKD, a site's own signer) is given with --release-keyring.
  */
 import { readFile } from 'node:fs/promises';
-import * as openpgp from 'openpgp';
+import type * as OpenPGP from 'openpgp';
 import { unreadableReason, usageError } from '../../util/errors.js';
 import { MirrorError } from '../errors.js';
 
@@ -52,8 +52,18 @@ ycyA/9H/mp/NUSNM2cqnBDcZ6GhlHt59zWtEveiuU5fpTbp4GVcFXbW8jStj8j8z
 export const REDHAT_RELEASE_KEY_2_FINGERPRINT = '567E347AD0044ADE55BA8A5F199E2F91FD431D51';
 
 /** Public keys to verify release signatures with, and where they came from. */
+let loaded: Promise<typeof OpenPGP> | undefined;
+
+/**
+ * OpenPGP.js, loaded on first use: it is large, and most runs verify no GPG signature (a Sigstore
+ * signature is checked with node's crypto), so they never pay for loading it.
+ */
+export function openpgpLib(): Promise<typeof OpenPGP> {
+  return (loaded ??= import('openpgp'));
+}
+
 export interface Keyring {
-  keys: openpgp.PublicKey[];
+  keys: OpenPGP.PublicKey[];
   /** Upper-case hex fingerprints of the primary keys. */
   fingerprints: string[];
   /** `the Red Hat release key (shipped)`, or the files given. */
@@ -63,10 +73,10 @@ export interface Keyring {
 /** The shipped Red Hat key, or the keys in the given files (armored or binary, one or many each). */
 export async function loadKeyring(files?: string[]): Promise<Keyring> {
   if (!files || files.length === 0) {
-    const keys = await openpgp.readKeys({ armoredKeys: REDHAT_RELEASE_KEY_2 });
+    const keys = await (await openpgpLib()).readKeys({ armoredKeys: REDHAT_RELEASE_KEY_2 });
     return keyringOf(keys, 'the Red Hat release key (shipped with airgap)');
   }
-  const keys: openpgp.Key[] = [];
+  const keys: OpenPGP.Key[] = [];
   for (const file of files) keys.push(...(await readKeyFile(file)));
   return keyringOf(keys, files.join(', '));
 }
@@ -76,7 +86,7 @@ export async function keyringFromKeys(keys: string | Uint8Array, source = 'the p
   return keyringOf(await parseKeys(keys), source);
 }
 
-async function readKeyFile(file: string): Promise<openpgp.Key[]> {
+async function readKeyFile(file: string): Promise<OpenPGP.Key[]> {
   let bytes: Buffer;
   try {
     bytes = await readFile(file);
@@ -103,7 +113,8 @@ async function readKeyFile(file: string): Promise<openpgp.Key[]> {
 }
 
 /** Armored (with any text around the block, as key files often have) or binary OpenPGP keys. */
-async function parseKeys(data: string | Uint8Array): Promise<openpgp.Key[]> {
+async function parseKeys(data: string | Uint8Array): Promise<OpenPGP.Key[]> {
+  const openpgp = await openpgpLib();
   const text = typeof data === 'string' ? data : Buffer.from(data).toString('latin1');
   if (text.includes('-----BEGIN PGP PUBLIC KEY BLOCK-----'))
     return openpgp.readKeys({
@@ -113,8 +124,8 @@ async function parseKeys(data: string | Uint8Array): Promise<openpgp.Key[]> {
 }
 
 /** The public half of each key (a secret key given by mistake verifies as its public key), each once. */
-function keyringOf(keys: openpgp.Key[], source: string): Keyring {
-  const unique = new Map<string, openpgp.PublicKey>();
+function keyringOf(keys: OpenPGP.Key[], source: string): Keyring {
+  const unique = new Map<string, OpenPGP.PublicKey>();
   for (const k of keys) unique.set(k.getFingerprint().toUpperCase(), k.toPublic());
   return { keys: [...unique.values()], fingerprints: [...unique.keys()], source };
 }

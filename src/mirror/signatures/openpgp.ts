@@ -3,20 +3,20 @@
  * literal data is a simple-signing document ("atomic container signature"), made by a key of the
  * keyring. OpenPGP.js does the cryptography; what is signed is read by simple-signing.ts.
  */
-import * as openpgp from 'openpgp';
-import type { Keyring } from './keys.js';
+import type * as OpenPGP from 'openpgp';
+import { openpgpLib, type Keyring } from './keys.js';
 import { ATOMIC_SIGNATURE_TYPE, parseSimpleSigning, type SignedClaim } from './simple-signing.js';
 
 export type ReleaseSignatureCheck =
   { ok: true; claim: SignedClaim; fingerprint: string } | { ok: false; reason: string };
 
 /** Upper-case hex key ids of the keys that say they made the message's signatures. */
-function signerKeyIds(message: openpgp.Message<Uint8Array>): string[] {
+function signerKeyIds(message: OpenPGP.Message<Uint8Array>): string[] {
   return message.getSigningKeyIDs().map((id) => id.toHex().toUpperCase());
 }
 
 /** The keyring key (primary or subkey) with this key id, by its primary fingerprint. */
-function keyringFingerprint(keyring: Keyring, keyId: openpgp.KeyID): string | undefined {
+function keyringFingerprint(keyring: Keyring, keyId: OpenPGP.KeyID): string | undefined {
   return keyring.keys
     .find((k) => k.getKeys(keyId).length > 0)
     ?.getFingerprint()
@@ -33,7 +33,8 @@ export async function verifyReleaseSignature(
   bytes: Uint8Array,
   keyring: Keyring,
 ): Promise<ReleaseSignatureCheck> {
-  let message: openpgp.Message<Uint8Array>;
+  const openpgp = await openpgpLib();
+  let message: OpenPGP.Message<Uint8Array>;
   try {
     message = await openpgp.readMessage({ binaryMessage: bytes });
   } catch (e) {
@@ -44,7 +45,7 @@ export async function verifyReleaseSignature(
   }
   const signers = signerKeyIds(message);
   const who = signers.length > 0 ? `key ${signers.join(', ')}` : 'an unknown key';
-  let result: Awaited<ReturnType<typeof openpgp.verify<Uint8Array>>>;
+  let result: Awaited<ReturnType<typeof OpenPGP.verify<Uint8Array>>>;
   try {
     // expectSigned: rejects an unsigned message and one where no signature verifies.
     result = await openpgp.verify({
