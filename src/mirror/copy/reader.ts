@@ -1,4 +1,6 @@
+import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { chunksOf } from '../../net/body.js';
 import { AirgapError, hasCode, messageOf } from '../../util/errors.js';
 import { DEFAULT_STALL_TIMEOUT_MS } from '../../net/http.js';
 import { formatBytes } from '../../util/progress.js';
@@ -149,7 +151,8 @@ export class ResumableReader {
             return undefined;
           }
           this.body = body;
-          this.it = body[Symbol.asyncIterator]();
+          // A stream is read chunk by chunk as it arrives (no joined copies: chunksOf says why).
+          this.it = body instanceof Readable ? chunksOf(body) : body[Symbol.asyncIterator]();
           let skip = this.position - start;
           while (skip > 0) {
             const r = await this.it.next();
