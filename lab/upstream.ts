@@ -21,6 +21,7 @@ import { signImage } from './cosign.js';
 import type { GpgSigner } from './gpg.js';
 import { startGraphServer, type GraphServer } from './graph-server.js';
 import { startSignatureStore, type SignatureStore } from './signature-store.js';
+import { writeRegistryStorage } from './registry-storage.js';
 import { buildImages } from './images.js';
 import { buildReleasePayload } from './release.js';
 
@@ -30,8 +31,12 @@ export const CATALOG_REPO = 'redhat/redhat-operator-index';
 export const UBI_REPO = 'ubi9/ubi';
 
 export interface UpstreamOptions {
-  /** The registry to fill (`host:port`), with what it takes to push there. */
-  registry: { host: string; caFile: string; authFile: string };
+  /**
+   * The registry to fill (`host:port`), with what it takes to push there. With `storageDir` (a lab
+   * registry's own storage) the content is written there instead of pushed: same result, minutes
+   * faster for thousands of images (lab/registry-storage.ts).
+   */
+  registry: { host: string; caFile: string; authFile: string; storageDir?: string };
   /** Scratch directory for the layout and the catalog tree. */
   dir: string;
   /** Release versions of one channel, ascending (`4.18.1`, `4.18.2`, …). */
@@ -100,6 +105,35 @@ function refOf(e: LayoutEntry): { repo: string; ref: string } {
   if (at > 0) return { repo: e.refName.slice(0, at), ref: e.refName.slice(at + 1) };
   const colon = e.refName.lastIndexOf(':');
   return { repo: e.refName.slice(0, colon), ref: e.refName.slice(colon + 1) };
+}
+
+/** Push every entry of `layout` into the registry with the copy engine; returns the bytes moved. */
+async function pushLayout(registry: UpstreamOptions['registry'], layout: OciLayout): Promise<number> {
+  const host = registry.host;
+  const client = new RegistryClient(host, {
+    caFiles: [registry.caFile],
+    certDirs: [],
+    credentials: { authFile: registry.authFile },
+  });
+  const src = new LayoutEndpoint(layout);
+  const dst = new RegistryEndpoint(client);
+  try {
+    const summary = await new CopyEngine({ parallel: 8 }).run(
+      (await layout.entries()).map((e) => {
+        const { repo, ref } = refOf(e);
+        return {
+          source: { endpoint: src, repo, ref },
+          dest: { endpoint: dst, repo, ref },
+          digest: e.descriptor.digest,
+        };
+      }),
+    );
+    const failed = summary.images.find((i) => i.status === 'failed');
+    if (failed) throw new Error(`seeding ${host} failed: ${failed.destination}: ${failed.error?.message}`);
+    return summary.bytes;
+  } finally {
+    await client.close();
+  }
 }
 
 /** A CoreOS stream shaped like installer-coreos-rhel-9.stream.json, naming `kubevirt` as the container disk. */
@@ -229,31 +263,13 @@ export async function buildUpstream(o: UpstreamOptions): Promise<Upstream> {
       signed.push(`${host}/${repo}@${digest}`);
     }
   }
-  const client = new RegistryClient(host, {
-    caFiles: [o.registry.caFile],
-    certDirs: [],
-    credentials: { authFile: o.registry.authFile },
-  });
-  const src = new LayoutEndpoint(layout);
-  const dst = new RegistryEndpoint(client);
-  let bytes = 0;
-  try {
-    const summary = await new CopyEngine({ parallel: 8 }).run(
-      (await layout.entries()).map((e) => {
-        const { repo, ref } = refOf(e);
-        return {
-          source: { endpoint: src, repo, ref },
-          dest: { endpoint: dst, repo, ref },
-          digest: e.descriptor.digest,
-        };
-      }),
-    );
-    const failed = summary.images.find((i) => i.status === 'failed');
-    if (failed) throw new Error(`seeding ${host} failed: ${failed.destination}: ${failed.error?.message}`);
-    bytes = summary.bytes;
-  } finally {
-    await client.close();
-  }
+  const bytes = o.registry.storageDir
+    ? await writeRegistryStorage(
+        o.registry.storageDir,
+        layout,
+        (await layout.entries()).map((e) => ({ ...refOf(e), digest: e.descriptor.digest })),
+      )
+    : await pushLayout(o.registry, layout);
 
   const nodes = releases.map((r) => ({
     version: r.version,
