@@ -49,6 +49,8 @@ export interface ResolveOptions {
   graphBaseImage?: string;
   /** Sigstore and release signatures, and --secure-policy (src/mirror/signatures/plan.ts). */
   signatures?: SignatureOptions;
+  /** Source reads at once (--parallel, the copy's own bound); default 8. */
+  parallel?: number;
   progress: ProgressSink;
 }
 
@@ -121,6 +123,7 @@ export async function resolvePlan(o: ResolveOptions): Promise<MirrorPlan> {
         client: o.client,
         graphUrl: o.graphUrl,
         graphTls: o.graphTls,
+        parallel: o.parallel,
         progress: o.progress,
       }),
     );
@@ -151,6 +154,7 @@ export async function resolvePlan(o: ResolveOptions): Promise<MirrorPlan> {
         endpoint: o.endpoint,
         build,
         copy: o.copy,
+        parallel: o.parallel,
         progress: o.progress,
       }),
     );
@@ -168,7 +172,7 @@ export async function resolvePlan(o: ResolveOptions): Promise<MirrorPlan> {
     })),
     [],
   );
-  const limit = new Limiter(8);
+  const limit = new Limiter(o.parallel ?? 8);
   entries.push(
     ...(await Promise.all(
       additional.images.map((img, i) =>

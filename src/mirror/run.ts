@@ -242,6 +242,7 @@ function resolveConfig(run: Session): Promise<MirrorPlan> {
     client: (registry) => pool.get(registry, 'source', srcInsecure).client,
     endpoint: (registry) => pool.get(registry, 'source', srcInsecure),
     copy: (pairs) => run.engine.run(pairs),
+    parallel: o.parallel,
     graphUrl: o.graphUrl,
     graphTls: {
       caFiles: o.caFiles,
@@ -340,7 +341,11 @@ function sourceOf(
 async function measureDryRun(run: Session, report: MirrorReport, pairs: CopyPair[]): Promise<MirrorReport> {
   run.progress({ type: 'phase', name: 'measure', detail: `${pairs.length} images` });
   const { measurePairs } = await import('./copy/measure.js');
-  report.measure = await measurePairs(pairs, { arches: run.o.arches });
+  report.measure = await measurePairs(pairs, {
+    arches: run.o.arches,
+    parallel: run.o.parallel,
+    progress: run.progress,
+  });
   report.measure.images.forEach((m, i) => {
     const entry = report.plan[i]!;
     entry.bytes = m.bytes;

@@ -2,6 +2,7 @@ import { AirgapError } from '../../util/errors.js';
 import type { Descriptor, ManifestData } from '../manifest.js';
 import { OciLayout } from '../layout/store.js';
 import { RegistryClient } from '../registry/client.js';
+import { RegistryError } from '../registry/errors.js';
 import { uploadBlob } from './blob-upload.js';
 import type { Journal } from './journal.js';
 import { ResumableReader, type BlobOpener } from './reader.js';
@@ -37,6 +38,11 @@ export interface Endpoint {
   mount(repo: string, digest: string, fromRepo: string): Promise<boolean>;
   /** Whether `repo` holds the blob (for plans: what a run would not have to send). */
   hasBlob(repo: string, digest: string): Promise<boolean>;
+  /**
+   * Every tag of `repo` (empty when the repository does not exist), or undefined when the endpoint
+   * cannot say; for plans, so that one listing answers for every tag it does not hold.
+   */
+  tags(repo: string): Promise<Set<string> | undefined>;
   close(): Promise<void>;
 }
 
@@ -76,6 +82,16 @@ export class RegistryEndpoint implements Endpoint {
 
   hasBlob(repo: string, digest: string): Promise<boolean> {
     return this.client.hasBlob(repo, digest);
+  }
+
+  async tags(repo: string): Promise<Set<string> | undefined> {
+    try {
+      return new Set(await this.client.listTags(repo));
+    } catch (e) {
+      // A repository nobody pushed to yet.
+      if (e instanceof RegistryError && e.hasRegistryCode('NAME_UNKNOWN')) return new Set();
+      return undefined; // cannot list (denied, not supported): every tag is asked for itself
+    }
   }
 
   async mount(repo: string, digest: string, fromRepo: string): Promise<boolean> {
@@ -176,6 +192,10 @@ export class LayoutEndpoint implements Endpoint {
 
   hasBlob(_repo: string, digest: string): Promise<boolean> {
     return this.layout.hasBlob(digest);
+  }
+
+  async tags(): Promise<undefined> {
+    return undefined; // index.json answers each name at once (resolve)
   }
 
   async close(): Promise<void> {}

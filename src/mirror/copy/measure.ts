@@ -2,10 +2,12 @@
  * What a copy would move, without moving it: for each pair, the manifests are read from the source
  * (children of an index too, filtered by architecture like the engine) and the destination is asked
  * whether the image, or each of its blobs, is already there. Blobs shared by images count once.
+ * A channel with full: true measures 15,000 images: see measurePairs for how few questions that takes.
  */
 import { isAirgapError, messageOf } from '../../util/errors.js';
 import { Limiter } from '../../util/limit.js';
-import { blobsOf, matchesArch, parseManifest } from '../manifest.js';
+import { blobsOf, matchesArch, parseManifest, type ManifestData } from '../manifest.js';
+import { noProgress, type ProgressSink } from '../../util/progress.js';
 import type { CopyPair } from './engine.js';
 
 export interface PairMeasure {
@@ -30,53 +32,107 @@ export interface PlanMeasure {
   bytesToMove: number;
 }
 
-/** Measure pairs; a pair whose source cannot be read gets an `error` and counts nothing. */
+/** The number of reads at once when the caller gives none: the copy engine's image parallelism. */
+const DEFAULT_PARALLEL = 16;
+
+/** Each key's work done once per measure, however many images ask. */
+class Once<T> {
+  private readonly done = new Map<string, Promise<T>>();
+  get(key: string, work: () => Promise<T>): Promise<T> {
+    let p = this.done.get(key);
+    if (!p) {
+      p = work();
+      this.done.set(key, p);
+    }
+    return p;
+  }
+}
+
+/**
+ * Measure pairs; a pair whose source cannot be read gets an `error` and counts nothing.
+ *
+ * Every question is asked once per run, `parallel` at a time: a source manifest by its digest
+ * (a channel's releases share components), a destination blob by repository and digest (images
+ * share base layers), a destination repository's tags by one listing. A tag the listing does not
+ * hold is absent without a request of its own; a repository with no tag at all (a first run) is
+ * taken to hold none of the blobs, so an empty destination costs one request per repository
+ * instead of one per blob (an interrupted first run may have left some: the copy finds and skips
+ * those, so the plan's bytes to move can only be high, never low).
+ */
 export async function measurePairs(
   pairs: CopyPair[],
-  opts: { arches?: string[]; parallel?: number } = {},
+  opts: { arches?: string[]; parallel?: number; progress?: ProgressSink } = {},
 ): Promise<PlanMeasure> {
-  const limit = new Limiter(opts.parallel ?? 8);
+  const progress = opts.progress ?? noProgress;
+  progress({ type: 'items-total', total: pairs.length });
+  const limit = new Limiter(opts.parallel ?? DEFAULT_PARALLEL);
   const sizes = new Map<string, number>();
   const present = new Set<string>();
+  const manifests = new Once<ManifestData>();
+  const blobChecks = new Once<boolean>();
+  const tagLists = new Once<Set<string> | undefined>();
+
+  const sourceManifest = (p: CopyPair, ref: string, top: boolean) =>
+    manifests.get(`${p.source.endpoint.id}|${p.source.repo}|${ref}|${top}`, () =>
+      limit.run(() => p.source.endpoint.getManifest(p.source.repo, ref, top)),
+    );
+  const destTags = (p: CopyPair) =>
+    tagLists.get(`${p.dest.endpoint.id}|${p.dest.repo}`, () =>
+      limit.run(() => p.dest.endpoint.tags(p.dest.repo)),
+    );
+  /** Whether the destination tag already names the pinned digest. */
+  const alreadyThere = async (p: CopyPair): Promise<boolean> => {
+    if (p.digest === undefined) return false;
+    const listed = p.dest.ref.startsWith('sha256:') ? undefined : await destTags(p);
+    if (listed && !listed.has(p.dest.ref)) return false;
+    return (await limit.run(() => p.dest.endpoint.headManifest(p.dest.repo, p.dest.ref, true))) === p.digest;
+  };
+  const blobThere = async (p: CopyPair, digest: string): Promise<boolean> => {
+    const listed = await destTags(p);
+    if (listed && listed.size === 0) return false; // nothing was ever pushed here
+    return blobChecks.get(`${p.dest.endpoint.id}|${p.dest.repo}|${digest}`, () =>
+      limit.run(() => p.dest.endpoint.hasBlob(p.dest.repo, digest).catch(() => false)),
+    );
+  };
+
+  const measurePair = async (p: CopyPair): Promise<PairMeasure> => {
+    try {
+      const [done, top] = await Promise.all([alreadyThere(p), sourceManifest(p, p.source.ref, true)]);
+      const parsed = parseManifest(top.bytes, top.mediaType, p.source.ref);
+      const images =
+        parsed.kind === 'index'
+          ? await Promise.all(
+              parsed.manifests
+                .filter((d) => matchesArch(d, opts.arches))
+                .map(async (d) => {
+                  const m = await sourceManifest(p, d.digest, false);
+                  return parseManifest(m.bytes, m.mediaType, d.digest);
+                }),
+            )
+          : [parsed];
+      const blobs = images.flatMap((m) => (m.kind === 'image' ? blobsOf(m) : []));
+      for (const b of blobs) sizes.set(b.digest, b.size);
+      const there = await Promise.all(
+        blobs.map((b) => (done || present.has(b.digest) ? true : blobThere(p, b.digest))),
+      );
+      blobs.forEach((b, i) => there[i] && present.add(b.digest));
+      return { bytes: blobs.reduce((n, b) => n + b.size, 0), blobs: blobs.length, present: done };
+    } catch (e) {
+      return { bytes: 0, blobs: 0, present: false, error: isAirgapError(e) ? e.message : messageOf(e) };
+    }
+  };
+
   const images = await Promise.all(
-    pairs.map((p) =>
-      limit.run(async (): Promise<PairMeasure> => {
-        try {
-          const done =
-            p.digest !== undefined &&
-            (await p.dest.endpoint.headManifest(p.dest.repo, p.dest.ref, true)) === p.digest;
-          const top = await p.source.endpoint.getManifest(p.source.repo, p.source.ref, true);
-          const parsed = parseManifest(top.bytes, top.mediaType, p.source.ref);
-          const manifests =
-            parsed.kind === 'index'
-              ? await Promise.all(
-                  parsed.manifests
-                    .filter((d) => matchesArch(d, opts.arches))
-                    .map(async (d) => {
-                      const m = await p.source.endpoint.getManifest(p.source.repo, d.digest, false);
-                      return parseManifest(m.bytes, m.mediaType, d.digest);
-                    }),
-                )
-              : [parsed];
-          let bytes = 0;
-          let blobs = 0;
-          for (const m of manifests) {
-            if (m.kind !== 'image') continue;
-            for (const b of blobsOf(m)) {
-              bytes += b.size;
-              blobs++;
-              sizes.set(b.digest, b.size);
-              if (done || present.has(b.digest)) present.add(b.digest);
-              else if (await p.dest.endpoint.hasBlob(p.dest.repo, b.digest).catch(() => false))
-                present.add(b.digest);
-            }
-          }
-          return { bytes, blobs, present: done };
-        } catch (e) {
-          return { bytes: 0, blobs: 0, present: false, error: isAirgapError(e) ? e.message : messageOf(e) };
-        }
-      }),
-    ),
+    pairs.map(async (p): Promise<PairMeasure> => {
+      const m = await measurePair(p);
+      progress({
+        type: 'item-done',
+        ok: m.error === undefined,
+        name: p.dest.endpoint.display(p.dest.repo, p.dest.ref),
+        ...(m.error ? { message: m.error } : {}),
+      });
+      return m;
+    }),
   );
   let bytes = 0;
   let presentBytes = 0;

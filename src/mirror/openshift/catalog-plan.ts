@@ -35,6 +35,8 @@ export interface CatalogPlanContext {
   build: OciLayout;
   /** Run the copy engine (into the build layout). */
   copy(pairs: CopyPair[]): Promise<CopySummary>;
+  /** Source reads at once (--parallel); default 8. */
+  parallel?: number;
   progress: ProgressSink;
 }
 
@@ -184,7 +186,7 @@ async function planBundleImages(
       if (!images.has(ri.image)) images.set(ri.image, { kind: 'related', context: ctxName });
     }
   }
-  const limit = new Limiter(8);
+  const limit = new Limiter(ctx.parallel ?? 8);
   return Promise.all(
     [...images].map(([image, info]) =>
       limit.run(async (): Promise<PlanEntry> => {

@@ -44,6 +44,8 @@ export interface ReleasePlanContext {
   /** `--graph-url`; else UPDATE_URL_OVERRIDE, else the public service (OKD's for okd channels). */
   graphUrl?: string;
   graphTls?: TlsOptions;
+  /** Payloads read at once (--parallel); default 8. */
+  parallel?: number;
   progress: ProgressSink;
 }
 
@@ -143,7 +145,7 @@ async function wantedReleases(
   return wanted;
 }
 
-/** How many release payloads are read at once (each is a manifest, a config and a small layer). */
+/** How many release payloads are read at once by default (each is a manifest, a config and a small layer). */
 const PAYLOAD_READS = 8;
 
 /** One release's payload, read (the network part of planning it). */
@@ -252,7 +254,7 @@ export async function planReleases(platform: Platform, ctx: ReleasePlanContext):
   };
   // Payloads are read in parallel (a channel with full: true names a hundred), then planned in
   // the order the graph gave, so the plan is the same however the reads finish.
-  const limit = new Limiter(PAYLOAD_READS);
+  const limit = new Limiter(ctx.parallel ?? PAYLOAD_READS);
   const read = await Promise.all(wanted.map((w) => limit.run(() => readRelease(w, ctx))));
   wanted.forEach((w, i) => planRelease(w, read[i]!, platform, out, add));
   return out;
