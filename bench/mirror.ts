@@ -23,7 +23,7 @@
  * included (node + oclif for airgap, every skopeo process of the loop). Registry CPU is reported
  * too: on a small machine the registries' TLS and hashing compete with the tool for the cores.
  *
- * Usage: node build/bench/mirror.js [--scale 0.1] [--no-big | --big] [--big-mib 2048] [--cli path/to/bin/run.js]
+ * Usage: node build/bench/mirror.js [--scale 0.1] [--no-big | --big] [--big-mib 2048] [--cli path/to/bin/run.js | path/to/airgap-executable]
  *   --scale   fraction of the image count (0.1 for a quick run; the 2 GiB scenario is then skipped)
  *   --big     run the big-layer scenario even at --scale < 1 (--big-mib sets its size)
  *   --cli     benchmark another airgap build (e.g. a branch checked out elsewhere) against skopeo

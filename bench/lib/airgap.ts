@@ -3,7 +3,7 @@
  * with the engine's own summary of the run.
  */
 import { join } from 'node:path';
-import { statsOf, timed } from './proc.js';
+import { airgapCommand, statsOf, timed } from './proc.js';
 import type { EngineSummary, ToolRun } from './report.js';
 
 interface AirgapJson {
@@ -11,7 +11,7 @@ interface AirgapJson {
 }
 
 /**
- * Run `node <cli> mirror <args> --json` in `cwd`; throws unless it exits 0 with no failed image (a
+ * Run `<cli> mirror <args> --json` in `cwd` (a script on this Node, or the single executable); throws unless it exits 0 with no failed image (a
  * correctness failure, not a slow run).
  */
 export async function airgapMirror(
@@ -19,7 +19,8 @@ export async function airgapMirror(
   args: string[],
   opts: { scratch: string; cwd: string },
 ): Promise<ToolRun> {
-  const r = await timed(process.execPath, [cli, 'mirror', ...args, '--json'], {
+  const [cmd, pre] = airgapCommand(cli);
+  const r = await timed(cmd, [...pre, 'mirror', ...args, '--json'], {
     timeFile: join(opts.scratch, 'time.txt'),
     cwd: opts.cwd,
   });
