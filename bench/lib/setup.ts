@@ -9,7 +9,7 @@ import { CopyEngine } from '../../src/mirror/copy/engine.js';
 import { LayoutEndpoint, RegistryEndpoint } from '../../src/mirror/copy/endpoints.js';
 import { OciLayout } from '../../src/mirror/layout/store.js';
 import { clientFor } from '../../test/helpers/fixtures.js';
-import { startRegistry, type TestRegistry } from '../../test/helpers/registry.js';
+import { startRegistry, type RegistryTokenAuth, type TestRegistry } from '../../test/helpers/registry.js';
 import { findPid } from './proc.js';
 
 export interface BenchRegistry {
@@ -19,13 +19,15 @@ export interface BenchRegistry {
 }
 
 /**
- * A real registry (TLS + htpasswd) on 127.0.0.1 with its access log off: the log would cost the
- * registry and this process work on every request, and no method needs it.
+ * A real registry (TLS + htpasswd, or bearer tokens from a token server like quay's) on 127.0.0.1
+ * with its access log off: the log would cost the registry and this process work on every
+ * request, and no method needs it.
  */
-export async function startBenchRegistry(): Promise<BenchRegistry> {
+export async function startBenchRegistry(opts: { token?: RegistryTokenAuth } = {}): Promise<BenchRegistry> {
   const reg = await startRegistry({
     host: '127.0.0.1',
     extraConfig: { log: { accesslog: { disabled: true } } },
+    ...(opts.token ? { token: opts.token } : {}),
   });
   const pid = await findPid(['docker-registry', join(dirname(reg.storageDir), 'config.yml')]);
   return { reg, pid };
@@ -58,13 +60,18 @@ export async function push(reg: TestRegistry, layout: OciLayout, built: BuiltIma
   }
 }
 
-/** One auth.json holding the credentials of every registry given, as a bastion would have. */
-export async function mergedAuth(path: string, regs: TestRegistry[]): Promise<string> {
+/** One auth.json holding the credentials of every registry given (and `extra`), as a bastion would have. */
+export async function mergedAuth(
+  path: string,
+  regs: TestRegistry[],
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   const auths: Record<string, unknown> = {};
   for (const r of regs) {
     const doc = JSON.parse(await readFile(r.authFile, 'utf8')) as { auths: Record<string, unknown> };
     Object.assign(auths, doc.auths);
   }
+  Object.assign(auths, extra);
   await writeFile(path, JSON.stringify({ auths }, null, 2), { mode: 0o600 });
   return path;
 }
