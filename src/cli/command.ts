@@ -3,6 +3,14 @@ import { AirgapError, CommonError, isAirgapError, messageOf } from '../util/erro
 import { explainFsError } from '../util/fs-errors.js';
 
 /**
+ * What makes a flag repeatable: one value per use (`--ca-file a.crt --ca-file b.crt`), as
+ * oc-mirror's are. oclif's plain `multiple` takes every word after the flag up to the next flag,
+ * so `--ca-file ca.crt docker://host/ocp` swallowed the destination; every repeatable flag of
+ * every command spreads this instead (a test checks).
+ */
+export const REPEATABLE = { multiple: true, multipleNonGreedy: true } as const;
+
+/**
  * The base of every airgap command: `--verbose` and `--json`, and the one place where errors
  * become output. AirgapErrors print as `error [CODE]: what (where)` plus a hint, and exit 2 for
  * usage errors or 1 for failures; other errors print their message only. Stacks need --verbose.

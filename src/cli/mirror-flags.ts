@@ -8,6 +8,7 @@ import { Flags } from '@oclif/core';
 import type { MirrorOptions } from '../mirror/index.js';
 import { usageError, CommonError } from '../util/errors.js';
 import { renderProgress, type ProgressSink } from '../util/progress.js';
+import { REPEATABLE } from './command.js';
 
 /** `4` (GiB, like archiveSize), `500M`, `2G`, `100K`. */
 export function parseSize(v: string): number {
@@ -47,7 +48,7 @@ export const mirrorFlags = {
   }),
   'ca-file': Flags.string({
     description: 'PEM CA to trust for registries and the update service (repeatable).',
-    multiple: true,
+    ...REPEATABLE,
   }),
   'cert-dir': Flags.string({
     description: 'Directory laid out like /etc/containers/certs.d (<host:port>/ca.crt).',
@@ -62,7 +63,7 @@ export const mirrorFlags = {
   }),
   arch: Flags.string({
     description: 'Copy only these architectures of multi-arch images (repeatable).',
-    multiple: true,
+    ...REPEATABLE,
   }),
   parallel: Flags.integer({
     description: 'Blob transfers in flight at once, across all images.',
@@ -102,8 +103,7 @@ export const mirrorFlags = {
   'release-keyring': Flags.string({
     description:
       'OpenPGP public keys that release signatures must verify with (repeatable; armored or binary). Default: the Red Hat release key airgap ships.',
-    multiple: true,
-    multipleNonGreedy: true,
+    ...REPEATABLE,
   }),
   'secure-policy': Flags.boolean({
     description:

@@ -1,7 +1,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
-import { AirgapCommand } from '../cli/command.js';
+import { AirgapCommand, REPEATABLE } from '../cli/command.js';
 import { usageError, CommonError } from '../util/errors.js';
 import { DEFAULT_GRACE_MS, DEFAULT_PORT, serveImages, type RunningImageServer } from '../server/index.js';
 
@@ -40,7 +40,7 @@ export default class ServeImages extends AirgapCommand {
       char: 'a',
       description:
         'Listen on this IPv4 or IPv6 address, or on every address of this host name (repeatable). Default: every address, IPv4 and IPv6.',
-      multiple: true,
+      ...REPEATABLE,
     }),
     'tls-cert': Flags.string({
       description: 'PEM certificate to serve HTTPS with (fullchain.crt from `airgap certs issue`).',

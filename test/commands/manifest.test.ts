@@ -13,21 +13,29 @@ interface Manifest {
   commands: Record<string, { flags: Record<string, unknown> }>;
 }
 
-/** Every built command module: its id (`mirror plan`, topics joined by spaces) and its flag names. */
-async function builtCommands(): Promise<Map<string, string[]>> {
+type FlagDef = { multiple?: boolean; multipleNonGreedy?: boolean };
+
+/** Every built command module's flags (own and base), by command id (topics joined by colons). */
+async function builtFlags(): Promise<Map<string, Record<string, FlagDef>>> {
   const dir = join(REPO_ROOT, 'dist', 'commands');
-  const out = new Map<string, string[]>();
+  const out = new Map<string, Record<string, FlagDef>>();
   for (const entry of await readdir(dir, { recursive: true })) {
     if (!entry.endsWith('.js')) continue;
     const parts = relative(dir, join(dir, entry)).replace(/\.js$/, '').split(sep);
     if (parts.at(-1) === 'index') parts.pop();
     const mod = (await import(pathToFileURL(join(dir, entry)).href)) as {
-      default?: { flags?: Record<string, unknown>; baseFlags?: Record<string, unknown> };
+      default?: { flags?: Record<string, FlagDef>; baseFlags?: Record<string, FlagDef> };
     };
     if (!mod.default) continue;
-    const flags = { ...mod.default.baseFlags, ...mod.default.flags };
-    out.set(parts.join(':'), Object.keys(flags).sort());
+    out.set(parts.join(':'), { ...mod.default.baseFlags, ...mod.default.flags });
   }
+  return out;
+}
+
+/** Every built command: its id and its flag names. */
+async function builtCommands(): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  for (const [id, flags] of await builtFlags()) out.set(id, Object.keys(flags).sort());
   return out;
 }
 
@@ -40,6 +48,19 @@ describe('the command manifest', () => {
       const listed = Object.keys(manifest.commands[id]!.flags).filter((f) => f !== 'help');
       expect({ id, flags: listed.sort() }).toEqual({ id, flags: flags.filter((f) => f !== 'help') });
     }
+  });
+
+  it('every repeatable flag of every command takes one value per use (flags go in any order)', async () => {
+    const greedy: string[] = [];
+    let repeatable = 0;
+    for (const [id, flags] of await builtFlags())
+      for (const [name, f] of Object.entries(flags)) {
+        if (!f.multiple) continue;
+        repeatable++;
+        if (!f.multipleNonGreedy) greedy.push(`${id} --${name}`);
+      }
+    expect(repeatable).toBeGreaterThan(10);
+    expect(greedy).toEqual([]);
   });
 
   it('is what help reads: every topic and command is listed without loading them', async () => {

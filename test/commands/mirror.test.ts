@@ -183,6 +183,31 @@ describe('airgap mirror: bad input and partial failure', () => {
     }
   });
 
+  it('takes flags in any order: a repeatable flag before the destination does not swallow it', async () => {
+    const isc = await writeIsc(dir, [`${src.host}/ok/app:v1`]);
+    const ws = join(dir, 'ws-order');
+    // The issue's own example: --ca-file (repeatable) right before the destination; --arch too.
+    const r = await airgap([
+      'mirror',
+      '-c',
+      isc,
+      '--workspace',
+      `file://${ws}`,
+      '--authfile',
+      authFile,
+      '--ca-file',
+      src.caFile,
+      '--ca-file',
+      dst.caFile,
+      '--arch',
+      'amd64',
+      `docker://${dst.host}/order`,
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/Missing 1 required arg/);
+    expect(await skopeoDigest(`docker://${dst.skopeoHost}/order/ok/app:v1`, dst.skopeo)).toBe(good.digest);
+  });
+
   it('refuses to share a workspace with a live run, and takes over a lock left by a dead one', async () => {
     const isc = await writeIsc(dir, [`${src.host}/ok/app:v1`]);
     const ws = join(dir, 'locked-ws');

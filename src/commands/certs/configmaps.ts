@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { AirgapCommand } from '../../cli/command.js';
+import { AirgapCommand, REPEATABLE } from '../../cli/command.js';
 import {
   DEFAULT_HOSTED_CLUSTER_NAMESPACE,
   trustConfigMaps,
@@ -91,12 +91,12 @@ of an earlier run.`;
   static override flags = {
     ca: Flags.string({
       description: 'CA certificate (PEM) the registry certificate chains to; repeatable, all are trusted.',
-      multiple: true,
+      ...REPEATABLE,
     }),
     registry: Flags.string({
       description:
         'Registry to trust, host[:port] (or host[:port]=<CA PEM file> for its own CA); repeatable. Default: the mirror registries of the mapping.',
-      multiple: true,
+      ...REPEATABLE,
     }),
     'cluster-resources': Flags.string({
       description: "airgap mirror's <workspace>/cluster-resources directory (IDMS/ITMS files).",
@@ -104,15 +104,15 @@ of an earlier run.`;
     }),
     idms: Flags.string({
       description: 'ImageDigestMirrorSet YAML file (idms-oc-mirror.yaml); repeatable.',
-      multiple: true,
+      ...REPEATABLE,
     }),
     itms: Flags.string({
       description: 'ImageTagMirrorSet YAML file (itms-oc-mirror.yaml); repeatable.',
-      multiple: true,
+      ...REPEATABLE,
     }),
     mirror: Flags.string({
       description: 'A mapping by hand, source=mirror[@digest|@tag] (registry[/path] scopes); repeatable.',
-      multiple: true,
+      ...REPEATABLE,
     }),
     'hosted-cluster-namespace': Flags.string({
       description: 'Namespace of the HostedCluster, where user-ca-bundle goes.',

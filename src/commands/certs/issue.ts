@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Flags } from '@oclif/core';
-import { AirgapCommand } from '../../cli/command.js';
+import { AirgapCommand, REPEATABLE } from '../../cli/command.js';
 import { usageError, CommonError } from '../../util/errors.js';
 import { issueServerFiles } from '../../certs/index.js';
 import { KEY_TYPES, MAX_LEAF_DAYS, type KeyType } from '../../certs/index.js';
@@ -26,7 +26,7 @@ export default class CertsIssue extends AirgapCommand {
     'ca-key': Flags.string({ description: 'The CA key (instead of --ca).' }),
     san: Flags.string({
       description: 'A DNS name or IP address the certificate covers (repeatable, or comma-separated).',
-      multiple: true,
+      ...REPEATABLE,
       required: true,
     }),
     'common-name': Flags.string({ description: 'Subject CN (default: the first --san).' }),

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { AirgapCommand } from '../../cli/command.js';
+import { AirgapCommand, REPEATABLE } from '../../cli/command.js';
 import { verifyCertificate } from '../../certs/index.js';
 import { renderInfo } from '../../certs/index.js';
 
@@ -26,7 +26,7 @@ export default class CertsVerify extends AirgapCommand {
     ca: Flags.string({ description: 'The CA that should have issued it.' }),
     host: Flags.string({
       description: 'A DNS name or IP address it must cover (repeatable).',
-      multiple: true,
+      ...REPEATABLE,
     }),
     json: Flags.boolean({ description: 'Print the result as JSON.' }),
   };

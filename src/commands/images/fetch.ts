@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { AirgapCommand } from '../../cli/command.js';
+import { AirgapCommand, REPEATABLE } from '../../cli/command.js';
 import { usageError, CommonError } from '../../util/errors.js';
 import { tlsFlag } from '../../cli/mirror-flags.js';
 import { formatBytes, renderProgress } from '../../util/progress.js';
@@ -119,7 +119,7 @@ The downloads honour HTTPS_PROXY/NO_PROXY. TLS: --ca-file, --cert-dir
     arch: Flags.string({
       description:
         'Architecture: x86_64, aarch64, ppc64le, s390x (amd64, arm64), or all; repeatable. Default x86_64.',
-      multiple: true,
+      ...REPEATABLE,
     }),
     pxe: Flags.boolean({ description: 'Also fetch the PXE kernel and initramfs.' }),
     dir: Flags.string({
@@ -131,7 +131,7 @@ The downloads honour HTTPS_PROXY/NO_PROXY. TLS: --ca-file, --cert-dir
     }),
     'ca-file': Flags.string({
       description: 'PEM CA to trust for the registry, the stream URL and the download server (repeatable).',
-      multiple: true,
+      ...REPEATABLE,
     }),
     'cert-dir': Flags.string({
       description: 'Directory laid out like /etc/containers/certs.d (<host:port>/ca.crt).',

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { AirgapCommand } from '../../cli/command.js';
+import { AirgapCommand, REPEATABLE } from '../../cli/command.js';
 import {
   HOSTED_AGENT_PACKAGES,
   PRESETS,
@@ -100,7 +100,7 @@ existing file unless you add --force.`;
     }),
     channel: Flags.string({
       description: 'Release channel, like stable-4.18, fast-4.18, eus-4.18 or candidate-4.19 (repeatable).',
-      multiple: true,
+      ...REPEATABLE,
       delimiter: ',',
     }),
     'min-version': Flags.string({
@@ -123,7 +123,7 @@ existing file unless you add --force.`;
     }),
     arch: Flags.string({
       description: `Release payload architecture: ${ARCHITECTURES.join(', ')} (repeatable; default amd64 with channels).`,
-      multiple: true,
+      ...REPEATABLE,
       delimiter: ',',
     }),
     graph: Flags.boolean({
@@ -141,10 +141,10 @@ existing file unless you add --force.`;
     }),
     package: Flags.string({
       description: 'Operator package to mirror, name or name:channel (repeatable).',
-      multiple: true,
+      ...REPEATABLE,
       delimiter: ',',
     }),
-    image: Flags.string({ description: 'Additional image to mirror as it is (repeatable).', multiple: true }),
+    image: Flags.string({ description: 'Additional image to mirror as it is (repeatable).', ...REPEATABLE }),
     'with-odf': Flags.boolean({
       description: 'Add the OpenShift Data Foundation operators of the catalog minor.',
     }),
