@@ -12,7 +12,7 @@ import { MirrorError } from './errors.js';
 /** One argument of a mirror run, parsed. */
 export type Location = RegistryLocation | DirectoryLocation | LayoutLocation;
 
-/** `docker://host[:port][/prefix]` (or the same without `docker://`): a registry, images below `prefix`. */
+/** `docker://host[:port][/prefix]`: a registry, images below `prefix`. */
 export interface RegistryLocation {
   kind: 'registry';
   /** Host as used on the wire: `mirror.example.com:8443`, `[::1]:5000`, `localhost`. */
@@ -50,6 +50,7 @@ export type LocationRole = 'destination' | '--from' | '--workspace' | 'archive';
  * argument itself is checked.
  */
 export function locationKind(input: string): Location['kind'] {
+  requireScheme(input);
   if (input.startsWith('oci:')) return 'layout';
   if (input.startsWith('file://')) return 'directory';
   return 'registry';
@@ -74,7 +75,38 @@ export function parseLocation(input: string, role: LocationRole): Location {
   }
 }
 
+/** The schemes a destination is written with; without one, what was meant is a guess, so none is made. */
+const SCHEMES = ['docker://', 'file://', 'oci:'] as const;
+
+/**
+ * A destination says what it is: `/srv/arch` was taken for a registry (and reported as needing
+ * --workspace), `registry.example.com/x` silently was one. Without a scheme the error names the
+ * likely meaning: a path for what starts with /, ., ~ or has no host-like first part, else a registry.
+ */
+function requireScheme(input: string): void {
+  if (SCHEMES.some((s) => input.startsWith(s))) return;
+  const hint =
+    'a destination is docker://host[:port][/prefix] (a registry), file://<dir> (an archive) or oci:<dir> (an OCI layout)';
+  const other = /^([a-z][a-z0-9+.-]*):\/\//i.exec(input);
+  if (other)
+    throw usageError(
+      MirrorError.LOCATION_INVALID,
+      `the destination "${input}" has the scheme ${other[1]}://, which is not one airgap writes to`,
+      { hint },
+    );
+  const first = input.split('/')[0] ?? '';
+  const pathLike =
+    /^[/.~]/.test(input) || (!/[.:]/.test(first) && first !== 'localhost' && !first.startsWith('['));
+  const meant = pathLike
+    ? `file://${input} for an archive directory (or oci:${input} for an OCI layout)`
+    : `docker://${input} for a registry`;
+  throw usageError(MirrorError.LOCATION_INVALID, `the destination "${input}" has no scheme; write ${meant}`, {
+    hint,
+  });
+}
+
 function parseDestination(input: string): Location {
+  requireScheme(input);
   const t = parseTransport(input, 'destination');
   switch (t.transport) {
     case 'file':

@@ -31,8 +31,6 @@ describe('parseLocation: destinations it accepts', () => {
     ['docker://[::1]:5000/p', { kind: 'registry', registry: '[::1]:5000', prefix: 'p' }],
     ['docker://localhost', { kind: 'registry', registry: 'localhost', prefix: '' }],
     ['docker://localhost/mirror', { kind: 'registry', registry: 'localhost', prefix: 'mirror' }],
-    // Without docker:// a destination is still a registry (oc-mirror accepts it too).
-    ['mirror.example.com:8443/ocp', { kind: 'registry', registry: 'mirror.example.com:8443', prefix: 'ocp' }],
     ['file://dir', { kind: 'directory', path: 'dir' }],
     ['file:///abs/dir', { kind: 'directory', path: '/abs/dir' }],
     ['file://./rel/dir', { kind: 'directory', path: './rel/dir' }],
@@ -66,7 +64,27 @@ describe('parseLocation: destinations it refuses', () => {
       '"docker://noport/ocp" does not start with a registry host',
       'docker://host[:port][/prefix]',
     ],
-    ['noport', '"noport" does not start with a registry host', 'docker://host[:port][/prefix]'],
+    // Without a scheme nothing is guessed: the error says what was likely meant.
+    [
+      'mirror.example.com:8443/ocp',
+      'the destination "mirror.example.com:8443/ocp" has no scheme; write docker://mirror.example.com:8443/ocp for a registry',
+      'docker://host[:port][/prefix]',
+    ],
+    [
+      'localhost/mirror',
+      'the destination "localhost/mirror" has no scheme; write docker://localhost/mirror for a registry',
+      'file://<dir>',
+    ],
+    [
+      '/srv/arch',
+      'the destination "/srv/arch" has no scheme; write file:///srv/arch for an archive directory (or oci:/srv/arch for an OCI layout)',
+      'oci:<dir>',
+    ],
+    [
+      'noport',
+      'the destination "noport" has no scheme; write file://noport for an archive directory (or oci:noport for an OCI layout)',
+      'docker://host[:port][/prefix]',
+    ],
     [
       'docker://UPPER CASE',
       '"docker://UPPER CASE" does not start with a registry host',
@@ -82,10 +100,10 @@ describe('parseLocation: destinations it refuses', () => {
       '"docker://-bad.example.com/p" does not start with a registry host',
       'docker://host[:port][/prefix]',
     ],
-    // Another transport is not a host either.
+    // Another transport is not a destination.
     [
       'http://mirror.example.com',
-      '"http://mirror.example.com" does not start with a registry host',
+      'the destination "http://mirror.example.com" has the scheme http://, which is not one airgap writes to',
       'docker://host[:port][/prefix]',
     ],
     [
@@ -247,7 +265,11 @@ describe('workflowOf and resolveWorkflow', () => {
   it('workflowOf needs only the kinds of the Locations', () => {
     expect(workflowOf({ destination: 'oci:' })).toBe('mirrorToLayout');
     expect(workflowOf({ destination: 'file://' })).toBe('mirrorToDisk');
-    expect(workflowOf({ destination: 'UPPER CASE', workspace: 'x' })).toBe('mirrorToMirror');
+    expect(workflowOf({ destination: 'docker://UPPER CASE', workspace: 'x' })).toBe('mirrorToMirror');
     expect(workflowOf({ destination: 'docker://h:1', from: 'x' })).toBe('diskToMirror');
+    // A path without a scheme is named as such, not taken for a registry that needs --workspace.
+    expect(() => workflowOf({ destination: '/srv/arch' })).toThrow(
+      'the destination "/srv/arch" has no scheme; write file:///srv/arch',
+    );
   });
 });
