@@ -87,7 +87,7 @@ export async function getFollowingRedirects(
           {
             where: shownUrl(current),
             cause: e,
-            hint: `trust the CA that signed ${current.host} with --ca-file or certs.d/${current.host}/ca.crt`,
+            hint: `trust the CA that signed ${current.host}: install it into the system store (update-ca-trust), or give --ca-file or certs.d/${current.host}/ca.crt`,
           },
         );
       }

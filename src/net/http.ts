@@ -1,6 +1,7 @@
 /**
- * The one HTTP layer: an undici Agent per endpoint, configured from CA files, containers-style
- * `certs.d/<host:port>/` directories and an explicit opt-out of TLS verification. Registry, update
+ * The one HTTP layer: an undici Agent per endpoint, trusting the OS CA store (trust.ts),
+ * containers-style `certs.d/<host:port>/` directories and CA files together, with an explicit
+ * opt-out of TLS verification. Registry, update
  * graph and boot-image clients all get their dispatcher here. When to retry and how long to wait
  * is retry.ts.
  */
@@ -12,13 +13,17 @@ import { AirgapError, usageError } from '../util/errors.js';
 import { isRetryableStatus, isTlsError, netErrorCode, waitBeforeRetry } from './retry.js';
 import { NetError } from './errors.js';
 import { readBounded } from './body.js';
+import { systemTrust } from './trust.js';
 
 // The retry rule and the network-error helpers live in retry.ts; re-exported for existing importers.
 export { backoffMs, isTlsError, netErrorCode, retryAfterMs } from './retry.js';
 
-/** How to trust a server: extra CAs, certs.d directories, or (knowingly) no verification. */
+/**
+ * How to trust a server: the OS store (always), certs.d directories, extra CAs, or (knowingly) no
+ * verification.
+ */
 export interface TlsOptions {
-  /** Extra PEM CA files trusted in addition to the system roots (--ca-file). */
+  /** Extra PEM CA files trusted in addition to the OS store and certs.d (--ca-file). */
   caFiles?: string[];
   /**
    * Directories laid out like /etc/containers/certs.d: `<dir>/<host:port>/*.crt` are CAs,
@@ -83,14 +88,18 @@ export function certsDirMaterial(
 
 const contexts = new Map<string, SecureContext>();
 
-/** A TLS context for a set of extra CAs (and client certificate), built once per process. */
-function contextFor(cas: string[], cert?: string, key?: string): SecureContext | undefined {
-  if (cas.length === 0 && !cert) return undefined; // node's default context: the system roots
+/**
+ * A TLS context trusting, all together: the operating system's CA store (trust.ts; Node's own
+ * Mozilla roots when the host has none), the CAs of certs.d for the host, and --ca-file. Built
+ * once per process for each set.
+ */
+function contextFor(cas: string[], cert?: string, key?: string): SecureContext {
   const id = JSON.stringify([cas, cert ?? '', key ?? '']);
   let ctx = contexts.get(id);
   if (!ctx) {
+    const system = systemTrust().pems;
     ctx = createSecureContext({
-      ...(cas.length > 0 ? { ca: [...rootCertificates, ...cas] } : {}),
+      ca: [...(system.length > 0 ? system : rootCertificates), ...cas],
       ...(cert ? { cert, key } : {}),
     });
     contexts.set(id, ctx);
@@ -111,7 +120,7 @@ export function proxyFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
 export function createAgent(host: string, opts: AgentOptions = {}): Dispatcher {
   const extra = (opts.caFiles ?? []).map((f) => readPem(f, 'CA file'));
   const fromDirs = certsDirMaterial(host, opts.certDirs ?? DEFAULT_CERT_DIRS);
-  const custom = [...extra, ...fromDirs.cas];
+  const custom = [...fromDirs.cas, ...extra];
   // One TLS context per agent: building it parses every root certificate, which costs more CPU
   // than the handshake itself if done per connection.
   const secureContext = contextFor(custom, fromDirs.cert, fromDirs.key);
@@ -119,7 +128,7 @@ export function createAgent(host: string, opts: AgentOptions = {}): Dispatcher {
   const tls = {
     rejectUnauthorized: !opts.insecureSkipVerify,
     timeout: stall,
-    ...(secureContext ? { secureContext } : {}),
+    secureContext,
   };
   // One deadline per phase, none for the whole request: a 20 GiB layer may take an hour, but it
   // never goes `stall` ms without a byte.
@@ -277,7 +286,7 @@ async function getOnce(
           throw new AirgapError(`${prefix}_TLS`, `TLS verification failed for ${shown}: ${netErrorCode(e)}`, {
             where: shown,
             cause: e,
-            hint: `trust the CA that signed ${target.host} with --ca-file or certs.d/${target.host}/ca.crt`,
+            hint: `trust the CA that signed ${target.host}: install it into the system store (update-ca-trust), or give --ca-file or certs.d/${target.host}/ca.crt`,
           });
         }
         last = `${netErrorCode(e) ?? (e as Error).name}: ${(e as Error).message}`;

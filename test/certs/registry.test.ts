@@ -396,6 +396,9 @@ describe('airgap certs registry', () => {
       `cp ${out}/certs/ca.crt /etc/pki/ca-trust/source/anchors/${NAME}-registry-ca.crt`,
     );
     expect(lines).toContain('update-ca-trust extract');
+    expect(lines).toContain(
+      `mkdir -p /etc/containers/certs.d/${NAME}:8443 && cp ${out}/certs/ca.crt /etc/containers/certs.d/${NAME}:8443/ca.crt`,
+    );
     expect(install).toContain(`https://${NAME}:8443/v2/`);
     expect(install).not.toContain(PASSWORD);
   });

@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
-const BIN = resolve(REPO_ROOT, 'bin/run.js');
+/** The CLI the tests run (the checkout's bin/run.js). */
+export const BIN = resolve(REPO_ROOT, 'bin/run.js');
 
 export interface CliResult {
   exitCode: number;

@@ -81,8 +81,16 @@ export function installText(opts: {
 }): string {
   const { outDir, address, port, username } = opts;
   const anchor = `/etc/pki/ca-trust/source/anchors/${opts.host.host.replace(/[^\w.-]/g, '_')}-registry-ca.crt`;
+  const certsD = `/etc/containers/certs.d/${address}`;
   const trust = opts.trustFile
-    ? [`  cp ${opts.trustFile} ${anchor}`, '  update-ca-trust extract']
+    ? [
+        `  cp ${opts.trustFile} ${anchor}`,
+        '  update-ca-trust extract',
+        '',
+        '  or, for this registry only (containers tools and airgap read it; curl does not):',
+        '',
+        `  mkdir -p ${certsD} && cp ${opts.trustFile} ${certsD}/ca.crt`,
+      ]
     : [
         '  The certificate was not self-signed and no --ca was given: copy the CA that signed',
         `  ${join(outDir, REGISTRY_FILES.certificate)} to ${anchor}, then run: update-ca-trust extract`,
@@ -100,7 +108,7 @@ export function installText(opts: {
     '  systemctl daemon-reload',
     '  systemctl enable --now registry',
     '',
-    '2. Trust the registry CA on this bastion (podman, skopeo, curl and oc read the system trust):',
+    '2. Trust the registry CA on this bastion (airgap, podman, skopeo, curl and oc read the system trust):',
     '',
     ...trust,
     '',
