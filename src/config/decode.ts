@@ -61,6 +61,25 @@ export function withDefault<T>(decode: Decoder<T>, fallback: () => T): Field<T> 
 }
 
 /** A word for the type of a loaded YAML value, for messages. */
+/**
+ * What a value is, without the value: for a file not yet known to be the kind expected (any file
+ * given by mistake: /etc/passwd, a pull secret), whose content is never quoted.
+ */
+export function describeShape(raw: unknown): string {
+  if (raw === null || raw === undefined) return 'nothing';
+  if (Array.isArray(raw)) return 'a list';
+  if (typeof raw === 'object') return 'a mapping';
+  return `a ${typeof raw}`;
+}
+
+/**
+ * A header value (`kind`, `apiVersion`) as it may be quoted in a message: only when it is shaped
+ * like a type name. Anything else there is content of a file not known to be what was expected.
+ */
+export function shownHeader(raw: unknown): string | undefined {
+  return typeof raw === 'string' && /^[A-Za-z0-9][A-Za-z0-9./-]{0,62}$/.test(raw) ? raw : undefined;
+}
+
 export function describeType(raw: unknown): string {
   if (raw === null || raw === undefined) return 'nothing';
   if (Array.isArray(raw)) return 'a list';

@@ -6,8 +6,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { usageError, CommonError } from '../util/errors.js';
-import { IscErrorCode, loadImageSetConfig, unsupportedFields } from './isc/index.js';
-import type { ImageSetConfig } from './isc/types.js';
+import { IscErrorCode, ISC_KIND, loadImageSetConfig, unsupportedFields } from './isc/index.js';
+import type { ImageSetConfig } from './isc/index.js';
 import { parsePlan, type MirrorPlan } from './plan.js';
 import { configDigest } from './resolve.js';
 import type { Workflow } from './workflow.js';
@@ -36,16 +36,9 @@ export async function readRunInputs(
 
 /** Load the ImageSetConfiguration and refuse, with its position, any content this release cannot mirror yet. */
 export async function loadMirrorConfig(path: string): Promise<ImageSetConfig> {
-  const cfg = await loadImageSetConfig(path);
-  if (cfg.kind !== 'ImageSetConfiguration') {
-    throw usageError(
-      IscErrorCode.Kind,
-      `${path} is a ${cfg.kind}; mirroring needs an ImageSetConfiguration`,
-      {
-        hint: 'deleting mirrored images is not supported yet',
-      },
-    );
-  }
+  // The kind is checked before any field: a DeleteImageSetConfiguration is named as such, not
+  // reported for a problem inside it.
+  const cfg = await loadImageSetConfig(path, { kind: ISC_KIND });
   const unsupported = unsupportedFields(cfg, [
     'mirror.platform',
     '!mirror.platform.platforms',
@@ -64,7 +57,8 @@ export async function loadMirrorConfig(path: string): Promise<ImageSetConfig> {
         : `${u.path} (${u.where}) is not supported yet`,
     );
     throw usageError(IscErrorCode.Unsupported, lines.join('\n'), {
-      where: unsupported[0]!.where,
+      // Each position once: several lines name their own.
+      ...(unsupported.length === 1 ? { where: unsupported[0]!.where } : {}),
       hint: 'remove these fields: helm charts and sparse platform filtering (platforms) are not mirrored yet; use architectures for releases and --arch for images',
     });
   }

@@ -159,6 +159,31 @@ describe('airgap mirror: bad input and partial failure', () => {
     expect(r.stderr).toMatch(/mirror\.helm is not supported yet \(.*platform\.yaml:4:3\)/);
   });
 
+  it('names a file of the wrong kind before anything inside it, and each position once', async () => {
+    // A DeleteImageSetConfiguration with a field problem too: the kind is what is wrong with it here.
+    const disc = join(dir, 'delete.yaml');
+    await writeFile(
+      disc,
+      'kind: DeleteImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\ndelete:\n  platform:\n    channels:\n      - name: stable-4.18\n        minVersion: 4.18.9\n        maxVersion: 4.18.1\n',
+    );
+    const wrong = await airgap(['mirror', '-c', disc, `file://${dir}/out`]);
+    expect(wrong.exitCode).toBe(2);
+    expect(wrong.stderr).toContain(
+      `error [ISC_KIND]: ${disc} is a DeleteImageSetConfiguration; mirroring needs an ImageSetConfiguration (${disc}:1:7)`,
+    );
+    expect(wrong.stderr).not.toContain('swap');
+    // Two unsupported fields: each line names its place, and no place is printed twice.
+    const two = join(dir, 'two.yaml');
+    await writeFile(
+      two,
+      'kind: ImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\nmirror:\n  helm:\n    local:\n      - name: a\n        path: a.tgz\n  platform:\n    channels:\n      - name: stable-4.18\n    platforms: [{ os: linux, architecture: amd64 }]\n',
+    );
+    const r = await airgap(['mirror', '-c', two, `file://${dir}/out`]);
+    expect(r.exitCode).toBe(2);
+    for (const at of ['two.yaml:4:3', 'two.yaml:11:5'])
+      expect(r.stderr.split(at).length - 1, `${at} in\n${r.stderr}`).toBe(1);
+  });
+
   it('usage errors exit 2 with a hint', async () => {
     const isc = await writeIsc(dir, [`${src.host}/ok/app:v1`]);
     const cases: [string[], RegExp][] = [

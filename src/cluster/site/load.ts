@@ -8,6 +8,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { loadYamlWithPositions } from '../../config/positions.js';
 import { Problems } from '../../config/problems.js';
+import { describeShape } from '../../config/decode.js';
 import { unreadableReason, usageError } from '../../util/errors.js';
 import { hostsSection } from './hosts.js';
 import { SITE_DECODE_CODES, SiteErrorCode, type SiteProblems } from './problems.js';
@@ -57,7 +58,6 @@ function build(doc: SiteDocument, problems: SiteProblems, file: string, dir: str
     warnings,
     abs: (p: string) => (p === undefined ? '' : isAbsolute(p) ? p : resolve(dir, p)),
   };
-  checkHeader(doc, problems);
   const cluster = clusterSection(doc.cluster, ctx);
   const network = networkSection(doc.network, ctx);
   const mirror = mirrorSection(doc.mirror, ctx);
@@ -92,6 +92,20 @@ export function parseSite(text: string, file: string, dir = dirname(resolve(file
     });
   }
   const problems = new Problems<SiteErrorCode>(file, loaded.positions);
+  // What the file is comes before what is in it: a file of another kind (or any file given by
+  // mistake) is named as such, and its content is never quoted.
+  const root = loaded.value;
+  if (root === null || typeof root !== 'object' || Array.isArray(root)) {
+    throw usageError(
+      SiteErrorCode.Kind,
+      root === null || root === undefined
+        ? 'the site file is empty'
+        : `${file} holds ${describeShape(root)}, not a site (a mapping with apiVersion, kind, cluster, network, mirror and hosts)`,
+      { where: file, hint: `start the file with apiVersion: ${SITE_API_VERSION} and kind: ${SITE_KIND}` },
+    );
+  }
+  checkHeader(root as SiteDocument, problems);
+  problems.throwIfAny();
   const doc = siteDocument(loaded.value, '', { problems, text, codes: SITE_DECODE_CODES });
   // A document that is not even a mapping, or lacks its sections, cannot be checked further.
   if (doc === undefined || !doc.cluster || !doc.network || !doc.mirror) {

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import * as yaml from 'js-yaml';
 import { usageError } from '../../util/errors.js';
 import { imageSetContent, archiveSize, TOP_LEVEL_KEYS, TOP_LEVEL_REMOVED } from './schema.js';
-import { describeType, type DecodeContext } from '../../config/decode.js';
+import { describeShape, shownHeader, type DecodeContext } from '../../config/decode.js';
 import { childPath, loadYamlWithPositions } from '../../config/positions.js';
 import { Problems, problemsError } from '../../config/problems.js';
 import { didYouMean } from '../../config/suggest.js';
@@ -74,7 +74,8 @@ function parseSource(source: { text: string }, file: string, options: ParseOptio
   };
   const root = loaded.value;
   if (root === null || root === undefined || typeof root !== 'object' || Array.isArray(root)) {
-    const what = root === null || root === undefined ? 'is empty' : `holds ${describeType(root)}`;
+    // Not known to be a configuration: its content is never quoted (it may be any file).
+    const what = root === null || root === undefined ? 'is empty' : `holds ${describeShape(root)}`;
     problems.add(
       IscErrorCode.Invalid,
       '',
@@ -176,21 +177,24 @@ function checkKind(raw: unknown, wanted: Kind | undefined, problems: IscProblems
   if (raw === undefined || raw === null) {
     problems.add(IscErrorCode.Kind, '', 'kind is missing', { hint: `add "kind: ${wanted ?? ISC_KIND}"` });
   } else if (typeof raw !== 'string' || !(kinds as string[]).includes(raw)) {
+    // A kind is a type name; anything else there is content of an unknown file, not quoted.
+    const shown = shownHeader(raw) ? `kind ${shownHeader(raw)}` : 'the kind';
+    problems.add(IscErrorCode.Kind, 'kind', `${shown} is not ${ISC_KIND} or ${DISC_KIND}`, {
+      hint: (typeof raw === 'string' && didYouMean(raw, kinds)) || `use kind: ${wanted ?? ISC_KIND}`,
+    });
+  } else if (wanted && raw !== wanted) {
+    const job = wanted === ISC_KIND ? 'mirroring' : 'deleting';
     problems.add(
       IscErrorCode.Kind,
       'kind',
-      `kind ${JSON.stringify(raw)} is not ${ISC_KIND} or ${DISC_KIND}`,
+      `${problems.file} is a ${raw}; ${job} needs ${wanted === ISC_KIND ? 'an' : 'a'} ${wanted}`,
       {
-        hint: (typeof raw === 'string' && didYouMean(raw, kinds)) || `use kind: ${wanted ?? ISC_KIND}`,
+        hint:
+          wanted === ISC_KIND
+            ? 'mirroring reads kind: ImageSetConfiguration; a DeleteImageSetConfiguration is for deleting'
+            : 'deleting reads kind: DeleteImageSetConfiguration with a delete: section',
       },
     );
-  } else if (wanted && raw !== wanted) {
-    problems.add(IscErrorCode.Kind, 'kind', `this needs a ${wanted}, and the file holds a ${raw}`, {
-      hint:
-        wanted === ISC_KIND
-          ? 'mirroring reads kind: ImageSetConfiguration; a DeleteImageSetConfiguration is for deleting'
-          : 'deleting reads kind: DeleteImageSetConfiguration with a delete: section',
-    });
   } else {
     return raw as Kind;
   }
@@ -212,7 +216,7 @@ function checkApiVersion(raw: unknown, kind: Kind, problems: IscProblems): void 
     'apiVersion',
     legacy
       ? `apiVersion ${String(raw)} is the oc-mirror v1 format; airgap reads the v2 format`
-      : `apiVersion ${JSON.stringify(raw)} is not ${accepted.join(' or ')}`,
+      : `${shownHeader(raw) ? `apiVersion ${shownHeader(raw)}` : 'the apiVersion'} is not ${accepted.join(' or ')}`,
     {
       hint: legacy
         ? `set "apiVersion: ${ISC_API_VERSION}" and remove v1-only fields such as storageConfig`

@@ -283,7 +283,7 @@ describe('bad input: every problem with file:line:column and the field', () => {
       expect.stringMatching(/^site\.yaml:1:1 mirror is required/),
     ]);
     expect(problems(edit('kind: Site', 'kind: Cluster')).join()).toMatch(
-      /^site\.yaml:4:7 kind is "Cluster", not Site/,
+      /^site\.yaml:4:7 kind Cluster is not Site/,
     );
   });
 
@@ -366,5 +366,26 @@ describe('bad input: every problem with file:line:column and the field', () => {
     );
     expect(all).not.toContain(BMC_PASSWORD);
     expect(all).not.toContain('secretstuff');
+  });
+});
+
+describe('a file that is not a site', () => {
+  it('is named as such, its header first, and its content is never quoted', async () => {
+    const passwd = join(dir, 'passwd');
+    await writeFile(passwd, 'root:x:0:0:hunter2-content:/root:/bin/bash\ndaemon:x:1:1::/:/bin/sh\n');
+    const e = await rejection(loadSite(passwd));
+    expect([e.exitCode, e.code]).toEqual([2, SiteErrorCode.Kind]);
+    expect(e.message).toBe(
+      `${passwd} holds a string, not a site (a mapping with apiVersion, kind, cluster, network, mirror and hosts)`,
+    );
+    // Another kind of YAML (an ImageSetConfiguration): the header is what is reported, nothing inside.
+    const isc = problems(
+      'kind: ImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\nmirror:\n  additionalImages: [{ name: "hunter2" }]\n',
+    );
+    expect(isc).toEqual([
+      expect.stringMatching(/^site\.yaml:1:7 kind ImageSetConfiguration is not Site/),
+      expect.stringMatching(/^site\.yaml:2:13 apiVersion mirror\.openshift\.io\/v2alpha1 is not /),
+    ]);
+    expect(isc.join()).not.toContain('hunter2');
   });
 });

@@ -213,6 +213,19 @@ describe('YAML, kind and apiVersion', () => {
     expect(e.where).toBe('isc.yaml:5:3');
   });
 
+  it('never quotes the content of a file that is not a configuration (a password, /etc/passwd)', () => {
+    const secret = 'root:x:0:0:hunter2-not-yaml-content';
+    const plain = parseError(`${secret}\nsecond line\n`);
+    expect(plain.message).toBe(
+      'isc.yaml holds a string; expected a mapping with kind, apiVersion and mirror',
+    );
+    const kind = parseError(yamlOf(`kind: "${secret} with spaces"`, 'apiVersion: x'));
+    expect(kind.message).toBe('the kind is not ImageSetConfiguration or DeleteImageSetConfiguration');
+    const api = parseError(yamlOf('kind: ImageSetConfiguration', `apiVersion: "${secret}"`, 'mirror: {}'));
+    expect(api.message).toMatch(/^the apiVersion is not mirror\.openshift\.io\/v2alpha1/);
+    for (const e of [plain, kind, api]) expect(`${e.message} ${e.hint ?? ''}`).not.toContain('hunter2');
+  });
+
   it('an empty file, a list, a missing or wrong kind', () => {
     expect(parseError('').code).toBe(IscErrorCode.Invalid);
     expect(parseError('- a\n').message).toMatch(/holds a list/);
@@ -249,7 +262,7 @@ describe('YAML, kind and apiVersion', () => {
     const other = parseError(yamlOf('kind: DeleteImageSetConfiguration', 'apiVersion: v1', 'delete: {}'));
     expect([other.code, other.message]).toEqual([
       IscErrorCode.ApiVersion,
-      'apiVersion "v1" is not mirror.openshift.io/v2alpha1 or mirror.openshift.io/v1alpha2',
+      'apiVersion v1 is not mirror.openshift.io/v2alpha1 or mirror.openshift.io/v1alpha2',
     ]);
   });
 
