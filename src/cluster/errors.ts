@@ -32,6 +32,10 @@ export const ClusterError = {
   KUBECONFIG_NO_CLUSTER: 'KUBECONFIG_NO_CLUSTER',
   /** cannot load the kubeconfig: … (cluster/kube.ts) */
   KUBECONFIG_UNREADABLE: 'KUBECONFIG_UNREADABLE',
+  /** no kubeconfig: neither --kubeconfig, KUBECONFIG nor ~/.kube/config names one (cluster/kube.ts) */
+  KUBECONFIG_MISSING: 'KUBECONFIG_MISSING',
+  /** --context names a context the kubeconfig does not have (cluster/kube.ts) */
+  KUBECONFIG_NO_CONTEXT: 'KUBECONFIG_NO_CONTEXT',
   /** … (…) is not served by … (cluster/kube.ts) */
   KUBE_NOT_FOUND: 'KUBE_NOT_FOUND',
   /** …: … (cluster/kube.ts) */

@@ -10,6 +10,9 @@
  * - `watch` streams list changes from a resourceVersion; waits (wait.ts) re-list and re-watch on
  *   every drop, so nothing here has to survive one.
  */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ApiException,
@@ -87,6 +90,25 @@ function isTlsFailure(e: unknown): boolean {
   return /CERT|certificate|self[- ]signed|UNABLE_TO_VERIFY|ERR_TLS/i.test(text);
 }
 
+/**
+ * The kubeconfig files to read: --kubeconfig, else the existing files of KUBECONFIG, else
+ * ~/.kube/config. None at all is an error here: client-node would fall back to
+ * http://localhost:8080 and fail later with a connection error that names nothing.
+ */
+function kubeconfigFiles(flag: string | undefined): string[] {
+  if (flag) return [flag]; // read as given: a missing file is reported by the load
+  const fromEnv = (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
+  const home = homedir() ? join(homedir(), '.kube', 'config') : '';
+  const candidates = fromEnv.length > 0 ? fromEnv : home ? [home] : [];
+  const found = candidates.filter((f) => existsSync(f));
+  if (found.length === 0)
+    throw usageError(ClusterError.KUBECONFIG_MISSING, 'no kubeconfig: set KUBECONFIG or --kubeconfig', {
+      ...(candidates.length ? { where: candidates.join(delimiter) } : {}),
+      hint: 'give the management cluster (hub) kubeconfig: --kubeconfig hub.kubeconfig, or log in with oc login (it writes ~/.kube/config)',
+    });
+  return found;
+}
+
 /** A client for one cluster (the hub, or a hosted cluster through its kubeconfig). */
 export class Kube {
   readonly server: string;
@@ -112,17 +134,34 @@ export class Kube {
   /** Load a kubeconfig (file, text, or the default chain) and make a client. Exit 2 when unusable. */
   static connect(opts: KubeConnectOptions = {}): Kube {
     const kc = new KubeConfig();
-    const where = opts.kubeconfig ?? process.env.KUBECONFIG ?? '~/.kube/config';
+    const files = opts.kubeconfigText === undefined ? kubeconfigFiles(opts.kubeconfig) : [];
+    const where = files.join(':') || opts.kubeconfig || 'the kubeconfig';
     try {
       if (opts.kubeconfigText !== undefined) kc.loadFromString(opts.kubeconfigText);
-      else if (opts.kubeconfig) kc.loadFromFile(opts.kubeconfig);
+      else if (files.length === 1) kc.loadFromFile(files[0]!);
+      // Several (KUBECONFIG=a:b): client-node merges them as kubectl does.
       else kc.loadFromDefault();
-      if (opts.context) kc.setCurrentContext(opts.context);
     } catch (e) {
       throw usageError(ClusterError.KUBECONFIG_UNREADABLE, `cannot load the kubeconfig: ${messageOf(e)}`, {
         where,
         hint: 'pass --kubeconfig with the management cluster kubeconfig (oc login writes one to ~/.kube/config)',
       });
+    }
+    if (opts.context) {
+      if (!kc.getContextObject(opts.context)) {
+        const known = kc.getContexts().map((c) => c.name);
+        throw usageError(
+          ClusterError.KUBECONFIG_NO_CONTEXT,
+          `the kubeconfig has no context named ${opts.context}`,
+          {
+            where,
+            hint: known.length
+              ? `its contexts: ${known.join(', ')} (kubectl config get-contexts)`
+              : 'it has no contexts at all: log in again (oc login) or pass another --kubeconfig',
+          },
+        );
+      }
+      kc.setCurrentContext(opts.context);
     }
     keepConnections(kc);
     return new Kube(kc, opts);
