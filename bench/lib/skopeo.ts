@@ -132,6 +132,7 @@ export async function rawDigest(
     ['--policy', s.policy, 'inspect', '--raw', '--authfile', s.authFile, '--cert-dir', certDir, ref],
     {
       encoding: 'buffer',
+      stripFinalNewline: false, // the manifest's exact bytes: its digest
       reject: false,
       stdin: 'ignore',
       env: cleanEnv(),

@@ -8,13 +8,13 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { AirgapError } from '../util/errors.js';
+import { AirgapError, isAirgapError } from '../util/errors.js';
 import { findUnsafeEntries, writeFileAtomic } from '../util/fs.js';
 import { lockDirectory } from '../util/lock.js';
 import { noProgress, type ProgressSink } from '../util/progress.js';
 import { writeRunClusterResources } from './cluster-resources.js';
 import { CopyEngine, type CopyPair } from './copy/engine.js';
-import { LayoutEndpoint, type Endpoint } from './copy/endpoints.js';
+import { LayoutEndpoint, type Endpoint, type RegistryEndpoint } from './copy/endpoints.js';
 import { Journal } from './copy/journal.js';
 import { ClientPool } from './copy/pool.js';
 import { readPlanFile, readRunInputs, type RunInputs } from './inputs.js';
@@ -187,15 +187,38 @@ function openSession(o: MirrorOptions, flow: Workflow, inputs: RunInputs): Sessi
   return { o, flow, inputs, progress, pool, engine, srcInsecure: o.srcTlsVerify === false };
 }
 
+/**
+ * One request to the destination registry before anything else: a cause that affects every image
+ * (unreachable, a CA not trusted, credentials refused) is reported once, with its fix, instead of
+ * once per image after the plan; and a plan never says "0 B to move" about a destination it could
+ * not read. A copy asks for push, a dry run or plan for pull.
+ */
+async function preflight(run: Session, endpoint: RegistryEndpoint, repo: string): Promise<void> {
+  run.progress({ type: 'phase', name: 'preflight', detail: endpoint.client.registry });
+  try {
+    await endpoint.client.ping(repo, run.flow.dryRun ? 'pull' : 'pull,push');
+  } catch (e) {
+    if (!isAirgapError(e)) throw e;
+    throw new AirgapError(
+      e.code,
+      `the destination ${endpoint.client.registry} cannot be used: ${e.message}`,
+      {
+        ...(e.hint ? { hint: e.hint } : {}),
+        cause: e,
+      },
+    );
+  }
+}
+
 /** The destination endpoint: a registry, the workspace's layout (mirror → disk), or an OCI layout. */
 async function openTarget(run: Session): Promise<Target> {
   const dest = run.flow.destination;
   switch (dest.kind) {
-    case 'registry':
-      return {
-        endpoint: run.pool.get(dest.registry, 'destination', run.o.destTlsVerify === false),
-        repo: (e) => joinRepo(dest.prefix, e.destRepo),
-      };
+    case 'registry': {
+      const endpoint = run.pool.get(dest.registry, 'destination', run.o.destTlsVerify === false);
+      await preflight(run, endpoint, joinRepo(dest.prefix, 'airgap-preflight'));
+      return { endpoint, repo: (e) => joinRepo(dest.prefix, e.destRepo) };
+    }
     case 'directory': {
       const layout = await OciLayout.open(join(run.flow.workspace, 'layout'));
       return {

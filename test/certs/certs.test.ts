@@ -154,7 +154,7 @@ describe('airgap certs: a CA and a registry certificate that real clients trust'
         `${r.username}:${r.password}`,
         `docker://${NAME}:${port}/team/app:v1`,
       ],
-      { reject: false, encoding: 'buffer' },
+      { reject: false, encoding: 'buffer', stripFinalNewline: false },
     );
   };
 

@@ -125,6 +125,38 @@ describe('airgap mirror: bad input and partial failure', () => {
     }
   });
 
+  it('a destination every image would fail on is found by one preflight request and said once', async () => {
+    const isc = await writeIsc(dir, [`${src.host}/ok/app:v1`]);
+    // Untrusted CA: one error, before any plan or copy; no line per image.
+    const tls = await mirrorCli(
+      isc,
+      '--workspace',
+      `file://${dir}/ws-pre-tls`,
+      `docker://${untrusted.host}/pre`,
+    );
+    expect(tls.exitCode).toBe(1);
+    expect(tls.stderr).toContain(`error [REGISTRY_TLS]: the destination ${untrusted.host} cannot be used`);
+    expect(tls.stderr.match(/REGISTRY_TLS/g)).toHaveLength(1);
+    expect(tls.stdout).not.toContain('FAILED');
+    expect(tls.stderr).toMatch(/hint: .*system store/);
+    // Refused credentials, for a plan: not "0 B to move" about a destination it could not read.
+    const plan = await airgap([
+      'mirror',
+      'plan',
+      '-c',
+      isc,
+      ...access(),
+      '--workspace',
+      `file://${dir}/ws-pre-auth`,
+      `docker://${locked.host}/pre`,
+    ]);
+    expect(plan.exitCode).toBe(1);
+    expect(plan.stderr).toContain(`the destination ${locked.host} cannot be used`);
+    expect(plan.stderr).toMatch(/REGISTRY_(UNAUTHORIZED|DENIED)/);
+    expect(plan.stdout).not.toMatch(/to move/);
+    expect(plan.stderr).not.toContain('wrong-password-xyzzy');
+  });
+
   it('rejects an unknown field with file, line and field, and copies nothing', async () => {
     const isc = join(dir, 'bad.yaml');
     await writeFile(

@@ -123,12 +123,16 @@ export class RegistryClient {
 
   // ---------------------------------------------------------------- API
 
-  /** GET /v2/ — checks reachability, TLS and credentials in one call. */
-  async ping(repo = 'library/airgap-ping'): Promise<void> {
+  /**
+   * GET /v2/ — checks reachability, TLS and credentials in one call (with a token registry, the
+   * token for `action` on `repo` is asked for, so refused credentials show here too).
+   */
+  async ping(repo = 'library/airgap-ping', action: Action = 'pull'): Promise<void> {
     const res = await this.send({
       method: 'GET',
       path: '/v2/',
       repo,
+      action,
       ok: [200],
       what: `${this.registry}/v2/`,
     });

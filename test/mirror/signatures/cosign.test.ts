@@ -68,7 +68,8 @@ async function opensslSign(
           ...(mode === 'pss' ? ['-sigopt', 'rsa_padding_mode:pss', '-sigopt', 'rsa_pss_saltlen:digest'] : []),
           data,
         ];
-  const { stdout } = await execa('openssl', args, { encoding: 'buffer' });
+  // Binary output: execa would strip a last byte of 0x0a as a "final newline" (1 run in 256).
+  const { stdout } = await execa('openssl', args, { encoding: 'buffer', stripFinalNewline: false });
   return Buffer.from(stdout).toString('base64');
 }
 
