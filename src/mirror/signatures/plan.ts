@@ -16,7 +16,7 @@
  * image fails. Nothing unverified is ever recorded as verified.
  */
 import { readFile } from 'node:fs/promises';
-import { AirgapError, messageOf } from '../../util/errors.js';
+import { AirgapError, hasCode, messageOf } from '../../util/errors.js';
 import { writeFileAtomic } from '../../util/fs.js';
 import { Limiter } from '../../util/limit.js';
 import type { ProgressSink } from '../../util/progress.js';
@@ -114,9 +114,16 @@ export async function addSignatures(
   if (keyring) {
     progress({ type: 'phase', name: 'signatures', detail: 'release signatures' });
     signatures.releases = await signReleases(plan, o, keyring);
-    for (const r of signatures.releases) {
-      for (const p of r.problems) plan.warnings.push(`release ${r.version} (${r.arch}): ${p}`);
-    }
+    // A problem shared by several releases (the store out of reach) is said once, naming them.
+    const byProblem = new Map<string, string[]>();
+    for (const r of signatures.releases)
+      for (const p of r.problems) byProblem.set(p, [...(byProblem.get(p) ?? []), `${r.version} (${r.arch})`]);
+    for (const [p, releases] of byProblem)
+      plan.warnings.push(
+        releases.length === 1
+          ? `release ${releases[0]}: ${p}`
+          : `${releases.length} releases (${releases[0]} … ${releases.at(-1)}): ${p}`,
+      );
   }
 
   if (policy) {
@@ -152,32 +159,41 @@ function isRegistryImage(e: PlanEntry): boolean {
   return e.kind !== 'signature' && e.digest !== '' && !e.source.startsWith(BUILD_SOURCE);
 }
 
-/** Fetch and verify each release's GPG signatures; an unreachable store is a problem per release, not a stop. */
+/**
+ * Fetch and verify each release's GPG signatures, eight releases at a time. The store is asked for
+ * the first release alone: when it cannot be reached (no route to the internet's store from a
+ * disconnected side, a CA not trusted), that is one problem said for every release, and the store
+ * is not asked again; a hundred releases each waiting out their own retries took minutes.
+ */
 async function signReleases(
   plan: MirrorPlan,
   o: SignatureOptions,
   keyring: Awaited<ReturnType<typeof loadKeyring>>,
 ): Promise<PlanReleaseSignatures[]> {
   const baseUrl = signatureStoreUrl(o.storeUrl);
-  return Promise.all(
-    plan.releases.map(async (r) => {
-      const ref = parseReference(r.payload);
-      const base = { version: r.version, arch: r.arch, digest: r.digest };
-      try {
-        const [got] = await releaseSignatures(
-          [{ digest: r.digest, repository: `${ref.registry}/${ref.repository}` }],
-          {
-            baseUrl,
-            tls: o.tls,
-            keyring,
-          },
-        );
-        return { ...base, signatures: got!.signatures, verifiedBy: got!.verifiedBy, problems: got!.problems };
-      } catch (e) {
+  let unreachable: string | undefined;
+  const one = async (r: MirrorPlan['releases'][number]): Promise<PlanReleaseSignatures> => {
+    const base = { version: r.version, arch: r.arch, digest: r.digest };
+    if (unreachable) return { ...base, signatures: [], verifiedBy: [], problems: [unreachable] };
+    const ref = parseReference(r.payload);
+    try {
+      const [got] = await releaseSignatures(
+        [{ digest: r.digest, repository: `${ref.registry}/${ref.repository}` }],
+        { baseUrl, tls: o.tls, keyring },
+      );
+      return { ...base, signatures: got!.signatures, verifiedBy: got!.verifiedBy, problems: got!.problems };
+    } catch (e) {
+      if (!hasCode(e, MirrorError.SIGNATURE_STORE_UNREACHABLE))
         return { ...base, signatures: [], verifiedBy: [], problems: [messageOf(e)] };
-      }
-    }),
-  );
+      // One problem for every release: said once (the warnings group releases by problem).
+      unreachable ??= `the signature store was not read, and not asked again in this run: ${messageOf(e)}`;
+      return { ...base, signatures: [], verifiedBy: [], problems: [unreachable] };
+    }
+  };
+  const [first, ...rest] = plan.releases;
+  if (!first) return [];
+  const limit = new Limiter(8);
+  return [await one(first), ...(await Promise.all(rest.map((r) => limit.run(() => one(r)))))];
 }
 
 /**

@@ -16,7 +16,7 @@ import { MirrorError } from '../../../src/mirror/errors.js';
 import type { MirrorReport } from '../../../src/mirror/run.js';
 import { airgap } from '../../helpers/cli.js';
 import { refOf, seedRegistry, tempDir } from '../../helpers/fixtures.js';
-import { startRegistry, type TestRegistry } from '../../helpers/registry.js';
+import { freePort, startRegistry, type TestRegistry } from '../../helpers/registry.js';
 import { nodeSigstoreProblem } from '../../helpers/sigstore-node.js';
 import { skopeoCopy, skopeoListTags, skopeoRawManifest } from '../../helpers/skopeo.js';
 
@@ -150,6 +150,32 @@ describe('signatures through airgap mirror, registry → registry', () => {
     });
     expect(problem).toMatch(/a signature names sha256:/);
   }, 120_000);
+
+  it('a signature store out of reach is asked once and said once for every release', async () => {
+    const both = join(dir, 'both-releases.yaml');
+    await writeFile(
+      both,
+      yaml.dump({
+        kind: 'ImageSetConfiguration',
+        apiVersion: 'mirror.openshift.io/v2alpha1',
+        mirror: {
+          platform: { channels: [{ name: up.channel, minVersion: '4.18.1', maxVersion: '4.18.2' }] },
+        },
+      }),
+    );
+    const dead = `http://127.0.0.1:${await freePort()}/signatures`;
+    const planArgs = args('ws-dead-store', 'dead', '--release-keyring', keyring, '--retry-times', '1')
+      .slice(1)
+      .map((a) => (a === isc ? both : a === up.signatureStore.url ? dead : a));
+    const r = await airgap(['mirror', 'plan', ...planArgs]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as MirrorReport;
+    expect(report.signatures!.releases.map((x) => x.version).sort()).toEqual(['4.18.1', '4.18.2']);
+    const said = report.warnings.filter((w) => w.includes('127.0.0.1'));
+    expect(said).toEqual([
+      expect.stringMatching(/^2 releases \(4\.18\.\d \(amd64\) … 4\.18\.\d \(amd64\)\): .*not asked again/),
+    ]);
+  });
 
   it('--remove-signatures copies none and says so', async () => {
     const r = await airgap(args('ws-nosig', 'nosig', '--remove-signatures', '--release-keyring', keyring));
