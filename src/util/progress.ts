@@ -77,16 +77,48 @@ export class ProgressState {
     return secs > 0 ? this.bytesDone / secs : 0;
   }
 
-  line(): string {
+  /**
+   * The fields of the line, in display order, each with how much it matters: the byte counts
+   * first, then failures, images, ETA, (the bar), rate, blobs. A narrow terminal drops the least first.
+   */
+  fields(): { text: string; keep: number }[] {
     const rate = this.rate();
     const left = Math.max(0, this.bytesPlanned - this.bytesDone);
-    const eta = rate > 0 && left > 0 ? ` ETA ${formatDuration((left / rate) * 1000)}` : '';
     const blobs = this.blobs.uploaded + this.blobs.downloaded + this.blobs.mounted + this.blobs.present;
-    const failed = this.itemsFailed ? `, ${this.itemsFailed} failed` : '';
     // Counters that mean nothing for a run (no blobs in a file download, no items) are left out.
-    const counts = `${blobs > 0 ? ` · blobs ${blobs}` : ''}${this.itemsTotal > 0 ? ` · images ${this.itemsDone}/${this.itemsTotal}` : ''}`;
-    return `${formatBytes(this.bytesDone)} / ${formatBytes(this.bytesPlanned)} at ${formatBytes(rate)}/s${eta}${counts}${failed}`;
+    const out: { text: string; keep: number }[] = [
+      { text: `${formatBytes(this.bytesDone)} / ${formatBytes(this.bytesPlanned)}`, keep: 9 },
+      { text: `at ${formatBytes(rate)}/s`, keep: 4 },
+    ];
+    if (rate > 0 && left > 0) out.push({ text: `ETA ${formatDuration((left / rate) * 1000)}`, keep: 5 });
+    if (blobs > 0) out.push({ text: `· blobs ${blobs}`, keep: 2 });
+    if (this.itemsTotal > 0) out.push({ text: `· images ${this.itemsDone}/${this.itemsTotal}`, keep: 6 });
+    if (this.itemsFailed) out.push({ text: `· ${this.itemsFailed} failed`, keep: 8 });
+    return out;
   }
+
+  line(): string {
+    return joinFields(this.fields());
+  }
+
+  /** The line with a bar, fitted to `width` columns: fields are dropped, never wrapped. */
+  fitted(width: number): string {
+    const frac = this.bytesPlanned > 0 ? Math.min(1, this.bytesDone / this.bytesPlanned) : 0;
+    const barWidth = Math.max(10, Math.min(30, width - 70));
+    const filled = Math.round(frac * barWidth);
+    const bar = { text: `[${'='.repeat(filled)}${' '.repeat(barWidth - filled)}]`, keep: 4.5 };
+    const fields = [bar, ...this.fields()];
+    const limit = Math.max(1, width - 1); // the last column would wrap on some terminals
+    while (joinFields(fields).length > limit && fields.length > 1) {
+      const drop = fields.reduce((lo, f, i) => (f.keep < fields[lo]!.keep ? i : lo), 0);
+      fields.splice(drop, 1);
+    }
+    return joinFields(fields).slice(0, limit);
+  }
+}
+
+function joinFields(fields: { text: string }[]): string {
+  return fields.map((f) => f.text).join(' ');
 }
 
 /** Renders progress to a stream: one redrawn bar on a TTY, a plain line every `intervalMs` otherwise. */
@@ -100,17 +132,20 @@ export function renderProgress(
   let lastLen = 0;
   const draw = () => {
     if (tty) {
-      const width = Math.max(10, Math.min(30, (out.columns ?? 80) - 90));
-      const frac = state.bytesPlanned > 0 ? Math.min(1, state.bytesDone / state.bytesPlanned) : 0;
-      const filled = Math.round(frac * width);
-      const bar = `[${'='.repeat(filled)}${' '.repeat(width - filled)}]`;
-      const text = `${bar} ${state.line()}`;
+      const text = state.fitted(out.columns ?? 80);
       out.write(`\r${text}${' '.repeat(Math.max(0, lastLen - text.length))}`);
       lastLen = text.length;
     } else {
       out.write(`progress: ${state.line()}\n`);
     }
   };
+  // A terminal made narrower: clear what was drawn (it may have wrapped) and draw to the new width.
+  const resized = () => {
+    out.write(`\r${' '.repeat(Math.min(lastLen, Math.max(0, (out.columns ?? 80) - 1)))}\r`);
+    lastLen = 0;
+    draw();
+  };
+  if (tty) out.on('resize', resized);
   const timer = setInterval(draw, interval);
   timer.unref();
   return {
@@ -124,6 +159,7 @@ export function renderProgress(
     },
     stop: () => {
       clearInterval(timer);
+      out.off?.('resize', resized);
       if (tty && lastLen) out.write(`\r${' '.repeat(lastLen)}\r`);
     },
   };

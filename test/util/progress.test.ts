@@ -28,8 +28,39 @@ describe('progress rendering', () => {
     const drawn = chunks.filter((c) => c.startsWith('\r['));
     expect(drawn.length).toBeGreaterThan(0);
     expect(drawn.every((c) => !c.includes('\n'))).toBe(true); // one line, redrawn in place
-    expect(drawn.at(-1)).toMatch(/5\.0 MiB \/ 10\.0 MiB at .*\/s ETA \d+s .*images 2\/4, 1 failed/);
+    expect(drawn.at(-1)).toMatch(/5\.0 MiB \/ 10\.0 MiB at .*\/s ETA \d+s .*images 2\/4 · 1 failed/);
     expect(chunks.at(-1)).toMatch(/^\r\s+\r$/);
+  });
+
+  it('fits the line to the terminal: fields are dropped, least needed first, never wrapped; redrawn on resize', async () => {
+    const { s, chunks } = fakeStream(true);
+    Object.assign(s, { columns: 80 });
+    const p = renderProgress(s, { intervalMs: 20 });
+    p.sink({ type: 'items-total', total: 1234 });
+    p.sink({ type: 'bytes-planned', bytes: 123.4 * 1024 ** 3 });
+    p.sink({ type: 'bytes', bytes: 45.6 * 1024 ** 3 });
+    for (let i = 0; i < 200; i++) p.sink({ type: 'blob-done', how: 'uploaded', size: 1 });
+    p.sink({ type: 'item-done', ok: false, name: 'x', message: 'boom' });
+    await new Promise((r) => setTimeout(r, 50));
+    const wide = chunks.filter((c) => c.startsWith('\r[')).at(-1)!;
+    expect(wide.slice(1).trimEnd().length).toBeLessThanOrEqual(79);
+    expect(wide).toMatch(/45\.6 GiB \/ 123\.4 GiB/);
+    expect(wide).toContain('1 failed');
+    // Narrower: the bar and the least needed fields go, the bytes and the failure stay.
+    Object.assign(s, { columns: 40 });
+    s.emit('resize');
+    await new Promise((r) => setTimeout(r, 50));
+    p.stop();
+    const narrow = chunks.filter((c) => c.startsWith('\r') && c.includes('GiB')).at(-1)!;
+    const text = narrow
+      .slice(1)
+      .replace(/^\s*\r/, '')
+      .trimEnd();
+    expect(text.length).toBeLessThanOrEqual(39);
+    expect(text).toMatch(/^45\.6 GiB \/ 123\.4 GiB/);
+    expect(text).toContain('1 failed');
+    expect(text).not.toContain('blobs');
+    expect(chunks.every((c) => !c.includes('\n'))).toBe(true);
   });
 
   it('prints plain lines when not a TTY, and warnings on their own line', async () => {
