@@ -7,7 +7,7 @@
 import { Flags } from '@oclif/core';
 import type { MirrorOptions } from '../mirror/index.js';
 import { usageError, CommonError } from '../util/errors.js';
-import { renderProgress, type ProgressSink } from '../util/progress.js';
+import { formatBytes, renderProgress, type ProgressSink } from '../util/progress.js';
 import { REPEATABLE } from './command.js';
 
 /** `4` (GiB, like archiveSize), `500M`, `2G`, `100K`. */
@@ -180,16 +180,29 @@ export function mirrorOptions(
 
 /**
  * Run `fn` with progress drawn on stderr, stopped when it ends. With --json it is a plain line
- * every 10 s: stdout stays one JSON document.
+ * every 10 s: stdout stays one JSON document. Ctrl-C (or SIGTERM) ends the run with one line: what
+ * was done, and what running the command again does (`again`); exit code 130.
  */
 export async function withProgress<T>(
   json: boolean | undefined,
   fn: (progress: ProgressSink) => Promise<T>,
+  again = 'run the same command again: it resumes where this one stopped',
 ): Promise<T> {
   const progress = renderProgress(process.stderr, json ? { tty: false, intervalMs: 10_000 } : {});
+  const interrupted = (signal: NodeJS.Signals) => {
+    progress.stop();
+    const s = progress.state;
+    const images = s.itemsTotal > 0 ? `${s.itemsDone} of ${s.itemsTotal} images done, ` : '';
+    process.stderr.write(`interrupted (${signal}): ${images}${formatBytes(s.bytesDone)} moved; ${again}\n`);
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
   try {
     return await fn(progress.sink);
   } finally {
+    process.removeListener('SIGINT', interrupted);
+    process.removeListener('SIGTERM', interrupted);
     progress.stop();
   }
 }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -86,6 +87,28 @@ describe('kill -9 at random points, then resume', () => {
     '--parallel',
     '4',
   ];
+
+  it('Ctrl-C ends a run with one line: what was done, and that running it again resumes', async () => {
+    const args = [...common(), '--workspace', `file://${dir}/ws-int`, `docker://${up.host}/int`];
+    const child = spawnAirgap(args);
+    let err = '';
+    child.stderr?.on('data', (d: Buffer) => (err += String(d)));
+    // Once the plan is recorded the copy is under way.
+    for (let i = 0; i < 300 && !existsSync(join(dir, 'ws-int', 'plan.json')); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill('SIGINT');
+    const r = await child;
+    expect(r.exitCode).toBe(130);
+    const lines = err.trim().split('\n');
+    expect(lines.at(-1)).toMatch(
+      /^interrupted \(SIGINT\): (\d+ of 6 images done, )?[\d.]+ [KMG]?i?B moved; run the same command again: it resumes where this one stopped$/,
+    );
+    expect(err).not.toMatch(/at .*\.js:\d+/);
+    const again = await airgap([...args, '--json']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout).summary.failed).toBe(0);
+  });
 
   it('registry → registry: the rerun completes, skopeo confirms every digest, little is sent twice', async () => {
     const args = [...common(), '--workspace', `file://${dir}/ws`, `docker://${up.host}/k`];

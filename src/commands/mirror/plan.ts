@@ -42,8 +42,10 @@ tags have moved since. Same arguments as \`airgap mirror\`; this is its --dry-ru
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(MirrorPlan);
-    const report = await withProgress(flags.json, (progress) =>
-      runMirror({ ...mirrorOptions(flags, args.destination), dryRun: true, progress }),
+    const report = await withProgress(
+      flags.json,
+      (progress) => runMirror({ ...mirrorOptions(flags, args.destination), dryRun: true, progress }),
+      'nothing was copied; run the same command again to plan',
     );
     if (flags.json) this.printJson(report);
     else process.stdout.write(`${renderReport(report)}\n`);

@@ -27,7 +27,11 @@ export default class MirrorVerify extends AirgapCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(MirrorVerify);
-    const report = await withProgress(flags.json, (progress) => verifyArchiveAt(args.archive, progress));
+    const report = await withProgress(
+      flags.json,
+      (progress) => verifyArchiveAt(args.archive, progress),
+      'the archive was not changed; run the same command again to verify it',
+    );
     if (flags.json) this.printJson(report);
     else process.stdout.write(renderVerifyReport(report));
     if (!report.ok) process.exitCode = 1;
