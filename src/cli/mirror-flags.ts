@@ -25,6 +25,15 @@ export function parseSize(v: string): number {
   return n;
 }
 
+/**
+ * A repeatable flag's default from the environment: a ":"-separated list, as PATH is (oclif's own
+ * `env` gives a repeatable flag one string, not a list).
+ */
+export function listFromEnv(name: string, env: NodeJS.ProcessEnv = process.env): string[] | undefined {
+  const list = (env[name] ?? '').split(':').filter(Boolean);
+  return list.length > 0 ? list : undefined;
+}
+
 export function tlsFlag(name: string, v: string | undefined): boolean | undefined {
   if (v === undefined) return undefined;
   if (v === 'true') return true;
@@ -42,16 +51,20 @@ export const mirrorFlags = {
   workspace: Flags.string({
     description:
       'file://dir for the plan, journal, built catalogs and outputs of a registry-to-registry run.',
+    env: 'AIRGAP_WORKSPACE',
   }),
   authfile: Flags.string({
-    description: 'Auth file (containers auth.json or docker config.json) to use first.',
+    description:
+      'Auth file (containers auth.json or docker config.json) to use first. Default: REGISTRY_AUTH_FILE, then the containers and docker files.',
   }),
   'ca-file': Flags.string({
-    description: 'PEM CA to trust for registries and the update service (repeatable).',
+    description:
+      'PEM CA to trust for registries and the update service, besides the system store and certs.d (repeatable). Default: the files AIRGAP_CA_FILE lists, separated by ":".',
     ...REPEATABLE,
   }),
   'cert-dir': Flags.string({
     description: 'Directory laid out like /etc/containers/certs.d (<host:port>/ca.crt).',
+    env: 'AIRGAP_CERT_DIR',
   }),
   'src-tls-verify': Flags.string({
     description: "Verify source registries' TLS certificates.",
@@ -66,8 +79,9 @@ export const mirrorFlags = {
     ...REPEATABLE,
   }),
   parallel: Flags.integer({
-    description: 'Blob transfers in flight at once, across all images.',
+    description: 'Blob transfers in flight at once, across all images (and source reads while planning).',
     default: 10,
+    env: 'AIRGAP_PARALLEL',
     min: 1,
     max: 64,
   }),
@@ -81,6 +95,7 @@ export const mirrorFlags = {
     description:
       'Seconds a registry may send nothing (no connection, no answer, no next bytes) before the request stalls; a blob read below 1 KiB/s over this long stalls too. Three stalls in a row and the registry is given up for the run (its images fail, the others go on).',
     default: 60,
+    env: 'AIRGAP_STALL_TIMEOUT',
     min: 1,
     max: 3600,
   }),
@@ -102,7 +117,7 @@ export const mirrorFlags = {
   }),
   'release-keyring': Flags.string({
     description:
-      'OpenPGP public keys that release signatures must verify with (repeatable; armored or binary). Default: the Red Hat release key airgap ships.',
+      'OpenPGP public keys that release signatures must verify with (repeatable; armored or binary). Default: the files AIRGAP_RELEASE_KEYRING lists (":"-separated), else the Red Hat release key airgap ships.',
     ...REPEATABLE,
   }),
   'secure-policy': Flags.boolean({
@@ -156,7 +171,7 @@ export function mirrorOptions(
     from: flags.from,
     workspace: flags.workspace,
     authFile: flags.authfile,
-    caFiles: flags['ca-file'],
+    caFiles: flags['ca-file'] ?? listFromEnv('AIRGAP_CA_FILE'),
     certDir: flags['cert-dir'],
     srcTlsVerify: tlsFlag('src-tls-verify', flags['src-tls-verify']),
     destTlsVerify: tlsFlag('dest-tls-verify', flags['dest-tls-verify']),
@@ -171,7 +186,7 @@ export function mirrorOptions(
     dryRun: flags['dry-run'],
     removeSignatures: flags['remove-signatures'],
     signatureUrl: flags['signature-url'],
-    releaseKeyring: flags['release-keyring'],
+    releaseKeyring: flags['release-keyring'] ?? listFromEnv('AIRGAP_RELEASE_KEYRING'),
     securePolicy: flags['secure-policy'],
     policy: flags.policy,
     registriesD: flags['registries.d'],

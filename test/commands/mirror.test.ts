@@ -125,6 +125,27 @@ describe('airgap mirror: bad input and partial failure', () => {
     }
   });
 
+  it('takes its defaults from AIRGAP_* variables: the CA files and the workspace', async () => {
+    const isc = await writeIsc(dir, [`${src.host}/ok/app:v1`]);
+    const r = await airgap(['mirror', '-c', isc, '--authfile', authFile, `docker://${dst.host}/by-env`], {
+      env: {
+        AIRGAP_CA_FILE: `${src.caFile}:${dst.caFile}`,
+        AIRGAP_WORKSPACE: `file://${dir}/ws-env`,
+      },
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(await skopeoDigest(`docker://${dst.skopeoHost}/by-env/ok/app:v1`, dst.skopeo)).toBe(good.digest);
+    const without = await airgap([
+      'mirror',
+      '-c',
+      isc,
+      '--authfile',
+      authFile,
+      `docker://${dst.host}/by-env`,
+    ]);
+    expect(without.exitCode).toBe(2); // no workspace: a usage error, as before
+  });
+
   it('a destination every image would fail on is found by one preflight request and said once', async () => {
     const isc = await writeIsc(dir, [`${src.host}/ok/app:v1`]);
     // Untrusted CA: one error, before any plan or copy; no line per image.
