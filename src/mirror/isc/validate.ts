@@ -3,6 +3,8 @@
  * filter's rules), with a few more that oc-mirror only hits later (tags, target paths, min > max).
  */
 import { itemPath } from '../../config/positions.js';
+import { isAirgapError } from '../../util/errors.js';
+import { parseReference } from '../reference.js';
 import { IscErrorCode, type IscProblems } from './errors.js';
 import { compileGoRegexp } from './regexp.js';
 import { compareSemver, parseVersion, semverHint, type SemVer } from './semver.js';
@@ -21,6 +23,7 @@ export function validateContent(content: ImageSetContent, base: string, problems
   validateOperators(content.operators, `${base}.operators`, problems);
   content.additionalImages.forEach((img, i) => {
     const p = itemPath(`${base}.additionalImages`, i);
+    checkImageRef(img.name, `${p}.name`, problems);
     checkTargetPath(img.targetRepo, `${p}.targetRepo`, problems);
     checkTag(img.targetTag, `${p}.targetTag`, problems);
   });
@@ -63,6 +66,7 @@ export function validateArchiveSize(size: number | undefined, problems: IscProbl
 }
 
 function validatePlatform(platform: Platform, base: string, problems: IscProblems): void {
+  if (platform.release) checkImageRef(platform.release, `${base}.release`, problems);
   const seen = new Map<string, string>();
   platform.channels.forEach((ch, i) => {
     const p = itemPath(`${base}.channels`, i);
@@ -91,6 +95,8 @@ function validateOperators(operators: Operator[], base: string, problems: IscPro
     const unique = [op.catalog, op.targetCatalog ?? '', op.targetTag ?? ''].join('\u0000');
     const label = `catalog ${JSON.stringify(op.catalog)}${op.targetCatalog || op.targetTag ? ' with the same target' : ''}`;
     duplicate(catalogs, unique, `${p}.catalog`, label, problems);
+    // A catalog on disk (oci:// or file://) is a path, not a reference.
+    if (!/^(oci|file):/.test(op.catalog)) checkImageRef(op.catalog, `${p}.catalog`, problems);
     checkTargetPath(op.targetCatalog, `${p}.targetCatalog`, problems);
     checkTag(op.targetTag, `${p}.targetTag`, problems);
     const packages = new Map<string, string>();
@@ -183,6 +189,22 @@ function checkVersion(value: string | undefined, path: string, problems: IscProb
     });
   }
   return v;
+}
+
+/**
+ * An image reference (a registry's `docker://` prefix allowed), checked where it is written: a
+ * bad one is a problem with its file, line and field, like every other, not an error of the plan.
+ */
+function checkImageRef(value: string | undefined, path: string, problems: IscProblems): void {
+  if (typeof value !== 'string' || value === '') return; // missing or empty: the decoder said so
+  try {
+    parseReference(value.replace(/^docker:\/\//, ''));
+  } catch (e) {
+    if (!isAirgapError(e)) throw e;
+    problems.add(IscErrorCode.Invalid, path, `${path}: ${e.message}`, {
+      ...(e.hint ? { hint: e.hint } : {}),
+    });
+  }
 }
 
 function checkTargetPath(value: string | undefined, path: string, problems: IscProblems): void {

@@ -213,6 +213,25 @@ describe('YAML, kind and apiVersion', () => {
     expect(e.where).toBe('isc.yaml:5:3');
   });
 
+  it('a bad image reference is a problem with its file, line and field, like any other', () => {
+    const e = parseError(
+      yamlOf(
+        ...HEADER,
+        '  additionalImages:',
+        '  - name: quay.io/ok/app:v1',
+        '  - name: "Quay.io/Bad Ref"',
+        '  operators:',
+        '  - catalog: registry.redhat.io/redhat/redhat-operator-index:v4.18:extra',
+      ),
+    );
+    const problems = (e.details?.problems ?? []) as { where: string; message: string }[];
+    expect(problems.map((p) => [p.where, p.message.split(':')[0]])).toEqual([
+      ['isc.yaml:6:11', 'mirror.additionalImages[1].name'],
+      ['isc.yaml:8:14', 'mirror.operators[0].catalog'],
+    ]);
+    expect(problems[0]!.message).toContain('repository names must be lowercase');
+  });
+
   it('never quotes the content of a file that is not a configuration (a password, /etc/passwd)', () => {
     const secret = 'root:x:0:0:hunter2-not-yaml-content';
     const plain = parseError(`${secret}\nsecond line\n`);
