@@ -4,6 +4,7 @@
  * A bad flag is a usage error (exit 2) naming it, with how to fix it.
  */
 import { AirgapError, usageError, CommonError } from '../../util/errors.js';
+import { suggest } from '../../config/suggest.js';
 import { parseReference } from '../reference.js';
 import { PRESETS } from './init-presets.js';
 import type { InitOptions } from './init-types.js';
@@ -11,6 +12,8 @@ import { compareSemver, parseSemver, semverHint, type SemVer } from './semver.js
 import { ARCHITECTURES, type Architecture } from './types.js';
 
 const CHANNEL = /^([a-z][a-z0-9]*)-(0|[1-9]\d*)\.(0|[1-9]\d*)$/;
+/** The channels the OpenShift update service publishes (stable, fast, eus, candidate). */
+const CHANNEL_KINDS = ['stable', 'fast', 'eus', 'candidate'];
 const PACKAGE_NAME = /^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$/;
 const PACKAGE_CHANNEL = /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
 const MINOR_VERSION = /^(0|[1-9]\d*)\.(0|[1-9]\d*)$/;
@@ -67,6 +70,16 @@ function parseChannel(raw: string): { name: string; major: number; minor: number
       'channel',
       `--channel "${raw}" is not a release channel name`,
       'write <channel>-<major>.<minor>, e.g. stable-4.18, fast-4.18, eus-4.18 or candidate-4.19',
+    );
+  }
+  if (!CHANNEL_KINDS.includes(m[1]!)) {
+    const [near] = suggest(m[1]!, CHANNEL_KINDS);
+    throw flagInvalid(
+      'channel',
+      `--channel "${raw}": ${m[1]} is not a kind of OpenShift release channel`,
+      near
+        ? `did you mean ${near}-${m[2]}.${m[3]}? (the kinds are ${CHANNEL_KINDS.join(', ')})`
+        : `the kinds are ${CHANNEL_KINDS.join(', ')}: e.g. stable-${m[2]}.${m[3]}`,
     );
   }
   return { name, major: Number(m[2]), minor: Number(m[3]) };

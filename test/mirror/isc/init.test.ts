@@ -486,6 +486,18 @@ describe('bad input: a usage error (exit 2) that names the flag and how to fix i
     },
     { name: 'a major only', opts: { version: '4' }, code: CommonError.FLAG_INVALID, hint: /OpenShift minor/ },
     {
+      name: 'a misspelt channel',
+      opts: { channels: ['stabel-4.18'] },
+      code: CommonError.FLAG_INVALID,
+      hint: /did you mean stable-4\.18\?/,
+    },
+    {
+      name: 'a channel of no known kind',
+      opts: { channels: ['nightly-4.18'] },
+      code: CommonError.FLAG_INVALID,
+      hint: /the kinds are stable, fast, eus, candidate/,
+    },
+    {
       name: 'a short --min-version',
       opts: { channels: ['stable-4.18'], minVersion: '4.18' },
       code: CommonError.FLAG_INVALID,
