@@ -180,5 +180,7 @@ export const MirrorError = {
   RELEASE_RANGE_EMPTY: 'RELEASE_RANGE_EMPTY',
   /** channel "…": … "…" is not a version (mirror/openshift/releases.ts) */
   RELEASE_VERSION_INVALID: 'RELEASE_VERSION_INVALID',
+  /** the workspace … holds the state of mirroring to …, not … (mirror/run.ts) */
+  WORKSPACE_OTHER_DESTINATION: 'WORKSPACE_OTHER_DESTINATION',
 } as const;
 export type MirrorError = (typeof MirrorError)[keyof typeof MirrorError];

@@ -6,9 +6,9 @@
  * them, and finish with what the workflow leaves behind: cluster resources for a registry, archive
  * parts for a disk.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { AirgapError, isAirgapError } from '../util/errors.js';
+import { AirgapError, isAirgapError, usageError } from '../util/errors.js';
 import { findUnsafeEntries, writeFileAtomic } from '../util/fs.js';
 import { lockDirectory } from '../util/lock.js';
 import { noProgress, type ProgressSink } from '../util/progress.js';
@@ -112,6 +112,7 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
   const unlock = await lockDirectory(flow.workspace);
   const run = openSession(o, flow, inputs);
   try {
+    await claimWorkspace(flow);
     const target = await openTarget(run);
     const { plan, sourceLayout } = await obtainPlan(run);
     const planText = await recordPlan(run, plan);
@@ -139,6 +140,40 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
     await run.pool.close();
     await unlock();
   }
+}
+
+/** Where a workspace records the destination its state (journal, cluster resources) belongs to. */
+const WORKSPACE_DESTINATION = 'destination.json';
+
+/**
+ * A workspace belongs to one registry destination: its cluster resources (IDMS, ITMS, catalog
+ * sources) name that destination's repositories, and a run to another prefix would silently
+ * rewrite them. The first registry → registry run records it; a run to another is refused. Runs
+ * that write no cluster resources (plans, layouts, archives) are not held to it.
+ */
+async function claimWorkspace(flow: Workflow): Promise<void> {
+  const dest = flow.destination;
+  // Disk → mirror keeps its state in the archive's working-dir, as oc-mirror does: one archive
+  // may be unpacked into several registries, each run writing the cluster resources of its own.
+  if (dest.kind !== 'registry' || flow.dryRun || flow.mode !== 'mirrorToMirror') return;
+  const mine = `docker://${dest.registry}${dest.prefix ? `/${dest.prefix}` : ''}`;
+  const file = join(flow.workspace, WORKSPACE_DESTINATION);
+  let recorded: string | undefined;
+  try {
+    recorded = (JSON.parse(await readFile(file, 'utf8')) as { destination?: string }).destination;
+  } catch {
+    recorded = undefined; // a new workspace, or one from before destinations were recorded
+  }
+  if (recorded !== undefined && recorded !== mine) {
+    throw usageError(
+      MirrorError.WORKSPACE_OTHER_DESTINATION,
+      `the workspace ${flow.workspace} holds the state of mirroring to ${recorded}, not ${mine}`,
+      {
+        hint: `give each destination its own --workspace (its cluster-resources name that destination's repositories), e.g. --workspace file://${flow.workspace}-${dest.prefix.replaceAll('/', '-') || 'root'}`,
+      },
+    );
+  }
+  if (recorded === undefined) await writeFileAtomic(file, `${JSON.stringify({ destination: mine })}\n`);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltImage } from '../../lab/images.js';
@@ -144,6 +144,30 @@ describe('airgap mirror: bad input and partial failure', () => {
       `docker://${dst.host}/by-env`,
     ]);
     expect(without.exitCode).toBe(2); // no workspace: a usage error, as before
+  });
+
+  it('a workspace belongs to one destination: a run to another prefix is refused, its cluster resources kept', async () => {
+    const isc = await writeIsc(dir, [`${src.host}/ok/app:v1`]);
+    const ws = `file://${dir}/ws-one-dest`;
+    const first = await mirrorCli(isc, '--workspace', ws, `docker://${dst.host}/one`);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const idms = async () =>
+      (await readdir(join(dir, 'ws-one-dest', 'cluster-resources'))).filter((f) => /^i[dt]ms/.test(f));
+    const before = await Promise.all(
+      (await idms()).map((f) => readFile(join(dir, 'ws-one-dest', 'cluster-resources', f), 'utf8')),
+    );
+    expect(before.join()).toContain(`${dst.host}/one/`);
+    const other = await mirrorCli(isc, '--workspace', ws, `docker://${dst.host}/two`);
+    expect(other.exitCode).toBe(2);
+    expect(other.stderr).toContain(
+      `error [WORKSPACE_OTHER_DESTINATION]: the workspace ${join(dir, 'ws-one-dest')} holds the state of mirroring to docker://${dst.host}/one, not docker://${dst.host}/two`,
+    );
+    const after = await Promise.all(
+      (await idms()).map((f) => readFile(join(dir, 'ws-one-dest', 'cluster-resources', f), 'utf8')),
+    );
+    expect(after).toEqual(before);
+    // The same destination again is fine.
+    expect((await mirrorCli(isc, '--workspace', ws, `docker://${dst.host}/one`)).exitCode).toBe(0);
   });
 
   it('a destination every image would fail on is found by one preflight request and said once', async () => {
