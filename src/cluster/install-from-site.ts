@@ -87,10 +87,13 @@ export async function installClusterFromSite(
   const { site, release } = prepared;
   for (const w of [...site.warnings, ...prepared.inputs.warnings])
     o.report({ phase: 'preflight', level: 'warn', message: w });
-  o.report({
-    phase: 'preflight',
-    message: `release ${release.version} = ${release.image}${release.resolvedFrom ? ` (from ${release.resolvedFrom})` : ''}; control plane operator ${release.controlPlaneOperatorImage}`,
-  });
+  if (release.unpinned)
+    for (const line of release.unpinned) o.report({ phase: 'preflight', level: 'warn', message: line });
+  else
+    o.report({
+      phase: 'preflight',
+      message: `release ${release.version} = ${release.image}${release.resolvedFrom ? ` (from ${release.resolvedFrom})` : ''}; control plane operator ${release.controlPlaneOperatorImage}`,
+    });
   const items = renderCluster(prepared.resolved);
 
   if (!kube) {

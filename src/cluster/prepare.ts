@@ -13,7 +13,7 @@ import { parseReference } from '../mirror/index.js';
 import { RegistryClient } from '../mirror/index.js';
 import { API } from './describe.js';
 import type { Kube } from './kube.js';
-import { resolveRelease, type ReleaseResolution } from './release.js';
+import { mirrorOutOfReach, releaseFromSite, resolveRelease, type ReleaseResolution } from './release.js';
 
 export interface PrepareOptions {
   siteFile: string;
@@ -66,13 +66,25 @@ export async function prepareCluster(opts: PrepareOptions): Promise<PreparedClus
     caFiles: site.mirror.caFiles,
     ...(opts.insecureSkipTlsVerify ? { insecureSkipTlsVerify: true } : {}),
   };
-  const release = await resolveRelease({
-    release: site.cluster.release.image,
-    imageContentSources: inputs.imageContentSources,
-    pullSecretFile: site.cluster.pullSecretFile,
-    arch: site.cluster.nodePool.arch,
-    ...tls,
-  });
+  let release: ReleaseResolution;
+  try {
+    release = await resolveRelease({
+      release: site.cluster.release.image,
+      imageContentSources: inputs.imageContentSources,
+      pullSecretFile: site.cluster.pullSecretFile,
+      arch: site.cluster.nodePool.arch,
+      ...tls,
+    });
+  } catch (e) {
+    // A render (no hub) goes on from the site file when the mirror cannot be read, and says what
+    // it could not pin; an install never does.
+    if (opts.kube || !mirrorOutOfReach(e)) throw e;
+    release = releaseFromSite(
+      site.cluster.release.image,
+      inputs.imageContentSources,
+      `the mirror was not read (${(e as Error).message})`,
+    );
+  }
   const catalogOverrides = await pinCatalogImages(inputs.catalogOverrides, site.cluster.pullSecretFile, tls);
   let etcdEncryptionKey: string | undefined;
   if (opts.kube) {

@@ -10,7 +10,7 @@
 import { componentsOf, readReleasePayload, MirrorError } from '../mirror/index.js';
 import { parseReference, type ImageReference } from '../mirror/index.js';
 import { RegistryClient } from '../mirror/index.js';
-import { AirgapError, CommonError, hasCode, usageError } from '../util/errors.js';
+import { AirgapError, CommonError, hasCode, isAirgapError, usageError } from '../util/errors.js';
 
 import type { ImageContentSource } from './site/types.js';
 import { ClusterError } from './errors.js';
@@ -25,6 +25,50 @@ export interface ReleaseResolution {
   controlPlaneOperatorImage: string;
   /** The reference as given, when it was a tag that had to be resolved. */
   resolvedFrom?: string;
+  /** What could not be pinned (the mirror was out of reach while rendering), one line each. */
+  unpinned?: string[];
+}
+
+/** Failures that mean the mirror could not be read at all (not that it holds something wrong). */
+const OUT_OF_REACH: readonly string[] = [
+  ClusterError.MIRROR_UNREACHABLE,
+  ClusterError.MIRROR_CA_MISMATCH,
+  ClusterError.PULL_SECRET_REFUSED,
+  MirrorError.REGISTRY_UNREACHABLE,
+  MirrorError.REGISTRY_NETWORK,
+  MirrorError.REGISTRY_STALLED,
+  MirrorError.REGISTRY_NOT_ANSWERING,
+  MirrorError.REGISTRY_ERROR,
+];
+
+/** True when `e` says the mirror could not be read, so a render may go on from the site file alone. */
+export function mirrorOutOfReach(e: unknown): boolean {
+  return isAirgapError(e) && OUT_OF_REACH.includes(e.code);
+}
+
+/**
+ * The release as the site file gives it, for a render made without the mirror: the image as
+ * written (mapped into the mirror), the version its `<version>-<arch>` tag carries, and no
+ * control-plane-operator override (HyperShift then takes the one of the release). What this
+ * leaves unpinned is listed, to be said; an install always resolves the release in the mirror.
+ */
+export function releaseFromSite(
+  release: string,
+  imageContentSources: ImageContentSource[],
+  why: string,
+): ReleaseResolution {
+  const { image } = mapToMirror(release, imageContentSources);
+  const ref = parseReference(image);
+  const version =
+    /^(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+?)?)-(x86_64|aarch64|ppc64le|s390x|multi)$/.exec(ref.tag ?? '')?.[1] ??
+    '';
+  const unpinned = [
+    `rendered from the site file alone: ${why}`,
+    ...(ref.digest ? [] : [`the release ${image} is named by its tag, not pinned to a digest`]),
+    ...(version ? [] : [`the release version could not be read from ${image} (no <version>-<arch> tag)`]),
+    'the control plane operator image is not set: HyperShift takes it from the release',
+  ];
+  return { image, digest: ref.digest ?? '', version, controlPlaneOperatorImage: '', unpinned };
 }
 
 export interface ResolveReleaseOptions {

@@ -38,7 +38,11 @@ export function servicePublishing(r: ResolvedSite): Record<string, unknown>[] {
 
 /** HostedCluster annotations: the control-plane-operator image, and the OLM catalog overrides. */
 export function hostedClusterAnnotations(r: ResolvedSite): Record<string, string> {
-  const out: Record<string, string> = { [CPO_IMAGE_ANNOTATION]: r.controlPlaneOperatorImage };
+  // Without the mirror (a render from the site file alone) no override: HyperShift takes the
+  // control plane operator of the release.
+  const out: Record<string, string> = r.controlPlaneOperatorImage
+    ? { [CPO_IMAGE_ANNOTATION]: r.controlPlaneOperatorImage }
+    : {};
   if (r.site.cluster.olmCatalogPlacement !== 'management') return out;
   const images = r.catalogOverrides.images ?? {};
   const all = DEFAULT_CATALOGS.every((c) => images[c]?.includes('@sha256:'));
