@@ -17,13 +17,13 @@
  *                                 [--cli path/to/bin/run.js | path/to/airgap-executable]
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import yaml from 'js-yaml';
 import { buildUpstream } from '../lab/upstream.js';
 import { airgapCommand, cpuSeconds, timed } from './lib/proc.js';
+import { writeMirrorConfig } from '../test/helpers/fixtures.js';
 import { testPki } from '../test/helpers/tls.js';
 import { startTokenServer } from '../test/helpers/token-server.js';
 import { mergedAuth, startBenchRegistry } from './lib/setup.js';
@@ -85,15 +85,9 @@ async function main(): Promise<void> {
     });
     stopUpstream = () => up.stop();
     process.stderr.write(`plan bench: seeded in ${((Date.now() - seeded) / 1000).toFixed(0)} s; planning…\n`);
-    const isc = join(work, 'isc.yaml');
-    await writeFile(
-      isc,
-      yaml.dump({
-        kind: 'ImageSetConfiguration',
-        apiVersion: 'mirror.openshift.io/v2alpha1',
-        mirror: { platform: { channels: [{ name: up.channel, full: true }] } },
-      }),
-    );
+    const isc = await writeMirrorConfig(join(work, 'isc.yaml'), {
+      platform: { channels: [{ name: up.channel, full: true }] },
+    });
     const authFile = await mergedAuth(join(work, 'auth.json'), [src.reg, dst.reg], {
       ...(tokens ? { [src.reg.host]: { auth: Buffer.from(`bench:${password}`).toString('base64') } } : {}),
     });

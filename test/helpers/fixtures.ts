@@ -57,6 +57,15 @@ export function refOf(reg: { host: string }, b: BuiltImage): string {
   return b.tag ? `${reg.host}/${b.repo}:${b.tag}` : `${reg.host}/${b.repo}@${b.digest}`;
 }
 
+/** Write an ImageSetConfiguration (mirror.openshift.io/v2alpha1) whose `mirror:` is `mirror`; returns the path. */
+export async function writeMirrorConfig(path: string, mirror: Record<string, unknown>): Promise<string> {
+  await writeFile(
+    path,
+    yaml.dump({ kind: 'ImageSetConfiguration', apiVersion: 'mirror.openshift.io/v2alpha1', mirror }),
+  );
+  return path;
+}
+
 /** Write an ImageSetConfiguration with `additionalImages` (and optional blockedImages) to `dir/file`. */
 export async function writeIsc(
   dir: string,
@@ -64,15 +73,8 @@ export async function writeIsc(
   blocked: string[] = [],
   file = 'isc.yaml',
 ): Promise<string> {
-  const doc = {
-    kind: 'ImageSetConfiguration',
-    apiVersion: 'mirror.openshift.io/v2alpha1',
-    mirror: {
-      additionalImages: images.map((i) => (typeof i === 'string' ? { name: i } : i)),
-      ...(blocked.length ? { blockedImages: blocked.map((name) => ({ name })) } : {}),
-    },
-  };
-  const path = join(dir, file);
-  await writeFile(path, yaml.dump(doc));
-  return path;
+  return writeMirrorConfig(join(dir, file), {
+    additionalImages: images.map((i) => (typeof i === 'string' ? { name: i } : i)),
+    ...(blocked.length ? { blockedImages: blocked.map((name) => ({ name })) } : {}),
+  });
 }

@@ -15,7 +15,7 @@ import { buildUpstream, type Upstream } from '../../../lab/upstream.js';
 import { MirrorError } from '../../../src/mirror/errors.js';
 import type { MirrorReport } from '../../../src/mirror/run.js';
 import { airgap } from '../../helpers/cli.js';
-import { refOf, seedRegistry, tempDir } from '../../helpers/fixtures.js';
+import { refOf, seedRegistry, tempDir, writeMirrorConfig } from '../../helpers/fixtures.js';
 import { freePort, startRegistry, type TestRegistry } from '../../helpers/registry.js';
 import { nodeSigstoreProblem } from '../../helpers/sigstore-node.js';
 import { skopeoCopy, skopeoListTags, skopeoRawManifest } from '../../helpers/skopeo.js';
@@ -72,18 +72,10 @@ describe('signatures through airgap mirror, registry → registry', () => {
     const a = JSON.parse(await readFile(src.authFile, 'utf8'));
     const b = JSON.parse(await readFile(dst.authFile, 'utf8'));
     await writeFile(authFile, JSON.stringify({ auths: { ...a.auths, ...b.auths } }), { mode: 0o600 });
-    isc = join(dir, 'isc.yaml');
-    await writeFile(
-      isc,
-      yaml.dump({
-        kind: 'ImageSetConfiguration',
-        apiVersion: 'mirror.openshift.io/v2alpha1',
-        mirror: {
-          platform: { channels: [{ name: up.channel, minVersion: '4.18.2', maxVersion: '4.18.2' }] },
-          additionalImages: [{ name: up.ubiRef }, { name: refOf(src, unsigned!) }],
-        },
-      }),
-    );
+    isc = await writeMirrorConfig(join(dir, 'isc.yaml'), {
+      platform: { channels: [{ name: up.channel, minVersion: '4.18.2', maxVersion: '4.18.2' }] },
+      additionalImages: [{ name: up.ubiRef }, { name: refOf(src, unsigned!) }],
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -152,17 +144,9 @@ describe('signatures through airgap mirror, registry → registry', () => {
   }, 120_000);
 
   it('a signature store out of reach is asked once and said once for every release', async () => {
-    const both = join(dir, 'both-releases.yaml');
-    await writeFile(
-      both,
-      yaml.dump({
-        kind: 'ImageSetConfiguration',
-        apiVersion: 'mirror.openshift.io/v2alpha1',
-        mirror: {
-          platform: { channels: [{ name: up.channel, minVersion: '4.18.1', maxVersion: '4.18.2' }] },
-        },
-      }),
-    );
+    const both = await writeMirrorConfig(join(dir, 'both-releases.yaml'), {
+      platform: { channels: [{ name: up.channel, minVersion: '4.18.1', maxVersion: '4.18.2' }] },
+    });
     const dead = `http://127.0.0.1:${await freePort()}/signatures`;
     const planArgs = args('ws-dead-store', 'dead', '--release-keyring', keyring, '--retry-times', '1')
       .slice(1)
