@@ -58,6 +58,28 @@ async function readText(problems: SiteProblems, field: string, path: string): Pr
   }
 }
 
+/**
+ * A release image in the mirror registry but in a repository no mirror set names for the
+ * release: two mirror runs to different prefixes (the release under one, the mirror sets of the
+ * other). The cluster would pull its components from where the mirror sets point. Said once, with
+ * both places; undefined when the release is where the mirror sets put it (or named at its source).
+ */
+export function releaseOutsideMirrors(release: string, sources: ImageContentSource[]): string | undefined {
+  let ref;
+  try {
+    ref = parseReference(release.replace(/^docker:\/\//, ''));
+  } catch {
+    return undefined; // the site check names a bad reference
+  }
+  const repo = `${ref.registry}/${ref.repository}`;
+  const releaseSets = sources.filter((s) => /\/ocp-release$|\/okd$|\/release$/.test(s.source));
+  const mirrors = sources.flatMap((s) => s.mirrors);
+  if (sources.some((s) => s.source === repo) || mirrors.includes(repo)) return undefined;
+  const named = releaseSets.flatMap((s) => s.mirrors).filter((m) => m.startsWith(`${ref.registry}/`));
+  if (named.length === 0) return undefined;
+  return `cluster.release.image is in ${repo}, but the mirror sets put the release in ${named.join(' or ')}: the cluster would pull its components from there; point release.image at the same mirror run as mirror.clusterResources`;
+}
+
 /** The digest mappings grouped by source (mirror order kept), for `spec.imageContentSources`. */
 export function imageContentSourcesOf(
   mappings: readonly { source: string; mirror: string; digest: boolean }[],
@@ -465,6 +487,8 @@ export async function readSiteInputs(site: Site): Promise<SiteInputs> {
         `the mirror source ${ics.source} is a whole registry; HyperShift does not pass such entries on (OCPBUGS-33951): add entries for its repositories`,
       );
   }
+  const misplaced = releaseOutsideMirrors(site.cluster.release.image, imageContentSources);
+  if (misplaced) warnings.push(misplaced);
   const catalogOverrides = catalogOverridesOf(catalogSources);
   if (
     site.cluster.olmCatalogPlacement === 'management' &&
