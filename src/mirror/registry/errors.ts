@@ -166,7 +166,7 @@ export function networkError(registry: string, e: unknown, what: string): Airgap
         registry,
         temporary: false,
         where: what,
-        hint: `trust the registry's CA: install it into the system store (update-ca-trust), or give --ca-file, or put it in /etc/containers/certs.d/${registry}/ca.crt (or, knowingly, turn verification off with --dest-tls-verify=false / --src-tls-verify=false)`,
+        hint: `trust the registry's CA: install it into the system store (update-ca-trust), or give --ca-file, or put it in /etc/containers/certs.d/${registry}/ca.crt (or, knowingly, turn TLS verification off for it)`,
         cause: e,
       },
     );
