@@ -3,7 +3,7 @@
  * its call resolves, a replaced name keeps one entry, and a change made by another writer of the
  * same directory is kept (the in-memory index is read again when the file is not ours).
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OciLayout, REF_NAME } from '../../src/mirror/layout/store.js';
@@ -46,6 +46,36 @@ describe('OciLayout index.json', () => {
     expect(all.size).toBe(400);
     expect((await layout.entries()).map((e) => e.refName)).toContain('app/n399:v1');
   });
+
+  it('lookups running beside changes never lose a change (a fresh layout of an existing index)', async () => {
+    const dir = await tempDir('airgap-layout-index-');
+    await OciLayout.open(dir);
+    // A large index (as a channel's layout has): reading it takes long enough for changes to happen
+    // meanwhile. Written directly: its blobs do not matter to a lookup.
+    const old = Array.from({ length: 20_000 }, (_, i) => ({
+      mediaType: MediaType.OciManifest,
+      digest: manifest(i).digest,
+      size: manifest(i).bytes.length,
+      annotations: { [REF_NAME]: `old/n${i}:v1` },
+    }));
+    await writeFile(
+      join(dir, 'index.json'),
+      JSON.stringify({ schemaVersion: 2, mediaType: MediaType.OciIndex, manifests: old }, null, 2),
+    );
+    // A second layout of the directory (as a later step of a run opens it): lookups keep starting
+    // while entries are set.
+    const b = await OciLayout.open(dir);
+    const work: Promise<unknown>[] = [];
+    for (let i = 0; i < 20; i++) {
+      work.push(b.resolve(`old/n${i}:v1`).then((d) => expect(d?.digest).toBe(manifest(i).digest)));
+      work.push(b.setEntry(`new/n${i}:v1`, manifest(100_000 + i)));
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await Promise.all(work);
+    const all = await onDisk(dir);
+    expect(all.size).toBe(20_000 + 20);
+    for (let i = 0; i < 20; i++) expect(all.get(`new/n${i}:v1`)).toBe(manifest(100_000 + i).digest);
+  }, 60_000);
 
   it('replaces a name in place, and keeps what another writer of the directory added', async () => {
     const dir = await tempDir('airgap-layout-index-');

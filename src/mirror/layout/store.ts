@@ -310,13 +310,23 @@ export class OciLayout {
   /**
    * The index to change: the one in memory while changes of ours are unwritten (the file is ours
    * then), else the one in memory if the file is still the one we read or wrote, else the file.
+   * A load never replaces an index that changed while it read (a lookup running beside a change
+   * would otherwise drop the change): what is in memory then wins.
    */
   private async currentIndex(): Promise<{ doc: IndexDoc; at: Map<string, number> }> {
-    const dirty = this.changes > this.written || this.writer !== undefined;
-    if (this.cached && (dirty || this.cached.stamp === (await this.indexStamp()))) return this.cached;
+    const dirty = () => this.changes > this.written || this.writer !== undefined;
+    const before = this.cached;
+    if (before && (dirty() || before.stamp === (await this.indexStamp()))) return before;
+    const fresh = await this.loadIndex();
+    if (this.cached !== before || dirty()) return this.cached ?? fresh;
+    this.cached = fresh;
+    return fresh;
+  }
+
+  /** index.json from disk, with each ref name's position (a name listed twice keeps its last entry). */
+  private async loadIndex(): Promise<{ doc: IndexDoc; at: Map<string, number>; stamp?: string }> {
     const stamp = await this.indexStamp();
     const doc = await this.readIndex();
-    // A ref name listed twice keeps its last entry, as a replace always did.
     const at = new Map<string, number>();
     const kept: Descriptor[] = [];
     for (const d of doc.manifests) {
@@ -329,8 +339,7 @@ export class OciLayout {
       }
     }
     doc.manifests = kept;
-    this.cached = { doc, at, stamp };
-    return this.cached;
+    return { doc, at, stamp };
   }
 
   /** Resolve once index.json on disk holds every change made before this call. */
