@@ -112,8 +112,9 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
   const unlock = await lockDirectory(flow.workspace);
   const run = openSession(o, flow, inputs);
   try {
-    await claimWorkspace(flow);
     const target = await openTarget(run);
+    // After the preflight: a destination that could not even be reached claims nothing.
+    await claimWorkspace(flow);
     const { plan, sourceLayout } = await obtainPlan(run);
     const planText = await recordPlan(run, plan);
     const report = reportOf(flow, o.destination, plan, (e) =>
@@ -169,7 +170,7 @@ async function claimWorkspace(flow: Workflow): Promise<void> {
       MirrorError.WORKSPACE_OTHER_DESTINATION,
       `the workspace ${flow.workspace} holds the state of mirroring to ${recorded}, not ${mine}`,
       {
-        hint: `give each destination its own --workspace (its cluster-resources name that destination's repositories), e.g. --workspace file://${flow.workspace}-${dest.prefix.replaceAll('/', '-') || 'root'}`,
+        hint: `give each destination its own --workspace (its cluster-resources name that destination's repositories), e.g. --workspace file://${flow.workspace}-${dest.prefix.replaceAll('/', '-') || 'root'}; if ${recorded} was a mistake, remove ${file}`,
       },
     );
   }
