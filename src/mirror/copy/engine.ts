@@ -101,7 +101,9 @@ export class CopyEngine {
   private readonly homes = new Map<string, BlobHome>();
   private readonly inRepo = new Map<string, Promise<void>>();
   private readonly progress: ProgressSink;
-  private readonly counted = new Set<string>();
+  /** Blobs (destination endpoint | digest) in the progress total, and those that moved bytes. */
+  private readonly inTotal = new Set<string>();
+  private readonly moved = new Set<string>();
 
   constructor(private readonly opts: CopyOptions = {}) {
     this.blobLimit = new Limiter(opts.parallel ?? 10);
@@ -116,9 +118,9 @@ export class CopyEngine {
     pairs.forEach((p, i) => {
       const before = p.after !== undefined && p.after < i ? running[p.after] : undefined;
       running.push(
-        (before ?? Promise.resolve(undefined)).then((r) =>
-          this.imageLimit.run(() => this.copyImage(p, r?.status === 'copied')),
-        ),
+        // The image limit holds only while an image is resolved (copyImage): every image is
+        // resolved early, so the progress total is the whole run's from its start.
+        (before ?? Promise.resolve(undefined)).then((r) => this.copyImage(p, r?.status === 'copied')),
       );
     });
     const images = await Promise.all(running);
@@ -151,28 +153,9 @@ export class CopyEngine {
       return this.finish(result);
     }
     try {
-      // A destination tag that already points at the image's digest means it is done. For a
-      // digest-pinned image that is known before the source is even asked.
-      const presentAt = async (digest: string) =>
-        (await p.dest.endpoint.headManifest(p.dest.repo, p.dest.ref, true)) === digest;
-      if (p.digest && !fresh && (await presentAt(p.digest))) {
-        result.status = 'present';
-        result.digest = p.digest;
-        return this.finish(result);
-      }
-      const top = await p.source.endpoint.getManifest(p.source.repo, p.source.ref, true);
-      if (p.digest && top.digest !== p.digest) {
-        throw new AirgapError(
-          MirrorError.MIRROR_DIGEST_MISMATCH,
-          `${src} resolved to ${top.digest}, expected ${p.digest}`,
-        );
-      }
-      result.digest = top.digest;
-      if (!p.digest && !fresh && (await presentAt(top.digest))) {
-        result.status = 'present';
-        return this.finish(result);
-      }
-      const parsed = parseManifest(top.bytes, top.mediaType, src);
+      const resolved = await this.imageLimit.run(() => this.resolveImage(p, fresh, result, src));
+      if (!resolved) return this.finish(result);
+      const { top, parsed } = resolved;
       if (parsed.kind === 'index') {
         const children = parsed.manifests.filter((d) => matchesArch(d, this.opts.arches));
         if (children.length === 0) {
@@ -226,6 +209,60 @@ export class CopyEngine {
     }
   }
 
+  /**
+   * The image's manifest, or undefined when the destination already holds it (result says so).
+   * A destination tag that already points at the image's digest means it is done; for a
+   * digest-pinned image that is known before the source is even asked. A single image's blobs
+   * join the progress total here.
+   */
+  private async resolveImage(
+    p: CopyPair,
+    fresh: boolean,
+    result: ImageResult,
+    src: string,
+  ): Promise<{ top: ManifestData; parsed: ReturnType<typeof parseManifest> } | undefined> {
+    const presentAt = async (digest: string) =>
+      (await p.dest.endpoint.headManifest(p.dest.repo, p.dest.ref, true)) === digest;
+    if (p.digest && !fresh && (await presentAt(p.digest))) {
+      result.status = 'present';
+      result.digest = p.digest;
+      return undefined;
+    }
+    const top = await p.source.endpoint.getManifest(p.source.repo, p.source.ref, true);
+    if (p.digest && top.digest !== p.digest) {
+      throw new AirgapError(
+        MirrorError.MIRROR_DIGEST_MISMATCH,
+        `${src} resolved to ${top.digest}, expected ${p.digest}`,
+      );
+    }
+    result.digest = top.digest;
+    if (!p.digest && !fresh && (await presentAt(top.digest))) {
+      result.status = 'present';
+      return undefined;
+    }
+    const parsed = parseManifest(top.bytes, top.mediaType, src);
+    if (parsed.kind === 'image') this.addToTotal(p, parsed);
+    return { top, parsed };
+  }
+
+  /** Count an image's blobs in the progress total (each once per destination). */
+  private addToTotal(p: CopyPair, parsed: ReturnType<typeof parseManifest> & { kind: 'image' }): void {
+    for (const b of blobsOf(parsed)) {
+      const key = `${p.dest.endpoint.id}|${b.digest}`;
+      if (this.inTotal.has(key)) continue;
+      this.inTotal.add(key);
+      this.progress({ type: 'bytes-planned', bytes: b.size });
+    }
+  }
+
+  /** A blob counted in the total turned out to be there already: it leaves the total. */
+  private notMoved(p: CopyPair, d: Descriptor): void {
+    const key = `${p.dest.endpoint.id}|${d.digest}`;
+    if (!this.inTotal.has(key) || this.moved.has(key)) return;
+    this.inTotal.delete(key);
+    this.progress({ type: 'bytes-planned', bytes: -d.size });
+  }
+
   private finish(r: ImageResult): ImageResult {
     if (r.status !== 'failed' && r.digest) this.opts.journal?.recordImage(r.destination, r.digest);
     this.progress({
@@ -239,13 +276,19 @@ export class CopyEngine {
 
   /** A child of an index: skip it when the destination has it, else its blobs then itself. */
   private async copyManifest(p: CopyPair, d: Descriptor, result: ImageResult): Promise<void> {
-    if (await p.dest.endpoint.headManifest(p.dest.repo, d.digest, false)) return;
-    const m: ManifestData = await p.source.endpoint.getManifest(p.source.repo, d.digest, false);
-    const parsed = parseManifest(
-      m.bytes,
-      m.mediaType || d.mediaType,
-      p.source.endpoint.display(p.source.repo, d.digest),
-    );
+    const child = await this.imageLimit.run(async () => {
+      if (await p.dest.endpoint.headManifest(p.dest.repo, d.digest, false)) return undefined;
+      const m: ManifestData = await p.source.endpoint.getManifest(p.source.repo, d.digest, false);
+      const parsed = parseManifest(
+        m.bytes,
+        m.mediaType || d.mediaType,
+        p.source.endpoint.display(p.source.repo, d.digest),
+      );
+      if (parsed.kind === 'image') this.addToTotal(p, parsed);
+      return { m, parsed };
+    });
+    if (!child) return;
+    const { m, parsed } = child;
     if (parsed.kind === 'index') {
       await Promise.all(parsed.manifests.map((c) => this.copyManifest(p, c, result)));
     } else {
@@ -303,14 +346,17 @@ export class CopyEngine {
     const dest = p.dest.endpoint;
     if (p.source.endpoint.id === dest.id && (await dest.mount(p.dest.repo, d.digest, p.source.repo))) {
       result.blobs.mounted++;
+      this.notMoved(p, d);
       this.progress({ type: 'blob-done', how: 'mounted', size: d.size });
       return;
     }
     const countKey = `${dest.id}|${d.digest}`;
     const plan = () => {
-      // Planned bytes are counted when a blob really starts to move (present ones never do).
-      if (this.counted.has(countKey)) return;
-      this.counted.add(countKey);
+      // Counted when its image was resolved; a blob that was not (or left the total) is now.
+      if (this.moved.has(countKey)) return;
+      this.moved.add(countKey);
+      if (this.inTotal.has(countKey)) return;
+      this.inTotal.add(countKey);
       this.progress({ type: 'bytes-planned', bytes: d.size });
     };
     await this.blobLimit.run(async () => {
@@ -331,6 +377,7 @@ export class CopyEngine {
           });
           if (outcome === 'present') {
             result.blobs.present++;
+            this.notMoved(p, d);
             this.progress({ type: 'blob-done', how: 'present', size: d.size });
             return;
           }
