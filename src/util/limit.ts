@@ -16,3 +16,17 @@ export class Limiter {
     }
   }
 }
+
+/** Each key's work started once, however many callers ask for it: the same promise for all. */
+export class Once<T> {
+  private readonly done = new Map<string, Promise<T>>();
+
+  get(key: string, work: () => Promise<T>): Promise<T> {
+    let p = this.done.get(key);
+    if (!p) {
+      p = work();
+      this.done.set(key, p);
+    }
+    return p;
+  }
+}

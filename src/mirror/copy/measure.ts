@@ -5,7 +5,7 @@
  * A channel with full: true measures 15,000 images: see measurePairs for how few questions that takes.
  */
 import { isAirgapError, messageOf } from '../../util/errors.js';
-import { Limiter } from '../../util/limit.js';
+import { Limiter, Once } from '../../util/limit.js';
 import { blobsOf, matchesArch, parseManifest, type ManifestData } from '../manifest.js';
 import { noProgress, type ProgressSink } from '../../util/progress.js';
 import type { CopyPair } from './engine.js';
@@ -34,19 +34,6 @@ export interface PlanMeasure {
 
 /** The number of reads at once when the caller gives none: the copy engine's image parallelism. */
 const DEFAULT_PARALLEL = 16;
-
-/** Each key's work done once per measure, however many images ask. */
-class Once<T> {
-  private readonly done = new Map<string, Promise<T>>();
-  get(key: string, work: () => Promise<T>): Promise<T> {
-    let p = this.done.get(key);
-    if (!p) {
-      p = work();
-      this.done.set(key, p);
-    }
-    return p;
-  }
-}
 
 /**
  * Measure pairs; a pair whose source cannot be read gets an `error` and counts nothing.

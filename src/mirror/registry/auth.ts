@@ -10,6 +10,7 @@ const MAX_TOKEN_RESPONSE = 1024 * 1024;
  */
 import { requestOn } from '../../net/http.js';
 import { isRetryableRequestError, isRetryableStatus } from '../../net/retry.js';
+import { Once } from '../../util/limit.js';
 import { readBounded } from '../../net/body.js';
 import { findCredential, type Credential, type CredentialOptions } from '../auth/credentials.js';
 import { parseChallenge, type Challenge } from './challenge.js';
@@ -38,7 +39,7 @@ export class RegistryAuth implements Authorizer {
   private readonly tokens = new Map<string, Token>();
   /** Token requests in flight, by scope set: concurrent requests wait for one instead of each asking. */
   private readonly pendingTokens = new Map<string, Promise<Token>>();
-  private readonly creds = new Map<string, Promise<Credential | undefined>>();
+  private readonly creds = new Once<Credential | undefined>();
 
   constructor(
     private readonly registry: string,
@@ -104,12 +105,7 @@ export class RegistryAuth implements Authorizer {
   }
 
   private credentialFor(repo: string): Promise<Credential | undefined> {
-    let c = this.creds.get(repo);
-    if (!c) {
-      c = findCredential(this.registry, repo, this.credentials);
-      this.creds.set(repo, c);
-    }
-    return c;
+    return this.creds.get(repo, () => findCredential(this.registry, repo, this.credentials));
   }
 
   private scopesFor(req: RegistryRequest): string[] {
