@@ -73,11 +73,14 @@ export function describeShape(raw: unknown): string {
 }
 
 /**
- * A header value (`kind`, `apiVersion`) as it may be quoted in a message: only when it is shaped
- * like a type name. Anything else there is content of a file not known to be what was expected.
+ * A header field (`kind`, `apiVersion`) as a message names it: `kind Foo` when its value is shaped
+ * like a type name, else `the kind`. Anything else there is content of a file not known to be
+ * what was expected, and is not quoted.
  */
-export function shownHeader(raw: unknown): string | undefined {
-  return typeof raw === 'string' && /^[A-Za-z0-9][A-Za-z0-9./-]{0,62}$/.test(raw) ? raw : undefined;
+export function namedHeader(field: string, raw: unknown): string {
+  return typeof raw === 'string' && /^[A-Za-z0-9][A-Za-z0-9./-]{0,62}$/.test(raw)
+    ? `${field} ${raw}`
+    : `the ${field}`;
 }
 
 export function describeType(raw: unknown): string {

@@ -7,7 +7,7 @@
 import { hostNameProblem, parseHostPort, scopeProblem } from '../../certs/index.js';
 import { clusterNameProblem, DNS1123_LABEL, namespaceProblem, releaseProblem } from './names.js';
 import { addressProblem, parseCidr, unbracket } from './net.js';
-import { shownHeader } from '../../config/decode.js';
+import { namedHeader } from '../../config/decode.js';
 import { SiteErrorCode, type SiteProblems } from './problems.js';
 import type { SiteDocument } from './schema.js';
 import {
@@ -38,16 +38,14 @@ export function checkHeader(doc: SiteDocument, problems: SiteProblems): void {
       'apiVersion',
       doc.apiVersion === undefined
         ? 'apiVersion is missing'
-        : `${shownHeader(doc.apiVersion) ? `apiVersion ${shownHeader(doc.apiVersion)}` : 'the apiVersion'} is not ${SITE_API_VERSION}`,
+        : `${namedHeader('apiVersion', doc.apiVersion)} is not ${SITE_API_VERSION}`,
       { hint },
     );
   if (doc.kind !== SITE_KIND)
     problems.add(
       SiteErrorCode.Kind,
       'kind',
-      doc.kind === undefined
-        ? 'kind is missing'
-        : `${shownHeader(doc.kind) ? `kind ${shownHeader(doc.kind)}` : 'the kind'} is not ${SITE_KIND}`,
+      doc.kind === undefined ? 'kind is missing' : `${namedHeader('kind', doc.kind)} is not ${SITE_KIND}`,
       { hint },
     );
 }

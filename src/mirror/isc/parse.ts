@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import * as yaml from 'js-yaml';
 import { usageError } from '../../util/errors.js';
 import { imageSetContent, archiveSize, TOP_LEVEL_KEYS, TOP_LEVEL_REMOVED } from './schema.js';
-import { describeShape, shownHeader, type DecodeContext } from '../../config/decode.js';
+import { describeShape, namedHeader, type DecodeContext } from '../../config/decode.js';
 import { childPath, loadYamlWithPositions } from '../../config/positions.js';
 import { Problems, problemsError } from '../../config/problems.js';
 import { didYouMean } from '../../config/suggest.js';
@@ -178,10 +178,14 @@ function checkKind(raw: unknown, wanted: Kind | undefined, problems: IscProblems
     problems.add(IscErrorCode.Kind, '', 'kind is missing', { hint: `add "kind: ${wanted ?? ISC_KIND}"` });
   } else if (typeof raw !== 'string' || !(kinds as string[]).includes(raw)) {
     // A kind is a type name; anything else there is content of an unknown file, not quoted.
-    const shown = shownHeader(raw) ? `kind ${shownHeader(raw)}` : 'the kind';
-    problems.add(IscErrorCode.Kind, 'kind', `${shown} is not ${ISC_KIND} or ${DISC_KIND}`, {
-      hint: (typeof raw === 'string' && didYouMean(raw, kinds)) || `use kind: ${wanted ?? ISC_KIND}`,
-    });
+    problems.add(
+      IscErrorCode.Kind,
+      'kind',
+      `${namedHeader('kind', raw)} is not ${ISC_KIND} or ${DISC_KIND}`,
+      {
+        hint: (typeof raw === 'string' && didYouMean(raw, kinds)) || `use kind: ${wanted ?? ISC_KIND}`,
+      },
+    );
   } else if (wanted && raw !== wanted) {
     const job = wanted === ISC_KIND ? 'mirroring' : 'deleting';
     problems.add(
@@ -216,7 +220,7 @@ function checkApiVersion(raw: unknown, kind: Kind, problems: IscProblems): void 
     'apiVersion',
     legacy
       ? `apiVersion ${String(raw)} is the oc-mirror v1 format; airgap reads the v2 format`
-      : `${shownHeader(raw) ? `apiVersion ${shownHeader(raw)}` : 'the apiVersion'} is not ${accepted.join(' or ')}`,
+      : `${namedHeader('apiVersion', raw)} is not ${accepted.join(' or ')}`,
     {
       hint: legacy
         ? `set "apiVersion: ${ISC_API_VERSION}" and remove v1-only fields such as storageConfig`
