@@ -85,6 +85,11 @@ const RETRYABLE_BLOB = new Set<string>([
   MirrorError.REGISTRY_ERROR,
 ]);
 
+/** A blob at a destination endpoint: its home, and its place in the progress total, are kept by this. */
+function blobKey(p: CopyPair, digest: string): string {
+  return `${p.dest.endpoint.id}|${digest}`;
+}
+
 /**
  * The copy engine: one blob-level scheduler across every image of a run.
  *
@@ -248,7 +253,7 @@ export class CopyEngine {
   /** Count an image's blobs in the progress total (each once per destination). */
   private addToTotal(p: CopyPair, parsed: ReturnType<typeof parseManifest> & { kind: 'image' }): void {
     for (const b of blobsOf(parsed)) {
-      const key = `${p.dest.endpoint.id}|${b.digest}`;
+      const key = blobKey(p, b.digest);
       if (this.inTotal.has(key)) continue;
       this.inTotal.add(key);
       this.progress({ type: 'bytes-planned', bytes: b.size });
@@ -257,7 +262,7 @@ export class CopyEngine {
 
   /** A blob counted in the total turned out to be there already: it leaves the total. */
   private notMoved(p: CopyPair, d: Descriptor): void {
-    const key = `${p.dest.endpoint.id}|${d.digest}`;
+    const key = blobKey(p, d.digest);
     if (!this.inTotal.has(key) || this.moved.has(key)) return;
     this.inTotal.delete(key);
     this.progress({ type: 'bytes-planned', bytes: -d.size });
@@ -316,7 +321,7 @@ export class CopyEngine {
     const repoKey = `${dest.id}|${p.dest.repo}|${d.digest}`;
     const existing = this.inRepo.get(repoKey);
     if (existing) return existing;
-    const homeKey = `${dest.id}|${d.digest}`;
+    const homeKey = blobKey(p, d.digest);
     const home = this.homes.get(homeKey);
     let done: Promise<void>;
     if (!home) {
@@ -350,7 +355,7 @@ export class CopyEngine {
       this.progress({ type: 'blob-done', how: 'mounted', size: d.size });
       return;
     }
-    const countKey = `${dest.id}|${d.digest}`;
+    const countKey = blobKey(p, d.digest);
     const plan = () => {
       // Counted when its image was resolved; a blob that was not (or left the total) is now.
       if (this.moved.has(countKey)) return;
