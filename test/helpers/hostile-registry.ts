@@ -76,6 +76,22 @@ export interface HostileRegistry {
 
 const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
 const sha256 = (b: Buffer | string) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
+
+/** The OCI image manifest (JSON text) of an image of `config` and one uncompressed `layer`. */
+export function oneLayerManifest(config: Buffer, layer: Buffer): string {
+  return JSON.stringify({
+    schemaVersion: 2,
+    mediaType: OCI_MANIFEST,
+    config: {
+      mediaType: 'application/vnd.oci.image.config.v1+json',
+      digest: sha256(config),
+      size: config.length,
+    },
+    layers: [
+      { mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: sha256(layer), size: layer.length },
+    ],
+  });
+}
 const FILLER = Buffer.alloc(64 * 1024, 'x');
 
 type Body =
@@ -354,18 +370,7 @@ export async function startHostileRegistry(): Promise<HostileRegistry> {
           repo,
         }),
       );
-      const manifest = JSON.stringify({
-        schemaVersion: 2,
-        mediaType: OCI_MANIFEST,
-        config: {
-          mediaType: 'application/vnd.oci.image.config.v1+json',
-          digest: sha256(config),
-          size: config.length,
-        },
-        layers: [
-          { mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: sha256(layer), size: layer.length },
-        ],
-      });
+      const manifest = oneLayerManifest(config, layer);
       reg.blob(repo, sha256(config), config);
       reg.blob(repo, sha256(layer), layerBody ?? layer);
       reg.manifest(repo, tag, { mediaType: OCI_MANIFEST, bytes: manifest });

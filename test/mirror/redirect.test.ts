@@ -18,6 +18,7 @@ import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { airgap } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { oneLayerManifest } from '../helpers/hostile-registry.js';
 import { testCertificates } from '../helpers/tls.js';
 
 const sha256 = (b: Buffer | string) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
@@ -38,18 +39,7 @@ describe('a registry that redirects its blobs', () => {
     const { ca, server: cert } = testCertificates();
     caFile = join(dir, 'ca.crt');
     await writeFile(caFile, ca.certPem);
-    const manifest = JSON.stringify({
-      schemaVersion: 2,
-      mediaType: 'application/vnd.oci.image.manifest.v1+json',
-      config: {
-        mediaType: 'application/vnd.oci.image.config.v1+json',
-        digest: sha256(config),
-        size: config.length,
-      },
-      layers: [
-        { mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: sha256(layer), size: layer.length },
-      ],
-    });
+    const manifest = oneLayerManifest(config, layer);
     const blobs = new Map([
       [sha256(config), config],
       [sha256(layer), layer],
