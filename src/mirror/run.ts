@@ -122,7 +122,13 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
     );
     const pairs = await pairsOf(run, plan, target, sourceLayout);
     if (flow.dryRun) return await measureDryRun(run, report, pairs);
-    run.progress({ type: 'phase', name: 'copy', detail: `${pairs.length} images` });
+    run.progress({
+      type: 'phase',
+      name: 'copy',
+      detail: `${pairs.length} images`,
+      moves: true,
+      counting: true,
+    });
     report.summary = await run.engine.run(pairs);
     if (flow.destination.kind === 'registry') {
       // What the cluster needs to pull through the mirror: IDMS/ITMS, catalogs, UpdateService, registries.conf.
@@ -286,7 +292,7 @@ async function unpackPlan(run: Session): Promise<{ plan: MirrorPlan; sourceLayou
   const { unpackArchive, ARCHIVE_PLAN } = await import('./archive/archive.js'); // tar loads only for archives
   const archiveDir = run.flow.archiveDir!;
   const sourceLayout = await OciLayout.open(join(run.flow.workspace, 'layout'));
-  run.progress({ type: 'phase', name: 'unpack', detail: archiveDir });
+  run.progress({ type: 'phase', name: 'unpack', detail: archiveDir, moves: true });
   await unpackArchive(archiveDir, sourceLayout, run.progress);
   return { plan: await readPlanFile(join(sourceLayout.dir, ARCHIVE_PLAN)), sourceLayout };
 }

@@ -3,7 +3,15 @@
  * plain periodic lines elsewhere, nothing extra with --json). Library code never writes to stdout.
  */
 export type ProgressEvent =
-  | { type: 'phase'; name: string; detail?: string }
+  /**
+   * A new phase. `moves: true` starts a step that moves bytes of its own (unpacking an archive,
+   * copying images, writing archive parts): the byte counts, rate and ETA start again, so each
+   * step's bar ends at the bytes that step moved. `counting: true`: the step's total grows until
+   * a `total-known` event (images are still being resolved), and no ETA is shown before it.
+   */
+  | { type: 'phase'; name: string; detail?: string; moves?: boolean; counting?: boolean }
+  /** The bytes planned so far are all the step will move (after a `counting` phase). */
+  | { type: 'total-known' }
   | { type: 'items-total'; total: number }
   | { type: 'bytes-planned'; bytes: number }
   | { type: 'bytes'; bytes: number }
@@ -37,12 +45,17 @@ export function formatDuration(ms: number): string {
 
 /** Totals kept from events; also what the renderer draws. */
 export class ProgressState {
-  readonly started = Date.now();
+  /** When the current byte-moving step started (the rate is of that step). */
+  started = Date.now();
   itemsTotal = 0;
   itemsDone = 0;
   itemsFailed = 0;
   bytesPlanned = 0;
   bytesDone = 0;
+  /** The name of the byte-moving step under way (copy, unpack, archive), shown first. */
+  step = '';
+  /** False while the step's total still grows (images being resolved): no ETA, and it says so. */
+  totalKnown = true;
   blobs = { uploaded: 0, mounted: 0, present: 0, downloaded: 0 };
   phase = '';
 
@@ -50,6 +63,16 @@ export class ProgressState {
     switch (e.type) {
       case 'phase':
         this.phase = e.detail ? `${e.name}: ${e.detail}` : e.name;
+        if (e.moves) {
+          this.step = e.name;
+          this.bytesPlanned = 0;
+          this.bytesDone = 0;
+          this.started = Date.now();
+        }
+        this.totalKnown = !e.counting;
+        break;
+      case 'total-known':
+        this.totalKnown = true;
         break;
       case 'items-total':
         this.itemsTotal = e.total;
@@ -87,10 +110,15 @@ export class ProgressState {
     const blobs = this.blobs.uploaded + this.blobs.downloaded + this.blobs.mounted + this.blobs.present;
     // Counters that mean nothing for a run (no blobs in a file download, no items) are left out.
     const out: { text: string; keep: number }[] = [
-      { text: `${formatBytes(this.bytesDone)} / ${formatBytes(this.bytesPlanned)}`, keep: 9 },
+      ...(this.step ? [{ text: `${this.step}:`, keep: 3 }] : []),
+      {
+        text: `${formatBytes(this.bytesDone)} / ${formatBytes(this.bytesPlanned)}${this.totalKnown ? '' : ' so far'}`,
+        keep: 9,
+      },
       { text: `at ${formatBytes(rate)}/s`, keep: 4 },
     ];
-    if (rate > 0 && left > 0) out.push({ text: `ETA ${formatDuration((left / rate) * 1000)}`, keep: 5 });
+    if (rate > 0 && left > 0 && this.totalKnown)
+      out.push({ text: `ETA ${formatDuration((left / rate) * 1000)}`, keep: 5 });
     if (blobs > 0) out.push({ text: `· blobs ${blobs}`, keep: 2 });
     if (this.itemsTotal > 0) out.push({ text: `· images ${this.itemsDone}/${this.itemsTotal}`, keep: 6 });
     if (this.itemsFailed) out.push({ text: `· ${this.itemsFailed} failed`, keep: 8 });
@@ -107,7 +135,9 @@ export class ProgressState {
     const barWidth = Math.max(10, Math.min(30, width - 70));
     const filled = Math.round(frac * barWidth);
     const bar = { text: `[${'='.repeat(filled)}${' '.repeat(barWidth - filled)}]`, keep: 4.5 };
-    const fields = [bar, ...this.fields()];
+    const own = this.fields();
+    // The step's name, then the bar, then the counts.
+    const fields = this.step ? [own[0]!, bar, ...own.slice(1)] : [bar, ...own];
     const limit = Math.max(1, width - 1); // the last column would wrap on some terminals
     while (joinFields(fields).length > limit && fields.length > 1) {
       const drop = fields.reduce((lo, f, i) => (f.keep < fields[lo]!.keep ? i : lo), 0);

@@ -126,7 +126,12 @@ export async function packArchive(
     }
   }
   const total = include.reduce((a, b) => a + b.size, 0);
-  progress({ type: 'phase', name: 'archive', detail: `${include.length} blobs in ${groups.length} part(s)` });
+  progress({
+    type: 'phase',
+    name: 'archive',
+    detail: `${include.length} blobs in ${groups.length} part(s)`,
+    moves: true,
+  });
   progress({ type: 'bytes-planned', bytes: total });
   if (opts.plan) await writeFileAtomic(join(layout.dir, ARCHIVE_PLAN), opts.plan.text);
   const written: ArchiveManifest['parts'] = [];

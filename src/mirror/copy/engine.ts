@@ -91,6 +91,27 @@ function blobKey(p: CopyPair, digest: string): string {
 }
 
 /**
+ * Manifests still to be resolved before the progress total is whole: when none is left, the total
+ * is said to be known (once), and the bar shows an ETA. Each count is added before the one that
+ * found it is taken away, so the count reaches zero only at the end.
+ */
+class Unresolved {
+  private left = 0;
+  private said = false;
+  constructor(private readonly known: () => void) {}
+  add(n: number): void {
+    this.left += n;
+  }
+  done(): void {
+    this.left--;
+    if (this.left === 0 && !this.said) {
+      this.said = true;
+      this.known();
+    }
+  }
+}
+
+/**
  * The copy engine: one blob-level scheduler across every image of a run.
  *
  * - Each unique blob is read from the source once per destination: the first image that needs it
@@ -119,15 +140,23 @@ export class CopyEngine {
   async run(pairs: CopyPair[]): Promise<CopySummary> {
     const started = Date.now();
     this.progress({ type: 'items-total', total: pairs.length });
+    // Images that wait for another (a signature after its image) are small and join the total
+    // when they start; every other image is resolved early, and then the total is known.
+    const unresolved = new Unresolved(() => this.progress({ type: 'total-known' }));
+    const waits = (p: CopyPair, i: number) => p.after !== undefined && p.after < i;
+    unresolved.add(pairs.filter((p, i) => !waits(p, i)).length + 1);
     const running: Promise<ImageResult>[] = [];
     pairs.forEach((p, i) => {
-      const before = p.after !== undefined && p.after < i ? running[p.after] : undefined;
+      const before = waits(p, i) ? running[p.after!] : undefined;
       running.push(
         // The image limit holds only while an image is resolved (copyImage): every image is
         // resolved early, so the progress total is the whole run's from its start.
-        (before ?? Promise.resolve(undefined)).then((r) => this.copyImage(p, r?.status === 'copied')),
+        before
+          ? before.then((r) => this.copyImage(p, r?.status === 'copied'))
+          : this.copyImage(p, false, unresolved),
       );
     });
+    unresolved.done(); // the one added for the loop: no image ends the count while it runs
     const images = await Promise.all(running);
     const sum = (k: keyof ImageResult['blobs']) => images.reduce((a, r) => a + r.blobs[k], 0);
     return {
@@ -141,8 +170,18 @@ export class CopyEngine {
     };
   }
 
-  /** Copy one pair; `fresh` when the pair it follows was just copied (so this one cannot be present). */
-  private async copyImage(p: CopyPair, fresh = false): Promise<ImageResult> {
+  /**
+   * Copy one pair; `fresh` when the pair it follows was just copied (so this one cannot be
+   * present). `unresolved` counts this image (and its children) until resolved.
+   */
+  private async copyImage(p: CopyPair, fresh: boolean, unresolved?: Unresolved): Promise<ImageResult> {
+    // This image's own resolution, settled once, with the children it found added first.
+    let pending = unresolved;
+    const resolvedWith = (children: number) => {
+      pending?.add(children);
+      pending?.done();
+      pending = undefined;
+    };
     const src = p.source.endpoint.display(p.source.repo, p.source.ref);
     const dst = p.dest.endpoint.display(p.dest.repo, p.dest.ref);
     const result: ImageResult = {
@@ -153,16 +192,22 @@ export class CopyEngine {
       blobs: { transferred: 0, mounted: 0, present: 0 },
     };
     if (p.refused) {
+      resolvedWith(0);
       result.status = 'failed';
       result.error = p.refused;
       return this.finish(result);
     }
     try {
       const resolved = await this.imageLimit.run(() => this.resolveImage(p, fresh, result, src));
-      if (!resolved) return this.finish(result);
+      if (!resolved) {
+        resolvedWith(0);
+        return this.finish(result);
+      }
       const { top, parsed } = resolved;
       if (parsed.kind === 'index') {
         const children = parsed.manifests.filter((d) => matchesArch(d, this.opts.arches));
+        const count = unresolved && pending ? unresolved : undefined;
+        resolvedWith(children.length);
         if (children.length === 0) {
           throw new AirgapError(
             MirrorError.MIRROR_NO_PLATFORM,
@@ -172,8 +217,9 @@ export class CopyEngine {
             },
           );
         }
-        await Promise.all(children.map((c) => this.copyManifest(p, c, result)));
+        await Promise.all(children.map((c) => this.copyManifest(p, c, result, count)));
       } else {
+        resolvedWith(0);
         await this.copyBlobsOf(p, parsed, result);
       }
       const sparse =
@@ -205,6 +251,7 @@ export class CopyEngine {
       }
       return this.finish(result);
     } catch (caught) {
+      resolvedWith(0);
       const e = explainFsError(caught) ?? caught; // a full disk or a read-only layout, said so
       result.status = 'failed';
       result.error = isAirgapError(e)
@@ -280,22 +327,34 @@ export class CopyEngine {
   }
 
   /** A child of an index: skip it when the destination has it, else its blobs then itself. */
-  private async copyManifest(p: CopyPair, d: Descriptor, result: ImageResult): Promise<void> {
-    const child = await this.imageLimit.run(async () => {
-      if (await p.dest.endpoint.headManifest(p.dest.repo, d.digest, false)) return undefined;
-      const m: ManifestData = await p.source.endpoint.getManifest(p.source.repo, d.digest, false);
-      const parsed = parseManifest(
-        m.bytes,
-        m.mediaType || d.mediaType,
-        p.source.endpoint.display(p.source.repo, d.digest),
-      );
-      if (parsed.kind === 'image') this.addToTotal(p, parsed);
-      return { m, parsed };
-    });
+  private async copyManifest(
+    p: CopyPair,
+    d: Descriptor,
+    result: ImageResult,
+    unresolved?: Unresolved,
+  ): Promise<void> {
+    let found = 0;
+    const child = await this.imageLimit
+      .run(async () => {
+        if (await p.dest.endpoint.headManifest(p.dest.repo, d.digest, false)) return undefined;
+        const m: ManifestData = await p.source.endpoint.getManifest(p.source.repo, d.digest, false);
+        const parsed = parseManifest(
+          m.bytes,
+          m.mediaType || d.mediaType,
+          p.source.endpoint.display(p.source.repo, d.digest),
+        );
+        if (parsed.kind === 'image') this.addToTotal(p, parsed);
+        else found = parsed.manifests.length;
+        return { m, parsed };
+      })
+      .finally(() => {
+        unresolved?.add(found);
+        unresolved?.done();
+      });
     if (!child) return;
     const { m, parsed } = child;
     if (parsed.kind === 'index') {
-      await Promise.all(parsed.manifests.map((c) => this.copyManifest(p, c, result)));
+      await Promise.all(parsed.manifests.map((c) => this.copyManifest(p, c, result, unresolved)));
     } else {
       await this.copyBlobsOf(p, parsed, result);
     }
