@@ -107,6 +107,8 @@ async function main(): Promise<void> {
       '4.18',
       '--catalog',
       up.catalogRef,
+      '--graph-url',
+      up.graph.url,
       '-o',
       isc,
     ]);

@@ -86,6 +86,8 @@ export const MirrorError = {
   GRAPH_CHANNEL_EMPTY: 'GRAPH_CHANNEL_EMPTY',
   /** a release channel is required to ask the update graph (mirror/openshift/graph.ts) */
   GRAPH_CHANNEL_MISSING: 'GRAPH_CHANNEL_MISSING',
+  /** --channel …: the update graph has no release on this channel for … (mirror/openshift/graph-channels.ts) */
+  GRAPH_CHANNEL_UNKNOWN: 'GRAPH_CHANNEL_UNKNOWN',
   /** the graph data at … is not a tar.gz: … (mirror/openshift/graph-data.ts) */
   GRAPH_DATA_INVALID: 'GRAPH_DATA_INVALID',
   /** cannot read the graph data …: … (mirror/openshift/graph-layer.ts) */

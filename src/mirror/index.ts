@@ -4,6 +4,7 @@ export {
   HOSTED_AGENT_PACKAGES,
   PRESETS,
   initImageSetConfig,
+  initImageSetConfigChecked,
   renderImageSetConfig,
   summarizeImageSetConfig,
   writeImageSetConfigFile,

@@ -70,3 +70,64 @@ describe('the command manifest', () => {
       expect(r.stdout).toContain(topic);
   });
 });
+
+/**
+ * Flags that the source names but that belong to other programs (skopeo, gpg, opm, rsync,
+ * firewall-cmd, podman, hcp, oc-mirror) or are not flags at all (`--for` in prose).
+ */
+const OTHER_PROGRAMS_FLAGS = new Set([
+  'add-port', // firewall-cmd
+  'armor', // gpg
+  'export', // gpg
+  'cache-dir', // opm serve
+  'cache-enforce-integrity', // opm serve
+  'cache-only', // opm serve
+  'pprof-addr', // opm serve
+  'termination-log', // opm serve
+  'copy-links', // rsync
+  'default-dual', // hcp
+  'enable-uwm-telemetry-remote-write', // MCE
+  'max-nested-paths', // oc-mirror
+  'net', // podman
+  'rm', // podman
+  'time', // podman
+  'now', // systemctl
+  'permanent', // firewall-cmd
+  'reload', // firewall-cmd
+  'patch-file', // oc
+  'type', // oc
+  'raw', // skopeo inspect
+  'registries-conf', // skopeo
+  'registry-referrers-mode', // cosign
+  'speed-limit', // curl
+  'for', // prose
+  'help', // every command
+  'registries', // --registries.d, cut at the dot
+]);
+
+describe('flags named in messages', () => {
+  it('every --flag the source names is a flag of some airgap command, or listed as another program’s', async () => {
+    const manifest = JSON.parse(await readFile(join(REPO_ROOT, 'oclif.manifest.json'), 'utf8')) as {
+      commands: Record<string, { flags: Record<string, { aliases?: string[] }> }>;
+    };
+    const known = new Set<string>();
+    for (const command of Object.values(manifest.commands)) {
+      for (const [name, flag] of Object.entries(command.flags)) {
+        for (const n of [name, ...(flag.aliases ?? [])]) known.add(n).add(n.replace(/^no-/, ''));
+      }
+    }
+    const unknown: string[] = [];
+    const src = join(REPO_ROOT, 'src');
+    for (const entry of await readdir(src, { recursive: true })) {
+      if (!entry.endsWith('.ts')) continue;
+      const lines = (await readFile(join(src, entry), 'utf8')).split('\n');
+      lines.forEach((line, i) => {
+        for (const m of line.matchAll(/(?<![\w-])--(?:no-)?([a-z][a-z0-9-]+)/g)) {
+          if (!known.has(m[1]!) && !OTHER_PROGRAMS_FLAGS.has(m[1]!))
+            unknown.push(`src/${entry}:${i + 1} --${m[1]}`);
+        }
+      });
+    }
+    expect(unknown).toEqual([]);
+  });
+});

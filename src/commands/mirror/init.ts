@@ -3,7 +3,7 @@ import { AirgapCommand, REPEATABLE } from '../../cli/command.js';
 import {
   HOSTED_AGENT_PACKAGES,
   PRESETS,
-  initImageSetConfig,
+  initImageSetConfigChecked,
   renderImageSetConfig,
   summarizeImageSetConfig,
   writeImageSetConfigFile,
@@ -54,6 +54,10 @@ The operators come from redhat-operator-index:v<x.y>. Flags given with the
 preset add to it (--package, --image, --with-odf) or replace its choices
 (--channel, --arch, --catalog, --no-graph). --package <name>:<channel>
 picks the channel of a preset package.
+
+Release channels are checked against the update graph when it answers
+(within 5 s): a channel it does not know is an error naming the ones it has.
+With no network, a note says so and the names are checked by their form.
 
 Without --output the YAML goes to stdout. --output never replaces an
 existing file unless you add --force.`;
@@ -152,28 +156,39 @@ existing file unless you add --force.`;
       description: 'Largest archive part in GiB (archiveSize), a whole number.',
     }),
     json: Flags.boolean({ description: 'Print the configuration as JSON on stdout instead of YAML.' }),
+    'graph-url': Flags.string({
+      description:
+        'Update service graph endpoint that release channels are checked against. Default: $UPDATE_URL_OVERRIDE, else https://api.openshift.com/api/upgrades_info/v1/graph.',
+    }),
+    offline: Flags.boolean({
+      description:
+        'Do not ask the update graph whether the channels exist (they are still checked by their form).',
+    }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(MirrorInit);
-    const { config, notes } = initImageSetConfig({
-      preset: flags.preset as (typeof PRESETS)[number] | undefined,
-      version: flags.version,
-      channels: flags.channel,
-      minVersion: flags['min-version'],
-      maxVersion: flags['max-version'],
-      shortestPath: flags['shortest-path'],
-      full: flags.full,
-      release: flags.release,
-      arches: flags.arch,
-      graph: flags.graph,
-      kubeVirtContainer: flags['kubevirt-container'],
-      catalog: flags.catalog,
-      packages: flags.package,
-      images: flags.image,
-      withOdf: flags['with-odf'],
-      archiveSize: flags['archive-size'],
-    });
+    const { config, notes } = await initImageSetConfigChecked(
+      {
+        preset: flags.preset as (typeof PRESETS)[number] | undefined,
+        version: flags.version,
+        channels: flags.channel,
+        minVersion: flags['min-version'],
+        maxVersion: flags['max-version'],
+        shortestPath: flags['shortest-path'],
+        full: flags.full,
+        release: flags.release,
+        arches: flags.arch,
+        graph: flags.graph,
+        kubeVirtContainer: flags['kubevirt-container'],
+        catalog: flags.catalog,
+        packages: flags.package,
+        images: flags.image,
+        withOdf: flags['with-odf'],
+        archiveSize: flags['archive-size'],
+      },
+      { offline: flags.offline, graphUrl: flags['graph-url'] },
+    );
     for (const note of notes) process.stderr.write(`note: ${note}\n`);
     const text = renderImageSetConfig(config, { comment: [commandLine(this.argv)] });
     if (flags.output) await writeImageSetConfigFile(flags.output, text, { force: flags.force });

@@ -26,6 +26,7 @@ import type {
   InitResult,
 } from './init-types.js';
 import type { SemVer } from './semver.js';
+import { checkChannelsInGraph } from '../openshift/graph-channels.js';
 import { ISC_API_VERSION, ISC_KIND } from './types.js';
 
 export {
@@ -205,6 +206,31 @@ export function initImageSetConfig(opts: InitOptions): InitResult {
     },
   };
   return { config: stripUndefined(config), notes };
+}
+
+/** Whether and where `init` asks the update graph about the channels it writes. */
+export interface InitGraphCheck {
+  /** Do not ask (no network on this side). */
+  offline?: boolean;
+  /** The graph endpoint; default UPDATE_URL_OVERRIDE, else api.openshift.com. */
+  graphUrl?: string;
+}
+
+/**
+ * {@link initImageSetConfig}, then each release channel it writes asked of the update graph (when
+ * one answers): an unknown channel is an error that names the ones the graph has.
+ */
+export async function initImageSetConfigChecked(
+  opts: InitOptions,
+  check: InitGraphCheck = {},
+): Promise<InitResult> {
+  const result = initImageSetConfig(opts);
+  const platform = result.config.mirror.platform;
+  const channels = (platform?.channels ?? []).map((c) => c.name);
+  if (check.offline || channels.length === 0) return result;
+  const arches = platform?.architectures ?? ['amd64'];
+  const notes = await checkChannelsInGraph(channels, arches, { graphUrl: check.graphUrl });
+  return { ...result, notes: [...result.notes, ...notes] };
 }
 
 /** {@link initImageSetConfig} without the notes. */
