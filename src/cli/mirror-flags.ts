@@ -25,6 +25,25 @@ export function parseSize(v: string): number {
   return n;
 }
 
+/** `--since`: a day (`2026-11-01`, midnight UTC) or an RFC 3339 time. */
+export function parseSince(v: string): Date {
+  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v.trim());
+  const time = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(v.trim());
+  const d = day
+    ? new Date(Date.UTC(+day[1]!, +day[2]! - 1, +day[3]!))
+    : time
+      ? new Date(v.trim())
+      : undefined;
+  // A day that does not exist (2026-02-30) rolls over in Date.UTC: compare it back.
+  const real = d && !Number.isNaN(d.getTime()) && (!day || d.toISOString().startsWith(v.trim()));
+  if (!real) {
+    throw usageError(CommonError.FLAG_INVALID, `--since "${v}" is not a date`, {
+      hint: 'give a day as yyyy-mm-dd (2026-11-01), or an RFC 3339 time (2026-11-01T08:00:00Z)',
+    });
+  }
+  return d!;
+}
+
 /**
  * A repeatable flag's default from the environment: a ":"-separated list, as PATH is (oclif's own
  * `env` gives a repeatable flag one string, not a list).
@@ -85,6 +104,17 @@ export const mirrorFlags = {
     min: 1,
     max: 64,
   }),
+  'registries-conf': Flags.string({
+    description:
+      "containers-registries.conf(5) file whose [[registry]] mirrors and locations source images are read through (an enclave reading from an intermediate registry). Default: $CONTAINERS_REGISTRIES_CONF, else ~/.config/containers/registries.conf, else /etc/containers/registries.conf and its registries.conf.d, as podman reads them. The plan and cluster resources keep the images' own names.",
+  }),
+  'max-nested-paths': Flags.integer({
+    description:
+      'Most path components a destination repository may have (Quay: 2 in an organization); deeper names are flattened as oc-mirror does (the last ones joined with -), and the IDMS/ITMS map each source repository to its flattened name. 0: no limit.',
+    default: 0,
+    min: 0,
+    max: 64,
+  }),
   'retry-times': Flags.integer({
     description: 'Retries per request after a network error, 5xx or 429.',
     default: 5,
@@ -102,6 +132,10 @@ export const mirrorFlags = {
   'graph-url': Flags.string({
     description:
       'OpenShift update service graph endpoint. Default: $UPDATE_URL_OVERRIDE, else https://api.openshift.com/api/upgrades_info/v1/graph.',
+  }),
+  'from-version': Flags.string({
+    description:
+      'The version the cluster to update runs (x.y.z), e.g. a hosted cluster: the releases on the update path the graph recommends from it to the newest release selected are mirrored too, and conditional updates on the way are shown with their risks.',
   }),
   'graph-base-image': Flags.string({
     description:
@@ -133,6 +167,12 @@ export const mirrorFlags = {
       "containers-registries.d(5) directory for --secure-policy: where images the policy wants signedBy have their GPG signatures (each namespace's lookaside, http(s) or file). Default: ~/.config/containers/registries.d, else /etc/containers/registries.d.",
     dependsOn: ['secure-policy'],
   }),
+  dependencies: Flags.boolean({
+    description:
+      "Follow the kept operator bundles' dependencies (olm.package.required, olm.gvk.required) through the same catalog and mirror what they need, as OLM would install it. --no-dependencies mirrors only the listed packages, as oc-mirror v2 does.",
+    default: true,
+    allowNo: true,
+  }),
   json: Flags.boolean({ description: 'Print the report as JSON on stdout (one entry per image).' }),
 };
 
@@ -149,12 +189,15 @@ export function mirrorOptions(
     'dest-tls-verify'?: string;
     arch?: string[];
     parallel: number;
+    'max-nested-paths'?: number;
     'retry-times': number;
     'stall-timeout': number;
     'graph-url'?: string;
+    'from-version'?: string;
     'graph-base-image'?: string;
     plan?: string;
     'archive-size'?: string;
+    since?: string;
     'dry-run'?: boolean;
     'remove-signatures'?: boolean;
     'signature-url'?: string;
@@ -162,6 +205,8 @@ export function mirrorOptions(
     'secure-policy'?: boolean;
     policy?: string;
     'registries.d'?: string;
+    'registries-conf'?: string;
+    dependencies?: boolean;
   },
   destination: string,
 ): MirrorOptions {
@@ -177,12 +222,15 @@ export function mirrorOptions(
     destTlsVerify: tlsFlag('dest-tls-verify', flags['dest-tls-verify']),
     arches: flags.arch,
     parallel: flags.parallel,
+    maxNestedPaths: flags['max-nested-paths'] || undefined,
     retry: { attempts: flags['retry-times'] + 1 },
     stallTimeoutMs: flags['stall-timeout'] * 1000,
     graphUrl: flags['graph-url'],
+    fromVersion: flags['from-version'],
     graphBaseImage: flags['graph-base-image'],
     plan: flags.plan,
     archiveSize: flags['archive-size'] ? parseSize(flags['archive-size']) : undefined,
+    since: flags.since ? parseSince(flags.since) : undefined,
     dryRun: flags['dry-run'],
     removeSignatures: flags['remove-signatures'],
     signatureUrl: flags['signature-url'],
@@ -190,6 +238,8 @@ export function mirrorOptions(
     securePolicy: flags['secure-policy'],
     policy: flags.policy,
     registriesD: flags['registries.d'],
+    registriesConf: flags['registries-conf'],
+    dependencies: flags.dependencies,
   };
 }
 

@@ -6,7 +6,6 @@
  * at a mirror that does not hold them.
  */
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { usageError } from '../util/errors.js';
 import type { CopySummary } from './copy/engine.js';
@@ -15,29 +14,22 @@ import type { MirrorPlan, PlanCatalog, PlanEntry } from './plan.js';
 import { parseReference } from './reference.js';
 import { MirrorError } from './errors.js';
 
-/** Written into generated objects' annotations. */
-const AIRGAP_VERSION = '0.1.0';
-
 /**
- * Write the cluster resources of a finished copy to `<workspace>/cluster-resources/`; returns the
+ * Write the cluster resources of a finished copy into `dir` (a workspace's `cluster-resources/`); returns the
  * files written. `destRepo` is an entry's repository at `registry` (the prefix included).
  */
 export async function writeRunClusterResources(
-  workspace: string,
+  dir: string,
   plan: MirrorPlan,
   summary: CopySummary,
   registry: string,
   destRepo: (e: PlanEntry) => string,
+  opts: { forceRepositoryScope?: boolean; version?: string } = {},
 ): Promise<string[]> {
   const mirrored = await mirroredImages(plan, summary, registry, destRepo);
   const { writeClusterResources } = await import('./outputs/index.js');
   const { trustFiles } = await import('./signatures/cluster-resources.js');
-  return writeClusterResources(
-    join(workspace, 'cluster-resources'),
-    mirrored,
-    { version: AIRGAP_VERSION },
-    trustFiles(plan, summary, registry, destRepo),
-  );
+  return writeClusterResources(dir, mirrored, opts, trustFiles(plan, summary, registry, destRepo));
 }
 
 /** The images of the plan that arrived, in plan order. */

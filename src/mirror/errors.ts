@@ -48,6 +48,8 @@ export const MirrorError = {
   AUTH_HELPER_FAILED: 'AUTH_HELPER_FAILED',
   /** … has no… (mirror/openshift/catalog-image.ts) */
   CATALOG_ARCH_MISSING: 'CATALOG_ARCH_MISSING',
+  /** --channel …: package … of … has no such channel (mirror/list/operators.ts) */
+  CATALOG_CHANNEL_UNKNOWN: 'CATALOG_CHANNEL_UNKNOWN',
   /** the filtered catalog for … has no content (mirror/openshift/catalog-rebuild.ts) */
   CATALOG_EMPTY: 'CATALOG_EMPTY',
   /** … … is not a semantic version (mirror/openshift/catalog-filter.ts) */
@@ -60,6 +62,8 @@ export const MirrorError = {
   CATALOG_LAYOUT: 'CATALOG_LAYOUT',
   /** … has no file-based catalog under …… (mirror/openshift/catalog-image.ts) */
   CATALOG_NO_FBC: 'CATALOG_NO_FBC',
+  /** --package …: the catalog … has no such package (mirror/list/operators.ts) */
+  CATALOG_PACKAGE_UNKNOWN: 'CATALOG_PACKAGE_UNKNOWN',
   /** (mirror/openshift/fbc.ts) */
   CATALOG_PARSE: 'CATALOG_PARSE',
   /** … names …; related images on disk are not supported (mirror/openshift/catalog-plan.ts) */
@@ -100,6 +104,14 @@ export const MirrorError = {
   GRAPH_INVALID: 'GRAPH_INVALID',
   /** the update graph URL is not a URL: … (mirror/openshift/graph-data.ts) */
   GRAPH_URL_INVALID: 'GRAPH_URL_INVALID',
+  /** --max-nested-paths … flattens both … and … into … (mirror/run.ts) */
+  NESTED_PATHS_COLLISION: 'NESTED_PATHS_COLLISION',
+  /** … is not valid TOML / a [[registry]] field is wrong (mirror/registry/registries-conf.ts) */
+  REGISTRIES_CONF_INVALID: 'REGISTRIES_CONF_INVALID',
+  /** … is blocked by … (mirror/registry/redirect.ts) */
+  REGISTRY_BLOCKED: 'REGISTRY_BLOCKED',
+  /** channel "…" has no update path from … to … (mirror/openshift/releases.ts) */
+  RELEASE_NO_PATH: 'RELEASE_NO_PATH',
   /** blob … is missing from the layout at … (mirror/layout/store.ts) */
   LAYOUT_BLOB_MISSING: 'LAYOUT_BLOB_MISSING',
   /** … is not valid JSON (mirror/layout/store.ts) */
@@ -182,6 +194,8 @@ export const MirrorError = {
   RELEASE_RANGE_EMPTY: 'RELEASE_RANGE_EMPTY',
   /** channel "…": … "…" is not a version (mirror/openshift/releases.ts) */
   RELEASE_VERSION_INVALID: 'RELEASE_VERSION_INVALID',
+  /** the update graph has no OpenShift … release for … (mirror/list/releases.ts) */
+  RELEASE_VERSION_UNKNOWN: 'RELEASE_VERSION_UNKNOWN',
   /** the workspace … holds the state of mirroring to …, not … (mirror/run.ts) */
   WORKSPACE_OTHER_DESTINATION: 'WORKSPACE_OTHER_DESTINATION',
 } as const;

@@ -11,6 +11,18 @@ export {
 } from './isc/init.js';
 export { ARCHITECTURES } from './isc/types.js';
 export {
+  listOperators,
+  renderOperatorListing,
+  type ListOperatorsOptions,
+  type OperatorListing,
+} from './list/operators.js';
+export {
+  listReleases,
+  renderReleaseListing,
+  type ListReleasesOptions,
+  type ReleaseListing,
+} from './list/releases.js';
+export {
   componentsOf,
   parseBootImages,
   readReleasePayload,

@@ -12,11 +12,14 @@ import { parsePlan, type MirrorPlan } from './plan.js';
 import { configDigest } from './resolve.js';
 import type { Workflow } from './workflow.js';
 import { MirrorError } from './errors.js';
+import { loadRegistriesConf, type RegistriesConf } from './registry/registries-conf.js';
 
 /** What a run was told to mirror: a configuration to resolve, or a plan to replay. */
 export interface RunInputs {
   config?: ImageSetConfig;
   plan?: MirrorPlan;
+  /** Where source images are really read from (registries.conf), for runs that read registries. */
+  registries?: RegistriesConf;
 }
 
 /**
@@ -25,13 +28,20 @@ export interface RunInputs {
  */
 export async function readRunInputs(
   flow: Workflow,
-  o: { config?: string; plan?: string },
+  o: { config?: string; plan?: string; registriesConf?: string },
 ): Promise<RunInputs> {
   // Check an archive against the configuration before anything is unpacked or pushed.
   if (flow.mode === 'diskToMirror') await checkArchivePlan(flow.archiveDir!, o.config);
   const config = o.config && flow.mode !== 'diskToMirror' ? await loadMirrorConfig(o.config) : undefined;
   const plan = o.plan ? await readPlanFile(o.plan) : undefined;
-  return { ...(config ? { config } : {}), ...(plan ? { plan } : {}) };
+  // Disk → mirror reads the archive, not a registry: no redirect applies.
+  const registries =
+    flow.mode === 'diskToMirror' ? undefined : await loadRegistriesConf({ path: o.registriesConf });
+  return {
+    ...(config ? { config } : {}),
+    ...(plan ? { plan } : {}),
+    ...(registries && registries.tables.length > 0 ? { registries } : {}),
+  };
 }
 
 /** Load the ImageSetConfiguration and refuse, with its position, any content this release cannot mirror yet. */
@@ -41,11 +51,8 @@ export async function loadMirrorConfig(path: string): Promise<ImageSetConfig> {
   const cfg = await loadImageSetConfig(path, { kind: ISC_KIND });
   const unsupported = unsupportedFields(cfg, [
     'mirror.platform',
-    '!mirror.platform.platforms',
     'mirror.operators',
-    '!mirror.operators[].platforms',
     'mirror.additionalImages',
-    '!mirror.additionalImages[].platforms',
     'mirror.blockedImages',
     'archiveSize',
   ]);
@@ -59,7 +66,7 @@ export async function loadMirrorConfig(path: string): Promise<ImageSetConfig> {
     throw usageError(IscErrorCode.Unsupported, lines.join('\n'), {
       // Each position once: several lines name their own.
       ...(unsupported.length === 1 ? { where: unsupported[0]!.where } : {}),
-      hint: 'remove these fields: helm charts and sparse platform filtering (platforms) are not mirrored yet; use architectures for releases and --arch for images',
+      hint: 'remove these fields: helm charts and samples are not mirrored yet',
     });
   }
   return cfg;

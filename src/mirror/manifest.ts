@@ -104,8 +104,17 @@ export function platformString(p: Platform | undefined): string {
   return `${p.os}/${p.architecture}${p.variant ? `/${p.variant}` : ''}`;
 }
 
-/** Does a child of an index match an --arch filter? Children without a platform (attestations) are kept. */
-export function matchesArch(d: Descriptor, arches: readonly string[] | undefined): boolean {
-  if (!arches || arches.length === 0 || !d.platform) return true;
-  return arches.includes(d.platform.architecture);
+/**
+ * Does a child of an index match a platform filter? Each filter is an architecture (`--arch
+ * amd64`) or `os/architecture[/variant]` (an ImageSetConfiguration's `platforms`); no filter keeps
+ * every child, and children without a platform (attestations) are always kept.
+ */
+export function matchesPlatform(d: Descriptor, filters: readonly string[] | undefined): boolean {
+  if (!filters || filters.length === 0 || !d.platform) return true;
+  const p = d.platform;
+  return filters.some((f) => {
+    const [a, b, c] = f.split('/');
+    if (b === undefined) return p.architecture === a;
+    return p.os === a && p.architecture === b && (c === undefined || p.variant === c);
+  });
 }

@@ -41,9 +41,29 @@ export function digestTag(digest: string): string {
   return `${digest.slice(0, digest.indexOf(':'))}-${digestHex(digest)}`.slice(0, 127);
 }
 
+const PLATFORM = /^[a-z0-9]+\/[a-z0-9_]+(\/[a-z0-9]+)?$/;
+
+/** The `platforms` of an ImageSetConfiguration section as plan entries carry them (none: every child). */
+export function platformStrings(
+  filters: readonly { os: string; architecture: string }[],
+): string[] | undefined {
+  return filters.length > 0 ? filters.map((f) => `${f.os}/${f.architecture}`) : undefined;
+}
+
 /** Join a destination prefix and a repository path. */
 export function joinRepo(prefix: string, repo: string): string {
   return prefix ? `${prefix.replace(/\/+$/, '')}/${repo}` : repo;
+}
+
+/**
+ * A repository path of at most `max` components, for registries that limit nesting (Quay allows
+ * an organization and one name): the first `max - 1` components are kept and the rest joined with
+ * `-`, as oc-mirror's --max-nested-paths does (`a/b/c/d`, 2 → `a/b-c-d`). No limit: unchanged.
+ */
+export function flattenRepo(path: string, max: number | undefined): string {
+  const parts = path.split('/');
+  if (!max || parts.length <= max) return path;
+  return [...parts.slice(0, max - 1), parts.slice(max - 1).join('-')].join('/');
 }
 
 /**
@@ -176,6 +196,13 @@ export interface PlanEntry {
    * undefined when signatures were not looked up (--remove-signatures, or an image airgap built).
    */
   signed?: boolean;
+  /**
+   * The children of a multi-arch index to copy, `os/architecture[/variant]`: the
+   * ImageSetConfiguration's `platforms` for the section it came from. The index itself is copied
+   * unchanged (its digest holds), so a registry must accept an index whose other children are
+   * absent. Absent: every child (or the run's --arch).
+   */
+  platforms?: string[];
 }
 
 /** A release chosen from the update graph (or named by `platform.release`), with why. */
@@ -208,6 +235,15 @@ export interface PlanCatalog {
     defaultChannel?: string;
     channels: string[];
     bundles: { name: string; version: string; why: string[] }[];
+  }[];
+  /** Bundles kept because a kept bundle requires them (olm.package.required, olm.gvk.required), and by whom. */
+  added?: {
+    package: string;
+    bundle: string;
+    version: string;
+    channel: string;
+    requiredBy: string;
+    requirement: string;
   }[];
   warnings: string[];
 }
@@ -301,6 +337,11 @@ export function parsePlan(text: string, where: string): MirrorPlan {
     const at = `${where} images[${i}]`;
     if (e.digest !== '') parseDigest(e.digest, `${at}.digest`);
     if (e.signs !== undefined) parseDigest(e.signs, `${at}.signs`);
+    if (
+      e.platforms !== undefined &&
+      (!Array.isArray(e.platforms) || !e.platforms.every((x) => typeof x === 'string' && PLATFORM.test(x)))
+    )
+      throw usageError(MirrorError.PLAN_INVALID, `${at}.platforms is not a list of os/architecture`);
     if (!isValidRepository(e.destRepo))
       throw usageError(
         MirrorError.PLAN_INVALID,

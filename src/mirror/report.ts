@@ -48,6 +48,8 @@ export interface MirrorReport {
     rebuilt: boolean;
     bundles: number;
     packages: PlanCatalog['packages'];
+    /** Bundles added as dependencies of kept bundles. */
+    added?: PlanCatalog['added'];
   }[];
   warnings: string[];
   /** Sigstore signatures found, each release's GPG signatures, and the policy check (--secure-policy). */
@@ -86,6 +88,7 @@ export function reportOf(
       rebuilt: c.rebuilt,
       bundles: c.packages.reduce((a, p) => a + p.bundles.length, 0),
       packages: c.packages,
+      ...(c.added ? { added: c.added } : {}),
     })),
     warnings: plan.warnings,
     ...(plan.signatures ? { signatures: plan.signatures } : {}),
@@ -114,6 +117,10 @@ export function renderPlanSummary(r: MirrorReport, detail = false): string[] {
     lines.push(
       `  catalog  ${c.catalog} → ${c.destination} (${c.bundles} bundle(s)${c.rebuilt ? ', filtered and rebuilt' : ', as is'})`,
     );
+    for (const a of c.added ?? [])
+      lines.push(
+        `           ${a.package} ${a.version} added: required by ${a.requiredBy} (${a.requirement})`,
+      );
     if (!detail) continue;
     for (const p of c.packages) {
       lines.push(

@@ -24,6 +24,7 @@ import {
   blockedMatcher,
   PLAN_API_VERSION,
   planAdditionalImages,
+  platformStrings,
   type BlockedImage,
   type MirrorPlan,
   type PlanEntry,
@@ -47,10 +48,14 @@ export interface ResolveOptions {
   graphTls?: TlsOptions;
   /** Base image of the graph-data image (default {@link GRAPH_BASE_IMAGE}). */
   graphBaseImage?: string;
+  /** The version a (hosted) cluster runs: the update path the graph recommends from it is kept too. */
+  fromVersion?: string;
   /** Sigstore and release signatures, and --secure-policy (src/mirror/signatures/plan.ts). */
   signatures?: SignatureOptions;
   /** Source reads at once (--parallel, the copy's own bound); default 8. */
   parallel?: number;
+  /** Follow operator dependencies in catalogs (default true; --no-dependencies). */
+  dependencies?: boolean;
   progress: ProgressSink;
 }
 
@@ -116,6 +121,15 @@ export async function resolvePlan(o: ResolveOptions): Promise<MirrorPlan> {
   };
   const entries: PlanEntry[] = [];
   const platform = cfg.mirror.platform;
+  if (o.fromVersion && !(platform && platform.channels.length > 0)) {
+    throw usageError(
+      MirrorError.GRAPH_CHANNEL_MISSING,
+      '--from-version keeps the update path from that version, and the configuration names no release channel',
+      {
+        hint: 'add mirror.platform.channels (e.g. stable-4.18) to the ImageSetConfiguration, or drop --from-version',
+      },
+    );
+  }
 
   if (platform && (platform.channels.length > 0 || platform.release)) {
     const r = await section(cfg, () =>
@@ -125,6 +139,7 @@ export async function resolvePlan(o: ResolveOptions): Promise<MirrorPlan> {
         graphTls: o.graphTls,
         parallel: o.parallel,
         progress: o.progress,
+        fromVersion: o.fromVersion,
       }),
     );
     plan.releases = r.releases;
@@ -135,7 +150,8 @@ export async function resolvePlan(o: ResolveOptions): Promise<MirrorPlan> {
       risks: k.risks,
     }));
     plan.releaseWhy = r.why;
-    entries.push(...r.entries);
+    const platforms = platformStrings(platform.platforms);
+    entries.push(...r.entries.map((e) => (platforms ? { ...e, platforms } : e)));
     for (const k of r.risks) {
       plan.warnings.push(
         `update ${k.from} → ${k.to} is conditional: ${k.risks.map((x) => x.name).join(', ')} (${k.channels.join(', ')})`,
@@ -155,6 +171,7 @@ export async function resolvePlan(o: ResolveOptions): Promise<MirrorPlan> {
         build,
         copy: o.copy,
         parallel: o.parallel,
+        dependencies: o.dependencies,
         progress: o.progress,
       }),
     );
@@ -183,6 +200,7 @@ export async function resolvePlan(o: ResolveOptions): Promise<MirrorPlan> {
             destRepo: img.destRepo,
             destTag: img.destTag,
             context: `additionalImages[${i}]`,
+            ...withPlatforms(cfg.mirror.additionalImages[i]!.platforms),
           }),
         ),
       ),
@@ -201,6 +219,12 @@ export async function resolvePlan(o: ResolveOptions): Promise<MirrorPlan> {
     o.progress,
   );
   return plan;
+}
+
+/** `{platforms}` for an entry of a section that filters them, else nothing. */
+function withPlatforms(filters: readonly { os: string; architecture: string }[]): { platforms?: string[] } {
+  const platforms = platformStrings(filters);
+  return platforms ? { platforms } : {};
 }
 
 /** Drop entries whose origin or source matches a blockedImages pattern (Go regexp, unanchored). */

@@ -8,18 +8,19 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { AirgapError, isAirgapError, usageError } from '../util/errors.js';
+import { AirgapError, CommonError, isAirgapError, usageError } from '../util/errors.js';
 import { findUnsafeEntries, writeFileAtomic } from '../util/fs.js';
 import { lockDirectory } from '../util/lock.js';
 import { noProgress, type ProgressSink } from '../util/progress.js';
 import { writeRunClusterResources } from './cluster-resources.js';
-import { CopyEngine, type CopyPair } from './copy/engine.js';
+import { CopyEngine, type CopyPair, type CopySummary } from './copy/engine.js';
 import { LayoutEndpoint, type Endpoint, type RegistryEndpoint } from './copy/endpoints.js';
 import { Journal } from './copy/journal.js';
 import { ClientPool } from './copy/pool.js';
+import { ReadRedirect } from './registry/redirect.js';
 import { readPlanFile, readRunInputs, type RunInputs } from './inputs.js';
 import { OciLayout } from './layout/store.js';
-import { BUILD_SOURCE, joinRepo, type MirrorPlan, type PlanEntry } from './plan.js';
+import { BUILD_SOURCE, flattenRepo, joinRepo, type MirrorPlan, type PlanEntry } from './plan.js';
 import { parseReference } from './reference.js';
 import type { RegistryClientOptions } from './registry/client.js';
 import { reportOf, type MirrorReport } from './report.js';
@@ -48,6 +49,13 @@ export interface MirrorOptions {
   destTlsVerify?: boolean;
   arches?: string[];
   parallel?: number;
+  /**
+   * Most path components of a destination repository (--max-nested-paths, for Quay): deeper
+   * names are flattened (flattenRepo) and the mirror sets become repository-scoped.
+   */
+  maxNestedPaths?: number;
+  /** Mirror → disk: what earlier archives carried from this time on is carried again (--since). */
+  since?: Date;
   /** Largest archive part in bytes (default: the config's archiveSize GiB, else 500 GiB). */
   archiveSize?: number;
   dryRun?: boolean;
@@ -58,6 +66,8 @@ export interface MirrorOptions {
    * read below 1 KiB/s over this long stalls too. Default 60 s.
    */
   stallTimeoutMs?: number;
+  /** The version a hosted cluster runs (--from-version): its recommended update path is mirrored too. */
+  fromVersion?: string;
   /** Update service endpoint (`--graph-url`); default UPDATE_URL_OVERRIDE, else api.openshift.com. */
   graphUrl?: string;
   /** Base image of the graph-data image (default ubi9). */
@@ -73,7 +83,16 @@ export interface MirrorOptions {
   policy?: string;
   /** --registries.d: the lookaside of images the policy wants signedBy. */
   registriesD?: string;
+  /**
+   * containers-registries.conf(5) redirecting source reads (--registries-conf); default
+   * CONTAINERS_REGISTRIES_CONF, else the user's or the system's, as podman reads them.
+   */
+  registriesConf?: string;
+  /** Follow operator dependencies in catalogs (default true; --no-dependencies turns it off). */
+  dependencies?: boolean;
   progress?: ProgressSink;
+  /** The airgap release running: recorded in archives and cluster resources. */
+  version?: string;
 }
 
 const GiB = 1024 ** 3;
@@ -106,6 +125,11 @@ interface Target {
  */
 export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
   const flow = resolveWorkflow(o);
+  if (o.since && flow.destination.kind !== 'directory') {
+    throw usageError(CommonError.FLAG_INVALID, '--since applies to archives: mirror → disk (file://<dir>)', {
+      hint: 'drop --since, or give a file:// destination',
+    });
+  }
   if (flow.archiveDir) await refuseUnsafeArchiveEntries(flow.archiveDir);
   const inputs = await readRunInputs(flow, o);
   await mkdir(flow.workspace, { recursive: true });
@@ -120,8 +144,9 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
     const report = reportOf(flow, o.destination, plan, (e) =>
       target.endpoint.display(target.repo(e), e.destTag),
     );
+    refuseFlattenedCollisions(plan, target, run.o.maxNestedPaths);
     const pairs = await pairsOf(run, plan, target, sourceLayout);
-    if (flow.dryRun) return await measureDryRun(run, report, pairs);
+    if (flow.dryRun) return await measureDryRun(run, report, pairs, plan, target);
     run.progress({
       type: 'phase',
       name: 'copy',
@@ -133,11 +158,12 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
     if (flow.destination.kind === 'registry') {
       // What the cluster needs to pull through the mirror: IDMS/ITMS, catalogs, UpdateService, registries.conf.
       report.clusterResources = await writeRunClusterResources(
-        flow.workspace,
+        join(flow.workspace, 'cluster-resources'),
         plan,
         report.summary,
         flow.destination.registry,
         target.repo,
+        { forceRepositoryScope: !!run.o.maxNestedPaths, version: run.o.version },
       );
     }
     if (target.pack) report.archive = await writeArchive(run, target.pack, plan, planText);
@@ -218,6 +244,9 @@ function openSession(o: MirrorOptions, flow: Workflow, inputs: RunInputs): Sessi
       onNotice: (message) => progress({ type: 'warning', message }),
     },
     journal,
+    inputs.registries
+      ? { redirect: new ReadRedirect(inputs.registries), sourceInsecure: o.srcTlsVerify === false }
+      : undefined,
   );
   const engine = new CopyEngine({
     parallel: o.parallel,
@@ -252,6 +281,29 @@ async function preflight(run: Session, endpoint: RegistryEndpoint, repo: string)
   }
 }
 
+/**
+ * With --max-nested-paths, two source repositories may flatten into one name (`a/b/c` and `a/b-c`
+ * with 2): their tags would overwrite each other. Refused before anything is copied.
+ */
+function refuseFlattenedCollisions(plan: MirrorPlan, target: Target, max: number | undefined): void {
+  if (!max) return;
+  const seen = new Map<string, string>();
+  for (const e of plan.images) {
+    const flat = target.repo(e);
+    const first = seen.get(flat);
+    if (first !== undefined && first !== e.destRepo) {
+      throw usageError(
+        MirrorError.NESTED_PATHS_COLLISION,
+        `--max-nested-paths ${max} flattens both ${first} and ${e.destRepo} into ${flat}`,
+        {
+          hint: 'raise --max-nested-paths, or give one of the images a targetRepo of its own in the ImageSetConfiguration',
+        },
+      );
+    }
+    seen.set(flat, e.destRepo);
+  }
+}
+
 /** The destination endpoint: a registry, the workspace's layout (mirror → disk), or an OCI layout. */
 async function openTarget(run: Session): Promise<Target> {
   const dest = run.flow.destination;
@@ -259,7 +311,8 @@ async function openTarget(run: Session): Promise<Target> {
     case 'registry': {
       const endpoint = run.pool.get(dest.registry, 'destination', run.o.destTlsVerify === false);
       await preflight(run, endpoint, joinRepo(dest.prefix, 'airgap-preflight'));
-      return { endpoint, repo: (e) => joinRepo(dest.prefix, e.destRepo) };
+      const max = run.o.maxNestedPaths;
+      return { endpoint, repo: (e) => flattenRepo(joinRepo(dest.prefix, e.destRepo), max) };
     }
     case 'directory': {
       const layout = await OciLayout.open(join(run.flow.workspace, 'layout'));
@@ -293,7 +346,7 @@ async function unpackPlan(run: Session): Promise<{ plan: MirrorPlan; sourceLayou
   const archiveDir = run.flow.archiveDir!;
   const sourceLayout = await OciLayout.open(join(run.flow.workspace, 'layout'));
   run.progress({ type: 'phase', name: 'unpack', detail: archiveDir, moves: true });
-  await unpackArchive(archiveDir, sourceLayout, run.progress);
+  await unpackArchive(archiveDir, sourceLayout, run.progress, run.o.version);
   return { plan: await readPlanFile(join(sourceLayout.dir, ARCHIVE_PLAN)), sourceLayout };
 }
 
@@ -308,7 +361,9 @@ function resolveConfig(run: Session): Promise<MirrorPlan> {
     endpoint: (registry) => pool.get(registry, 'source', srcInsecure),
     copy: (pairs) => run.engine.run(pairs),
     parallel: o.parallel,
+    dependencies: o.dependencies,
     graphUrl: o.graphUrl,
+    fromVersion: o.fromVersion,
     graphTls: {
       caFiles: o.caFiles,
       ...(o.certDir ? { certDirs: [o.certDir] } : {}),
@@ -364,6 +419,7 @@ async function pairsOf(
       ...(e.digest ? { digest: e.digest } : {}),
       ...(e.refused ? { refused: e.refused } : {}),
       ...(after !== undefined ? { after } : {}),
+      ...(e.platforms ? { platforms: e.platforms } : {}),
     };
   });
 }
@@ -401,9 +457,17 @@ function sourceOf(
 
 /**
  * A dry run's end: the pairs, what they weigh, and what the destination already holds, in the
- * report and in `<workspace>/dry-run/` (mapping.txt and plan-report.json).
+ * report and in `<workspace>/dry-run/` (mapping.txt and plan-report.json); for a registry, the
+ * cluster resources the run would write, as if every image that could be read arrived, in
+ * `dry-run/cluster-resources/` (the real ones are left as they are).
  */
-async function measureDryRun(run: Session, report: MirrorReport, pairs: CopyPair[]): Promise<MirrorReport> {
+async function measureDryRun(
+  run: Session,
+  report: MirrorReport,
+  pairs: CopyPair[],
+  plan: MirrorPlan,
+  target: Target,
+): Promise<MirrorReport> {
   run.progress({ type: 'phase', name: 'measure', detail: `${pairs.length} images` });
   const { measurePairs } = await import('./copy/measure.js');
   report.measure = await measurePairs(pairs, {
@@ -422,6 +486,34 @@ async function measureDryRun(run: Session, report: MirrorReport, pairs: CopyPair
     join(dir, 'mapping.txt'),
     report.plan.map((p) => `${p.source}=${p.destination}`).join('\n') + '\n',
   );
+  const dest = run.flow.destination;
+  if (dest.kind === 'registry') {
+    const images = report.measure.images;
+    const expected: CopySummary = {
+      images: plan.images.map((e, i) => ({
+        source: report.plan[i]!.source,
+        destination: report.plan[i]!.destination,
+        status: images[i]?.error ? 'failed' : 'copied',
+        ...(e.digest ? { digest: e.digest } : {}),
+        bytes: 0,
+        blobs: { transferred: 0, mounted: 0, present: 0 },
+      })),
+      copied: 0,
+      present: 0,
+      failed: 0,
+      bytes: 0,
+      durationMs: 0,
+      blobs: { transferred: 0, mounted: 0, present: 0 },
+    };
+    report.clusterResources = await writeRunClusterResources(
+      join(dir, 'cluster-resources'),
+      plan,
+      expected,
+      dest.registry,
+      target.repo,
+      { forceRepositoryScope: !!run.o.maxNestedPaths, version: run.o.version },
+    );
+  }
   await writeFileAtomic(join(dir, 'plan-report.json'), JSON.stringify(report, null, 2));
   return report;
 }
@@ -439,12 +531,17 @@ async function writeArchive(
   const { packArchive, readHistory, writeHistory } = await import('./archive/archive.js');
   const historyPath = join(run.flow.workspace, 'archive-history.txt');
   const history = await readHistory(historyPath);
+  // What earlier archives carried before --since is at the destination; the rest is carried again.
+  const carried = new Set(
+    [...history].filter(([, at]) => !run.o.since || at === undefined || at < run.o.since).map(([d]) => d),
+  );
   const maxPart = run.o.archiveSize ?? (run.inputs.config?.archiveSize ?? 500) * GiB;
   const archive = await packArchive(pack.layout, pack.dir, {
     maxPartBytes: maxPart,
-    history,
+    history: carried,
     progress: run.progress,
     plan: { text: planText, config: plan.config.sha256 },
+    version: run.o.version,
   });
   await writeHistory(
     historyPath,

@@ -253,12 +253,21 @@ describe('airgap mirror: bad input and partial failure', () => {
     const two = join(dir, 'two.yaml');
     await writeFile(
       two,
-      'kind: ImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\nmirror:\n  helm:\n    local:\n      - name: a\n        path: a.tgz\n  platform:\n    channels:\n      - name: stable-4.18\n    platforms: [{ os: linux, architecture: amd64 }]\n',
+      'kind: ImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\nmirror:\n  helm:\n    local:\n      - name: a\n        path: a.tgz\n  platform:\n    channels:\n      - name: stable-4.18\n  samples:\n    - name: ruby\n',
     );
     const r = await airgap(['mirror', '-c', two, `file://${dir}/out`]);
     expect(r.exitCode).toBe(2);
-    for (const at of ['two.yaml:4:3', 'two.yaml:11:5'])
+    for (const at of ['two.yaml:4:3', 'two.yaml:11:3'])
       expect(r.stderr.split(at).length - 1, `${at} in\n${r.stderr}`).toBe(1);
+  });
+
+  it('--from-version needs release channels to find the update path in', async () => {
+    const isc = await writeIsc(dir, [`${src.host}/ok/app:v1`]);
+    const r = await mirrorCli(isc, `file://${dir}/from-version`, '--from-version', '4.18.1');
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(
+      '--from-version keeps the update path from that version, and the configuration names no release channel',
+    );
   });
 
   it('usage errors exit 2 with a hint', async () => {
@@ -375,6 +384,122 @@ describe('airgap mirror: bad input and partial failure', () => {
     const plan = JSON.parse(await readFile(join(ws, 'plan.json'), 'utf8'));
     expect(plan.images.map((e: { digest: string }) => e.digest)).toEqual([good.digest, good.digest]);
     await expect(skopeoDigest(`docker://${dst.skopeoHost}/dry/ok/app:v1`, dst.skopeo)).rejects.toThrow();
+  });
+
+  it('--dry-run writes the cluster resources the run would, beside the real ones, not over them', async () => {
+    const isc = await writeIsc(dir, [`${src.host}/ok/app@${good.digest}`]);
+    const ws = join(dir, 'dry-cr-ws');
+    const r = await mirrorCli(isc, '--workspace', `file://${ws}`, `docker://${dst.host}/dry`, '--dry-run');
+    expect(r.exitCode, r.stderr).toBe(0);
+    const idms = await readFile(join(ws, 'dry-run', 'cluster-resources', 'idms-oc-mirror.yaml'), 'utf8');
+    expect(idms).toContain('kind: ImageDigestMirrorSet');
+    expect(idms).toMatch(new RegExp(`source: ${src.host}/ok(/app)?\\n`));
+    expect(idms).toContain(`- ${dst.host}/dry/ok`);
+    await expect(readdir(join(ws, 'cluster-resources'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('--max-nested-paths flattens deep names as oc-mirror does, and the IDMS maps each repository to its flat name', async () => {
+    const [deep] = await seedRegistry(src, [
+      { repo: 'org/team/tools/app', tag: 'v2', layers: [{ size: 2000 }] },
+    ]);
+    const isc = await writeIsc(dir, [`${src.host}/org/team/tools/app@${deep!.digest}`]);
+    const ws = join(dir, 'nested-ws');
+    const r = await mirrorCli(
+      isc,
+      '--workspace',
+      `file://${ws}`,
+      `docker://${dst.host}/quay`,
+      '--max-nested-paths',
+      '2',
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    // quay/org/team/tools/app → quay/org-team-tools-app: two components, as Quay allows.
+    const flat = `${dst.host}/quay/org-team-tools-app`;
+    expect(
+      await skopeoDigest(`docker://${dst.skopeoHost}/quay/org-team-tools-app@${deep!.digest}`, dst.skopeo),
+    ).toBe(deep!.digest);
+    const idms = await readFile(join(ws, 'cluster-resources', 'idms-oc-mirror.yaml'), 'utf8');
+    // Repository-scoped: the source repository itself, not a namespace above it.
+    expect(idms).toContain(`source: ${src.host}/org/team/tools/app`);
+    expect(idms).toContain(`- ${flat}`);
+
+    // Two names that flatten into one are refused before anything is copied.
+    const clash = await writeIsc(
+      dir,
+      [
+        `${src.host}/ok/app@${good.digest}`,
+        { name: `${src.host}/ok/app@${good.digest}`, targetRepo: 'ok-app' },
+      ],
+      [],
+      'clash.yaml',
+    );
+    const refused = await mirrorCli(
+      clash,
+      '--workspace',
+      `file://${join(dir, 'clash-ws')}`,
+      `docker://${dst.host}`,
+      '--max-nested-paths',
+      '1',
+    );
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain(
+      'error [NESTED_PATHS_COLLISION]: --max-nested-paths 1 flattens both ok/app and ok-app into ok-app',
+    );
+  });
+
+  it('says when the archive was written by another airgap, and unpacks it all the same', async () => {
+    const isc = await writeIsc(dir, [`${src.host}/ok/app@${good.digest}`]);
+    const out = join(dir, 'arch-version');
+    expect((await mirrorCli(isc, `file://${out}`)).exitCode).toBe(0);
+    const manifestPath = join(out, 'airgap-archive.json');
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
+    const { stdout: ours } = await airgap(['version', '--json']);
+    expect(manifest.createdBy).toBe(`airgap ${JSON.parse(ours).version}`);
+    const same = await mirrorCli(isc, '--from', `file://${out}`, `docker://${dst.host}/same-version`);
+    expect(same.exitCode, same.stderr).toBe(0);
+    expect(same.stderr).not.toContain('the archive was written by');
+
+    await writeFile(manifestPath, JSON.stringify({ ...manifest, createdBy: 'airgap 0.0.9' }));
+    const other = await mirrorCli(isc, '--from', `file://${out}`, `docker://${dst.host}/other-version`);
+    expect(other.exitCode, other.stderr).toBe(0);
+    expect(other.stderr).toContain('warning: the archive was written by airgap 0.0.9; this is airgap');
+    expect(
+      await skopeoDigest(`docker://${dst.skopeoHost}/other-version/ok/app@${good.digest}`, dst.skopeo),
+    ).toBe(good.digest);
+  });
+
+  it('--since carries again what earlier archives carried from that day on', async () => {
+    const isc = await writeIsc(dir, [`${src.host}/ok/app@${good.digest}`]);
+    const out = join(dir, 'arch-since');
+    const run = async (...rest: string[]) => {
+      const r = await mirrorCli(isc, `file://${out}`, '--json', ...rest);
+      expect(r.exitCode, r.stderr).toBe(0);
+      return JSON.parse(r.stdout).archive as { previouslyArchived: number };
+    };
+    const first = await run();
+    expect(first.previouslyArchived).toBe(0);
+    const history = await readFile(join(out, 'working-dir', 'archive-history.txt'), 'utf8');
+    // Each blob with the time it was first carried.
+    expect(history).toMatch(/^sha256:[0-9a-f]{64} \d{4}-\d{2}-\d{2}T[\d:.]+Z$/m);
+    // Again: the blobs (manifests are always carried) are not carried twice.
+    const again = (await run()).previouslyArchived;
+    expect(again).toBe(history.trim().split('\n').length - 1);
+    expect((await run('--since', '2000-01-01')).previouslyArchived).toBe(0); // all carried since then
+    expect((await run('--since', '2999-01-01')).previouslyArchived).toBe(again);
+
+    const bad = await mirrorCli(isc, `file://${out}`, '--since', '2026-02-30');
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('--since "2026-02-30" is not a date');
+    const registry = await mirrorCli(
+      isc,
+      '--workspace',
+      `file://${join(dir, 'since-ws')}`,
+      `docker://${dst.host}/since`,
+      '--since',
+      '2026-01-01',
+    );
+    expect(registry.exitCode).toBe(2);
+    expect(registry.stderr).toContain('--since applies to archives');
   });
 
   it('verify reports a damaged archive part and exits 1', async () => {

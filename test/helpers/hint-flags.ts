@@ -87,33 +87,38 @@ function adviceOf(stderr: string): string[] {
 
 /**
  * Flags named in `stderr`'s advice that the command they are attributed to does not have, as
- * `--flag (airgap mirror plan)`. A flag belongs to the nearest program named before it in the same
- * line: `airgap <command>`, another program (not checked), else the command that printed it.
+ * `--flag (airgap mirror plan)`.
  */
 export function strayHintFlags(argv: readonly string[], stderr: string): string[] {
   const self = commandOf(argv);
   if (self === undefined) return [];
   const stray: string[] = [];
   for (const line of adviceOf(stderr)) {
-    // Clauses (split at quotes, brackets and punctuation) each start with the printing command as
-    // owner; in a clause, a program name switches the owner for the flags after it.
+    // A flag may belong to the printing command or to any `airgap <command>` the line names before
+    // it ("run `airgap mirror` again, without --remove-signatures"). After another program's name
+    // (`skopeo inspect --raw`), flags are that program's until the clause ends (quotes, brackets,
+    // punctuation).
+    const owners = new Set([self]);
     for (const clause of line.split(/[`'"();,]/)) {
-      let owner: string | null = self;
+      let foreign = false;
       const tokens = clause.split(/\s+/).filter((w) => w !== '');
       for (let i = 0; i < tokens.length; i++) {
         const t = tokens[i]!;
         if (t === 'airgap') {
-          owner = commandOf(tokens.slice(i + 1)) ?? null;
+          const id = commandOf(tokens.slice(i + 1));
+          if (id) owners.add(id);
+          foreign = id === undefined;
           continue;
         }
         if (OTHER_PROGRAMS.has(t)) {
-          owner = null;
+          foreign = true;
           continue;
         }
         const m = /^--(?:no-)?([a-z][a-z0-9-]*)/.exec(t);
-        if (!m || owner === null || m[1] === 'help') continue;
-        if (!flagNames(owner).has(m[1]!)) {
-          stray.push(`--${m[1]} (airgap ${owner.replaceAll(':', ' ')}): ${line.trim()}`);
+        if (!m || foreign || m[1] === 'help') continue;
+        if (![...owners].some((o) => flagNames(o).has(m[1]!))) {
+          const named = [...owners].map((o) => `airgap ${o.replaceAll(':', ' ')}`).join(', ');
+          stray.push(`--${m[1]} (${named}): ${line.trim()}`);
         }
       }
     }

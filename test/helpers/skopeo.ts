@@ -22,6 +22,8 @@ export interface SkopeoOptions {
   timeoutMs?: number;
   /** A containers-registries.conf for this call (`--registries-conf`): mirrors, blocked registries. */
   registriesConf?: string;
+  /** Choose this architecture's child of a multi-arch index (`--override-arch`). */
+  overrideArch?: string;
 }
 
 export interface SkopeoCopyOptions extends SkopeoOptions {
@@ -81,7 +83,10 @@ function isDocker(ref: string): boolean {
 
 /** Flags that go before the subcommand. */
 function globalFlags(opts: SkopeoOptions): string[] {
-  return opts.registriesConf ? ['--registries-conf', opts.registriesConf] : [];
+  return [
+    ...(opts.registriesConf ? ['--registries-conf', opts.registriesConf] : []),
+    ...(opts.overrideArch ? ['--override-arch', opts.overrideArch] : []),
+  ];
 }
 
 /** Flags for one side; `prefix` is '' (inspect, list-tags), 'src-' or 'dest-' (copy). */
@@ -153,7 +158,7 @@ export async function skopeoDigest(ref: string, opts: SkopeoOptions = {}): Promi
 /** `skopeo copy src dst`. Registry flags go only to the docker:// side(s). */
 export async function skopeoCopy(src: string, dst: string, opts: SkopeoCopyOptions = {}): Promise<void> {
   const shared: SkopeoOptions = { authFile: opts.authFile, certDir: opts.certDir, tlsVerify: opts.tlsVerify };
-  const args = ['copy', '--quiet'];
+  const args = [...globalFlags(opts), 'copy', '--quiet'];
   if (isDocker(src)) args.push(...sideFlags('src-', { ...shared, ...opts.src }));
   if (isDocker(dst)) args.push(...sideFlags('dest-', { ...shared, ...opts.dest }));
   if (opts.all) args.push('--all');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blobsOf, matchesArch, parseManifest } from '../../src/mirror/manifest.js';
+import { blobsOf, matchesPlatform, parseManifest } from '../../src/mirror/manifest.js';
 import { MediaType } from '../../src/mirror/media-types.js';
 import { MirrorError } from '../../src/mirror/errors.js';
 
@@ -48,7 +48,7 @@ describe('parseManifest', () => {
     );
     const m = parseManifest(doc, MediaType.OciIndex, 'x');
     if (m.kind !== 'index') throw new Error('expected an index');
-    expect(m.manifests.filter((c) => matchesArch(c, ['arm64'])).map((c) => c.size)).toEqual([2, 3]);
+    expect(m.manifests.filter((c) => matchesPlatform(c, ['arm64'])).map((c) => c.size)).toEqual([2, 3]);
   });
 
   it('names the image when a descriptor is malformed or the bytes are not JSON', () => {

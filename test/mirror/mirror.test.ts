@@ -4,9 +4,9 @@ import type { BuiltImage } from '../../lab/images.js';
 import { OciLayout } from '../../src/mirror/layout/store.js';
 import { runMirror } from '../../src/mirror/run.js';
 import { digestTag } from '../../src/mirror/plan.js';
-import { refOf, seedRegistry, tempDir, writeIsc } from '../helpers/fixtures.js';
+import { refOf, seedRegistry, tempDir, writeIsc, writeMirrorConfig } from '../helpers/fixtures.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
-import { skopeoDigest, skopeoInspect } from '../helpers/skopeo.js';
+import { skopeoCopy, skopeoDigest, skopeoInspect } from '../helpers/skopeo.js';
 import { MirrorError } from '../../src/mirror/errors.js';
 
 const MiB = 1024 * 1024;
@@ -177,6 +177,44 @@ describe('airgap mirror between real registries', () => {
     expect(m2m.summary?.failed).toBe(1);
     expect(m2m.summary?.images[0]?.error?.code).toBe(MirrorError.MIRROR_SPARSE_INDEX_REFUSED);
     expect(m2m.summary?.images[0]?.error?.hint).toMatch(/drop --arch/);
+  });
+  it('platforms in the ImageSetConfiguration keep only those children; the index and its digest stay as they are', async () => {
+    const multi = built.find((b) => b.repo === 'tools/multi')!;
+    const dir = await tempDir();
+    const isc = await writeMirrorConfig(join(dir, 'isc.yaml'), {
+      additionalImages: [
+        { name: refOf(src, multi), platforms: [{ os: 'linux', architecture: 'arm64' }] },
+        {
+          name: refOf(
+            src,
+            built.find((b) => b.repo === 'tools/cli')!,
+          ),
+        },
+      ],
+    });
+    const r = await runMirror({ ...common(), config: isc, destination: `oci:${dir}/layout` });
+    expect(r.summary?.failed).toBe(0);
+    expect(r.plan.find((e) => e.destination.includes('tools/multi'))).toBeDefined();
+    const layout = await OciLayout.open(`${dir}/layout`, false);
+    expect(await layout.hasBlob(multi.children!.arm64!)).toBe(true);
+    expect(await layout.hasBlob(multi.children!.amd64!)).toBe(false);
+    // skopeo reads the index unchanged, and the arm64 image through it; amd64 is not there.
+    const ref = `oci:${dir}/layout:tools/multi:latest`;
+    expect(await skopeoDigest(ref, {})).toBe(multi.digest);
+    await skopeoCopy(ref, `dir:${dir}/arm64`, { overrideArch: 'arm64' });
+    await expect(skopeoCopy(ref, `dir:${dir}/amd64`, { overrideArch: 'amd64' })).rejects.toThrow();
+
+    // A registry that checks every child of an index refuses it, and says the filter is why.
+    const m2m = await runMirror({
+      ...common(),
+      config: isc,
+      destination: `docker://${dst.host}/platforms`,
+      workspace: `file://${dir}/ws`,
+    });
+    const refused = m2m.summary?.images.find((i) => i.destination.includes('tools/multi'));
+    expect(refused?.error?.code).toBe(MirrorError.MIRROR_SPARSE_INDEX_REFUSED);
+    expect(refused?.error?.message).toContain('because platforms left some of its architectures out');
+    expect(m2m.summary?.copied).toBe(1); // the other image is not held back
   });
   it('mirrors into a plain OCI layout (oci:<dir>) that skopeo reads by ref name', async () => {
     const dir = await tempDir();

@@ -68,6 +68,10 @@ $XDG_RUNTIME_DIR/containers/auth.json, ~/.config/containers/auth.json, then ~/.d
       description:
         'Largest archive part: GiB as a number (4) or with a unit (500M). Default: archiveSize from the config, else 500.',
     }),
+    since: Flags.string({
+      description:
+        'Mirror → disk: carry again what earlier archives of this workspace carried since this date (yyyy-mm-dd, or an RFC 3339 time); what they carried before it is taken to be at the destination. Without it, nothing an earlier archive carried is carried again.',
+    }),
     'dry-run': Flags.boolean({
       description: 'Plan only: resolve, pin and measure, write plan.json and mapping.txt, copy nothing.',
     }),
@@ -76,7 +80,7 @@ $XDG_RUNTIME_DIR/containers/auth.json, ~/.config/containers/auth.json, then ~/.d
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Mirror);
     const report = await withProgress(flags.json, (progress) =>
-      runMirror({ ...mirrorOptions(flags, args.destination), progress }),
+      runMirror({ ...mirrorOptions(flags, args.destination), version: this.config.version, progress }),
     );
     if (flags.json) this.printJson(report);
     else process.stdout.write(`${renderReport(report)}\n`);

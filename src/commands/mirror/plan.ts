@@ -44,7 +44,13 @@ tags have moved since. Same arguments as \`airgap mirror\`; this is its --dry-ru
     const { args, flags } = await this.parse(MirrorPlan);
     const report = await withProgress(
       flags.json,
-      (progress) => runMirror({ ...mirrorOptions(flags, args.destination), dryRun: true, progress }),
+      (progress) =>
+        runMirror({
+          ...mirrorOptions(flags, args.destination),
+          version: this.config.version,
+          dryRun: true,
+          progress,
+        }),
       'nothing was copied; run the same command again to plan',
     );
     if (flags.json) this.printJson(report);

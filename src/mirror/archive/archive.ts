@@ -20,6 +20,8 @@ export interface ArchiveManifest {
   kind: 'AirgapArchive';
   version: 1;
   createdAt: string;
+  /** The airgap release that wrote it (absent in archives of releases before it was recorded). */
+  createdBy?: string;
   parts: { file: string; size: number; sha256: string; blobs: string[] }[];
   images: { refName: string; digest: string; source?: string }[];
   /** Blobs the images need that an earlier archive already carried (must be at the destination). */
@@ -70,6 +72,8 @@ export interface PackOptions {
   progress?: ProgressSink;
   /** The plan to carry (written as {@link ARCHIVE_PLAN} into part 1). */
   plan?: { text: string; config: string };
+  /** The airgap version writing it, recorded as `createdBy: airgap <version>`. */
+  version?: string;
 }
 
 /** Hashing pass-through so a part's checksum is computed while it is written. */
@@ -173,6 +177,7 @@ export async function packArchive(
     kind: 'AirgapArchive',
     version: 1,
     createdAt: new Date().toISOString(),
+    ...(opts.version ? { createdBy: `airgap ${opts.version}` } : {}),
     parts: written,
     images: (await layout.entries()).map((e) => ({
       refName: e.refName,
@@ -307,7 +312,17 @@ export async function unpackArchive(
   dir: string,
   layout: OciLayout,
   progress: ProgressSink = noProgress,
+  version?: string,
 ): Promise<ArchiveManifest> {
+  const written = (await readArchiveManifest(dir)).createdBy;
+  if (version && written !== `airgap ${version}`) {
+    progress({
+      type: 'warning',
+      message:
+        `the archive was written by ${written ?? 'an older airgap (its version is not recorded)'}; this is airgap ${version}: ` +
+        'it is read as it is, but carry the same airgap to both sides so plans and cluster resources agree',
+    });
+  }
   const report = await verifyArchive(dir, progress);
   const broken = report.problems.slice(0, report.problems.length - report.missing.length);
   if (broken.length > 0) {
@@ -386,20 +401,39 @@ export async function unpackArchive(
 }
 
 /** Blob digests carried by every archive written so far from this workspace. */
-export async function readHistory(path: string): Promise<Set<string>> {
+/**
+ * The blobs earlier archives of a workspace carried, each with when it was first carried (a line
+ * `sha256:<hex> <RFC 3339 time>`; lines without a time, from older releases, have none).
+ */
+export async function readHistory(path: string): Promise<Map<string, Date | undefined>> {
+  let text: string;
   try {
-    return new Set((await readFile(path, 'utf8')).split('\n').filter((l) => l.startsWith('sha256:')));
+    text = await readFile(path, 'utf8');
   } catch {
-    return new Set();
+    return new Map();
   }
+  const out = new Map<string, Date | undefined>();
+  for (const line of text.split('\n')) {
+    const [digest, at] = line.trim().split(/\s+/);
+    if (!digest?.startsWith('sha256:')) continue;
+    const when = at ? new Date(at) : undefined;
+    out.set(digest, when && !Number.isNaN(when.getTime()) ? when : undefined);
+  }
+  return out;
 }
 
+/** Record blobs an archive carried; a blob keeps the time it was first carried. */
 export async function writeHistory(
   path: string,
-  history: Set<string>,
+  history: Map<string, Date | undefined>,
   added: Iterable<string>,
+  now = new Date(),
 ): Promise<void> {
-  const all = new Set(history);
-  for (const d of added) all.add(d);
-  await writeFileAtomic(path, `${[...all].sort().join('\n')}\n`);
+  const all = new Map(history);
+  for (const d of added) if (!all.has(d)) all.set(d, now);
+  const lines = [...all.keys()].sort().map((d) => {
+    const at = all.get(d);
+    return at ? `${d} ${at.toISOString()}` : d;
+  });
+  await writeFileAtomic(path, `${lines.join('\n')}\n`);
 }

@@ -2,7 +2,7 @@ import { AirgapError, isAirgapError, messageOf } from '../../util/errors.js';
 import { explainFsError } from '../../util/fs-errors.js';
 import { Limiter } from '../../util/limit.js';
 import { noProgress, type ProgressSink } from '../../util/progress.js';
-import { blobsOf, matchesArch, parseManifest, type Descriptor, type ManifestData } from '../manifest.js';
+import { blobsOf, matchesPlatform, parseManifest, type Descriptor, type ManifestData } from '../manifest.js';
 import type { Endpoint } from './endpoints.js';
 import type { Journal } from './journal.js';
 import { ResumableReader } from './reader.js';
@@ -31,6 +31,11 @@ export interface CopyPair {
    * destination yet, so it is copied without asking.
    */
   after?: number;
+  /**
+   * The children of an index to copy (`linux/amd64`, or an architecture): the ImageSetConfiguration's
+   * `platforms` for this image; default the run's --arch. The index itself is pushed unchanged.
+   */
+  platforms?: string[];
 }
 
 export type ImageStatus = 'copied' | 'present' | 'failed';
@@ -170,6 +175,9 @@ export class CopyEngine {
     };
   }
 
+  /** The children of an index this pair copies: its own platforms, else the run's --arch. */
+  private readonly filterOfPair = (p: CopyPair) => p.platforms ?? this.opts.arches;
+
   /**
    * Copy one pair; `fresh` when the pair it follows was just copied (so this one cannot be
    * present). `unresolved` counts this image (and its children) until resolved.
@@ -205,15 +213,16 @@ export class CopyEngine {
       }
       const { top, parsed } = resolved;
       if (parsed.kind === 'index') {
-        const children = parsed.manifests.filter((d) => matchesArch(d, this.opts.arches));
+        const filter = this.filterOfPair(p);
+        const children = parsed.manifests.filter((d) => matchesPlatform(d, filter));
         const count = unresolved && pending ? unresolved : undefined;
         resolvedWith(children.length);
         if (children.length === 0) {
           throw new AirgapError(
             MirrorError.MIRROR_NO_PLATFORM,
-            `${src} has no manifest for ${this.opts.arches?.join(', ')}`,
+            `${src} has no manifest for ${filter?.join(', ')}`,
             {
-              hint: 'check the --arch values against `skopeo inspect --raw` of the image',
+              hint: `check the ${p.platforms ? 'platforms of the ImageSetConfiguration' : '--arch values'} against \`skopeo inspect --raw\` of the image`,
             },
           );
         }
@@ -223,7 +232,7 @@ export class CopyEngine {
         await this.copyBlobsOf(p, parsed, result);
       }
       const sparse =
-        parsed.kind === 'index' && parsed.manifests.some((d) => !matchesArch(d, this.opts.arches));
+        parsed.kind === 'index' && parsed.manifests.some((d) => !matchesPlatform(d, this.filterOfPair(p)));
       try {
         await p.dest.endpoint.putManifest(
           p.dest.repo,
@@ -240,9 +249,9 @@ export class CopyEngine {
         ) {
           throw new AirgapError(
             MirrorError.MIRROR_SPARSE_INDEX_REFUSED,
-            `${dst} refused the multi-arch index because --arch left some of its architectures out`,
+            `${dst} refused the multi-arch index because ${p.platforms ? 'platforms' : '--arch'} left some of its architectures out`,
             {
-              hint: 'the index keeps its digest only if pushed unchanged; mirror every architecture (drop --arch), or use a registry that accepts sparse indexes (distribution 3 with validation.manifests.indexes.platforms: none, Quay)',
+              hint: 'the index keeps its digest only if pushed unchanged; mirror every architecture (drop --arch, or the platforms of the ImageSetConfiguration), or use a registry that accepts sparse indexes (distribution 3 with validation.manifests.indexes.platforms: none, Quay)',
               cause: e,
             },
           );

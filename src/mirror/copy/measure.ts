@@ -6,7 +6,7 @@
  */
 import { isAirgapError, messageOf } from '../../util/errors.js';
 import { Limiter, Once } from '../../util/limit.js';
-import { blobsOf, matchesArch, parseManifest, type ManifestData } from '../manifest.js';
+import { blobsOf, matchesPlatform, parseManifest, type ManifestData } from '../manifest.js';
 import { noProgress, type ProgressSink } from '../../util/progress.js';
 import type { CopyPair } from './engine.js';
 
@@ -90,7 +90,7 @@ export async function measurePairs(
         parsed.kind === 'index'
           ? await Promise.all(
               parsed.manifests
-                .filter((d) => matchesArch(d, opts.arches))
+                .filter((d) => matchesPlatform(d, p.platforms ?? opts.arches))
                 .map(async (d) => {
                   const m = await sourceManifest(p, d.digest, false);
                   return parseManifest(m.bytes, m.mediaType, d.digest);

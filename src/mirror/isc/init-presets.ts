@@ -37,9 +37,9 @@ interface OdfPackage {
 /**
  * The OpenShift Data Foundation packages for `--with-odf`, by the first 4.x minor that has them.
  *
- * oc-mirror v2 (and airgap, which filters catalogs the same way) does not follow OLM dependencies
- * (`olm.package.required`), while odf-operator subscribes to all of these at install time: a
- * disconnected catalog missing one leaves ODF half installed. And a package that is not in the
+ * oc-mirror v2 does not follow OLM dependencies (`olm.package.required`; airgap does, unless
+ * --no-dependencies, but the configuration is for oc-mirror too), while odf-operator subscribes to
+ * all of these at install time: a disconnected catalog missing one leaves ODF half installed. And a package that is not in the
  * catalog is an error when mirroring, so the list depends on the minor. Sources:
  *
  * - odf-operator, ocs-operator, mcg-operator, odf-csi-addons-operator: the seed runbook's

@@ -8,8 +8,21 @@ import path from 'node:path';
 import { AirgapError } from '../../util/errors.js';
 import { sha256Digest } from '../digest.js';
 import type { OciLayout } from '../layout/store.js';
-import type { Descriptor } from '../manifest.js';
+import type { Descriptor, ManifestData } from '../manifest.js';
 import { MirrorError } from '../errors.js';
+
+/**
+ * Where a catalog image's manifests and blobs are read from: an OCI layout (OciLayout has these
+ * methods), or a registry read as it streams (src/mirror/list/registry-content.ts), so a catalog
+ * can be listed without storing it. Every read is verified against its digest by the caller.
+ */
+export interface ImageContent {
+  getManifest(digest: string, mediaType?: string): Promise<ManifestData>;
+  /** A small blob (a config) whole; `size` from its descriptor. */
+  readBytes(digest: string, size?: number): Promise<Buffer>;
+  /** A blob's bytes from `offset`; `size` from its descriptor (a registry read resumes with it). */
+  openBlob(digest: string, offset?: number, what?: string, size?: number): Promise<AsyncIterable<Buffer>>;
+}
 
 /** The label naming the FBC root of a catalog image. */
 export const CONFIGS_LABEL = 'operators.operatorframework.io.index.configs.v1';
@@ -73,8 +86,12 @@ export async function imageName(layout: OciLayout, digest: string): Promise<stri
   return entry ? entry.refName : `oci:${layout.dir}@${digest}`;
 }
 
-export async function readConfig(layout: OciLayout, d: Descriptor, image: string): Promise<ImageConfigDoc> {
-  const bytes = await layout.readBytes(d.digest);
+export async function readConfig(
+  layout: ImageContent,
+  d: Descriptor,
+  image: string,
+): Promise<ImageConfigDoc> {
+  const bytes = await layout.readBytes(d.digest, d.size);
   if (sha256Digest(bytes) !== d.digest)
     throw imageError(`the config ${d.digest} of ${image} does not match its digest`, image);
   try {

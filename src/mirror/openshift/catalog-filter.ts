@@ -9,15 +9,19 @@ import type { IncludeChannel, IncludePackage, Operator } from '../isc/types.js';
 import { compareSemver, parseSemver, semverHint, type SemVer } from '../isc/semver.js';
 import { AirgapError, usageError } from '../../util/errors.js';
 import type { FbcBundle, FbcChannel, FbcChannelEntry, FbcModel, FbcPackage } from './fbc.js';
+import { followDependencies, type DependencyAddition } from './catalog-dependencies.js';
 import { MirrorError } from '../errors.js';
 
-/** Why a bundle was kept, per channel. `upgrade-path`: outside the range but needed to keep one chain. */
-export type KeepReason = 'head' | 'full' | 'in-range' | 'upgrade-path' | 'version';
+/**
+ * Why a bundle was kept, per channel. `upgrade-path`: outside the range but needed to keep one chain;
+ * `dependency`: a kept bundle requires it (catalog-dependencies.ts).
+ */
+export type KeepReason = 'head' | 'full' | 'in-range' | 'upgrade-path' | 'version' | 'dependency';
 
-/** A kept bundle and the channels that kept it. */
+/** A kept bundle and the channels that kept it (`detail`: which bundle needs it, for dependencies). */
 export interface KeptBundle {
   bundle: FbcBundle;
-  why: { channel: string; reason: KeepReason }[];
+  why: { channel: string; reason: KeepReason; detail?: string }[];
 }
 
 /** The filtered catalog, the bundles kept and the images to mirror (bundle images + relatedImages). */
@@ -28,6 +32,17 @@ export interface FilterResult {
   warnings: string[];
   /** `full: true` with no packages: oc-mirror mirrors the catalog as is and does not rebuild it. */
   unmodified: boolean;
+  /** Bundles kept only because a kept bundle requires them, in the order they were added. */
+  added: DependencyAddition[];
+}
+
+export interface FilterOptions {
+  /**
+   * Follow the kept bundles' `olm.package.required` and `olm.gvk.required` through the catalog
+   * (default true; off with --no-dependencies or the operator's `skipDependencies: true`). Only
+   * with listed packages: without, every package's channel heads are kept already.
+   */
+  dependencies?: boolean;
 }
 
 /** The channel graph as OLM reads it: heads are entries nothing replaces or skips. */
@@ -320,9 +335,10 @@ function filterPackage(
  * Filter a catalog for one `mirror.operators[]` entry, as oc-mirror v2 does: no packages → every
  * package (heads of every channel, or the whole catalog unmodified with `full: true`); listed
  * packages → only those; per channel: the head, all entries (`full`), or the min/max range (the
- * channel's own range, else the package's). The result is validated before it is returned.
+ * channel's own range, else the package's); then, for listed packages, the bundles the kept ones
+ * require (catalog-dependencies.ts). The result is validated before it is returned.
  */
-export function filterCatalog(model: FbcModel, op: Operator): FilterResult {
+export function filterCatalog(model: FbcModel, op: Operator, opts: FilterOptions = {}): FilterResult {
   const warnings: string[] = [];
   const out = new Map<string, KeptBundle>();
   if (op.full && op.packages.length === 0) {
@@ -330,7 +346,7 @@ export function filterCatalog(model: FbcModel, op: Operator): FilterResult {
       for (const b of p.bundles.values())
         out.set(`${p.name}\0${b.name}`, { bundle: b, why: [{ channel: '*', reason: 'full' }] });
     }
-    return finish(model, out, warnings, true);
+    return finish(model, out, warnings, true, []);
   }
   const listed = new Map(op.packages.map((p) => [p.name, p]));
   for (const [name, inc] of listed) {
@@ -347,7 +363,13 @@ export function filterCatalog(model: FbcModel, op: Operator): FilterResult {
     if (listed.size > 0 && !listed.has(pkg.name)) continue;
     packages.set(pkg.name, filterPackage(pkg, op, listed.get(pkg.name), out, warnings));
   }
-  const keep = (pkg: unknown): boolean => listed.size === 0 || (typeof pkg === 'string' && listed.has(pkg));
+  let added: DependencyAddition[] = [];
+  if (opts.dependencies !== false && !op.skipDependencies && listed.size > 0) {
+    const deps = followDependencies(model, packages, out);
+    added = deps.added;
+    warnings.push(...deps.warnings);
+  }
+  const keep = (pkg: unknown): boolean => listed.size === 0 || (typeof pkg === 'string' && packages.has(pkg));
   const deprecations = model.deprecations
     .filter((d) => keep(d.package))
     .map((d) => {
@@ -363,7 +385,7 @@ export function filterCatalog(model: FbcModel, op: Operator): FilterResult {
       return { ...d, entries };
     });
   const others = model.others.filter((o) => o.package === undefined || o.package === '' || keep(o.package));
-  const result = finish({ packages, deprecations, others }, out, warnings, false);
+  const result = finish({ packages, deprecations, others }, out, warnings, false, added);
   validateCatalog(result.model);
   return result;
 }
@@ -373,6 +395,7 @@ function finish(
   out: Map<string, KeptBundle>,
   warnings: string[],
   unmodified: boolean,
+  added: DependencyAddition[],
 ): FilterResult {
   const kept = [...out.values()].sort((a, b) =>
     a.bundle.package === b.bundle.package
@@ -388,7 +411,7 @@ function finish(
     if (k.bundle.image) images.add(k.bundle.image);
     for (const ri of k.bundle.relatedImages) images.add(ri.image);
   }
-  return { model, kept, images: [...images], warnings, unmodified };
+  return { model, kept, images: [...images], warnings, unmodified, added };
 }
 
 /**

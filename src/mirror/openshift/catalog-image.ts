@@ -13,6 +13,7 @@ import type { OciLayout } from '../layout/store.js';
 import { parseManifest, platformString, type ParsedManifest, type Platform } from '../manifest.js';
 import { isImageManifestType } from '../media-types.js';
 import {
+  CONFIGS_LABEL,
   DATABASE_LABEL,
   configsDirOf,
   imageName,
@@ -20,6 +21,7 @@ import {
   isAttestation,
   readConfig,
   type ImageConfigDoc,
+  type ImageContent,
 } from './catalog-config.js';
 import { catalogFiles, scanCatalogLayers, type FoundFile, type ScanState } from './catalog-layers.js';
 import { FbcModelBuilder, type FbcModel } from './fbc.js';
@@ -93,13 +95,18 @@ function chooseImage(
 /** CATALOG_NO_FBC: nothing under the configs directory is a catalog file, with what is known about why. */
 function noFbcError(s: ScanState, config: ImageConfigDoc, configsDir: string, image: string): AirgapError {
   const link = s.symlinks.get(s.configs);
-  const sqlite = config.config?.Labels?.[DATABASE_LABEL];
+  const labels = config.config?.Labels ?? {};
+  const sqlite = labels[DATABASE_LABEL];
+  // Neither catalog label and nothing under /configs: an image that is no operator catalog at all.
+  const notCatalog = link === undefined && !sqlite && labels[CONFIGS_LABEL] === undefined;
   return new AirgapError(
     MirrorError.CATALOG_NO_FBC,
-    `${image} has no file-based catalog under ${configsDir}${link !== undefined ? ` (${configsDir} is a symbolic link to ${link}, which is not followed)` : ''}${sqlite ? ` (it is a SQLite catalog: ${DATABASE_LABEL}=${sqlite})` : ''}`,
+    `${image} has no file-based catalog under ${configsDir}${link !== undefined ? ` (${configsDir} is a symbolic link to ${link}, which is not followed)` : ''}${sqlite ? ` (it is a SQLite catalog: ${DATABASE_LABEL}=${sqlite})` : ''}${notCatalog ? ` and no ${CONFIGS_LABEL} label: it is not an operator catalog` : ''}`,
     {
       where: image,
-      hint: 'SQLite catalogs from before OpenShift 4.11 are not supported; use a file-based catalog (redhat-operator-index v4.11 or later, or one built with `opm`)',
+      hint: notCatalog
+        ? 'name an operator catalog image, such as registry.redhat.io/redhat/redhat-operator-index:v4.18'
+        : 'SQLite catalogs from before OpenShift 4.11 are not supported; use a file-based catalog (redhat-operator-index v4.11 or later, or one built with `opm`)',
     },
   );
 }
@@ -130,7 +137,19 @@ export async function readCatalogImage(
   digest: string,
   opts: { arch?: string } = {},
 ): Promise<CatalogImage> {
-  const image = await imageName(layout, digest);
+  return readCatalogContent(layout, digest, await imageName(layout, digest), opts);
+}
+
+/**
+ * {@link readCatalogImage} from any {@link ImageContent}: a layout, or a registry read as it
+ * streams (nothing stored). `image` names the catalog in messages.
+ */
+export async function readCatalogContent(
+  layout: ImageContent,
+  digest: string,
+  image: string,
+  opts: { arch?: string } = {},
+): Promise<CatalogImage> {
   const top = await layout.getManifest(digest);
   const parsed = parseManifest(top.bytes, top.mediaType, `manifest ${image}`);
   const { chosen, manifests } = chooseImage(parsed, top, image, opts.arch);

@@ -10,10 +10,9 @@ import { Parser, type ReadEntry } from 'tar';
 import { AirgapError, messageOf } from '../../util/errors.js';
 import { DigestVerifier } from '../digest.js';
 import { openLayerTar, type LayerTar } from '../layer-stream.js';
-import type { OciLayout } from '../layout/store.js';
 import type { Descriptor } from '../manifest.js';
 import { MediaType } from '../media-types.js';
-import { comparePaths, dirKey, imageError } from './catalog-config.js';
+import { comparePaths, dirKey, imageError, type ImageContent } from './catalog-config.js';
 import { ignoreMatcher, parseFbcStream, type FbcBlob } from './fbc.js';
 import { MirrorError } from '../errors.js';
 
@@ -89,10 +88,10 @@ function relevant(s: ScanState, p: string): boolean {
   return p === '' || p === s.configs || p.startsWith(s.prefix) || s.configs.startsWith(`${p}/`);
 }
 
-/** The blob of a layer from the layout, digest-verified as it streams (missing: LAYOUT_BLOB_MISSING). */
-async function* layerBytes(layout: OciLayout, layer: Descriptor, what: string): AsyncGenerator<Buffer> {
+/** The blob of a layer from the layout (or registry), digest-verified as it streams (missing: LAYOUT_BLOB_MISSING). */
+async function* layerBytes(layout: ImageContent, layer: Descriptor, what: string): AsyncGenerator<Buffer> {
   const verifier = new DigestVerifier(layer.digest, layer.size);
-  for await (const c of await layout.openBlob(layer.digest, 0, what)) {
+  for await (const c of await layout.openBlob(layer.digest, 0, what, layer.size)) {
     verifier.update(c);
     yield c;
   }
@@ -212,7 +211,12 @@ async function feedParser(parser: Parser, opened: LayerTar, pending: Promise<voi
  * hidden by an upper layer (see {@link takeEntry}). Whiteouts and files of this layer hide lower
  * layers only, so they are merged into the scan afterwards.
  */
-async function scanLayer(layout: OciLayout, layer: Descriptor, s: ScanState, image: string): Promise<void> {
+async function scanLayer(
+  layout: ImageContent,
+  layer: Descriptor,
+  s: ScanState,
+  image: string,
+): Promise<void> {
   const what = `layer ${layer.digest} of ${image}`;
   if (!LAYER_TYPES.has(layer.mediaType))
     throw new AirgapError(MirrorError.CATALOG_UNSUPPORTED, `${what} has media type ${layer.mediaType}`, {
@@ -262,7 +266,7 @@ async function scanLayer(layout: OciLayout, layer: Descriptor, s: ScanState, ima
  * catalog and are skipped.
  */
 export async function scanCatalogLayers(
-  layout: OciLayout,
+  layout: ImageContent,
   layers: readonly Descriptor[],
   configsDir: string,
   image: string,

@@ -17,7 +17,7 @@ import type { CopyPair, CopySummary } from '../copy/engine.js';
 import { LayoutEndpoint, type Endpoint } from '../copy/endpoints.js';
 import type { Operator } from '../isc/types.js';
 import { OciLayout } from '../layout/store.js';
-import { BUILD_SOURCE, digestTag, type PlanCatalog, type PlanEntry } from '../plan.js';
+import { BUILD_SOURCE, digestTag, platformStrings, type PlanCatalog, type PlanEntry } from '../plan.js';
 import { formatReference, parseReference, type ImageReference } from '../reference.js';
 import type { RegistryClient } from '../registry/client.js';
 import { filterCatalog, type FilterResult } from './catalog-filter.js';
@@ -37,6 +37,8 @@ export interface CatalogPlanContext {
   copy(pairs: CopyPair[]): Promise<CopySummary>;
   /** Source reads at once (--parallel); default 8. */
   parallel?: number;
+  /** Follow operator dependencies (default true; --no-dependencies turns it off). */
+  dependencies?: boolean;
   progress: ProgressSink;
 }
 
@@ -155,9 +157,10 @@ function filterFor(
   op: Operator,
   index: number,
   ref: ImageReference | undefined,
+  dependencies: boolean | undefined,
 ): FilterResult {
   try {
-    return filterCatalog(model, op);
+    return filterCatalog(model, op, { dependencies });
   } catch (e) {
     // Point at the package in the configuration (the error names it), not only at the catalog.
     if (!isAirgapError(e)) throw e;
@@ -235,7 +238,7 @@ function keptPackages(filtered: FilterResult): PlanCatalog['packages'] {
       .map((k) => ({
         name: k.bundle.name,
         version: k.bundle.version,
-        why: k.why.map((w) => `${w.channel}: ${w.reason}`),
+        why: k.why.map((w) => `${w.channel}: ${w.reason}${w.detail ? ` (${w.detail})` : ''}`),
       })),
   }));
 }
@@ -249,7 +252,7 @@ async function planCatalog(op: Operator, index: number, ctx: CatalogPlanContext)
   const buildRepo = await copyToBuild(op, src, where, ctx);
 
   const { model } = await readCatalogImage(ctx.build, digest);
-  const filtered = filterFor(model, op, index, ref);
+  const filtered = filterFor(model, op, index, ref, ctx.dependencies);
   let targetDigest = digest;
   if (!filtered.unmodified) {
     const rebuilt = await rebuildCatalogImage(ctx.build, digest, filtered.model);
@@ -286,6 +289,7 @@ async function planCatalog(op: Operator, index: number, ctx: CatalogPlanContext)
         destTag,
         ...(op.targetCatalogSourceTemplate ? { catalogSourceTemplate: op.targetCatalogSourceTemplate } : {}),
         packages: keptPackages(filtered),
+        ...(filtered.added.length > 0 ? { added: filtered.added } : {}),
         warnings: filtered.warnings,
       },
     ],
@@ -299,7 +303,8 @@ export async function planCatalogs(ops: Operator[], ctx: CatalogPlanContext): Pr
   for (const [i, op] of ops.entries()) {
     const p = await planCatalog(op, i, ctx);
     out.catalogs.push(...p.catalogs);
-    out.entries.push(...p.entries);
+    const platforms = platformStrings(op.platforms);
+    out.entries.push(...p.entries.map((e) => (platforms ? { ...e, platforms } : e)));
   }
   return out;
 }

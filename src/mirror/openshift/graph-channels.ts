@@ -25,7 +25,7 @@ export interface CheckChannelsOptions {
 const MINOR = /-(\d+)\.(\d+)$/;
 
 /** Every channel that the graph's releases say carries them, in order. */
-function channelsOf(graph: UpdateGraph): string[] {
+export function channelsOf(graph: UpdateGraph): string[] {
   const names = new Set<string>();
   for (const node of graph.nodes) {
     for (const c of (node.metadata[CHANNELS_METADATA] ?? '').split(',')) if (c.trim()) names.add(c.trim());
@@ -72,7 +72,7 @@ export async function checkChannelsInGraph(
 }
 
 /** The error for a channel the graph does not know, with the channels it knows for that minor. */
-async function unknownChannel(
+export async function unknownChannel(
   channel: string,
   arch: string,
   ask: (channel: string, arch: string) => Promise<UpdateGraph>,

@@ -47,6 +47,8 @@ export interface ReleasePlanContext {
   /** Payloads read at once (--parallel); default 8. */
   parallel?: number;
   progress: ProgressSink;
+  /** The version the cluster runs (--from-version): its recommended update path is kept too. */
+  fromVersion?: string;
 }
 
 export interface ReleasePlan {
@@ -126,15 +128,19 @@ async function wantedReleases(
         name: 'graph',
         detail: `${platform.channels.map((c) => c.name).join(', ')} (${arch})`,
       });
-      const { selection, graphs } = await resolveReleases(platform.channels, (channel) => {
-        const ch = platform.channels.find((c) => c.name === channel) ?? platform.channels[0]!;
-        return fetchGraph({
-          channel,
-          arch: graphArch(arch),
-          graphUrl: graphUrlFor(ch, ctx),
-          tls: ctx.graphTls,
-        });
-      });
+      const { selection, graphs } = await resolveReleases(
+        platform.channels,
+        (channel) => {
+          const ch = platform.channels.find((c) => c.name === channel) ?? platform.channels[0]!;
+          return fetchGraph({
+            channel,
+            arch: graphArch(arch),
+            graphUrl: graphUrlFor(ch, ctx),
+            tls: ctx.graphTls,
+          });
+        },
+        { fromVersion: ctx.fromVersion },
+      );
       for (const [name, g] of Object.entries(graphs)) out.graphs[`${arch}/${name}`] = g;
       out.risks.push(...selection.risks);
       out.why.push(...selection.why.map((w) => (releaseArches(platform).length > 1 ? `${arch}: ${w}` : w)));

@@ -92,10 +92,24 @@ class ChannelGraph {
     }
     return n;
   }
-  /** BFS over `edges`, each node's successors in descending version order (as oc-mirror). */
-  shortestPath(from: Node, to: Node): Node[] {
+  /**
+   * BFS over `edges`, each node's successors in descending version order (as oc-mirror). With
+   * `conditional`, the conditional edges count as well (updates recommended only when their risks
+   * do not apply).
+   */
+  shortestPath(from: Node, to: Node, conditional = false): Node[] {
     const next = new Map<number, number[]>();
-    for (const [a, b] of this.graph.edges) next.set(a, [...(next.get(a) ?? []), b]);
+    const edges: [number, number][] = [...this.graph.edges];
+    if (conditional) {
+      const at = new Map(this.nodes.map((n) => [n.version, n.index]));
+      for (const ce of this.graph.conditionalEdges)
+        for (const e of ce.edges) {
+          const a = at.get(e.from);
+          const b = at.get(e.to);
+          if (a !== undefined && b !== undefined) edges.push([a, b]);
+        }
+    }
+    for (const [a, b] of edges) next.set(a, [...(next.get(a) ?? []), b]);
     for (const list of next.values())
       list.sort((x, y) => compareSemver(this.nodes[y].semver, this.nodes[x].semver));
     const prev = new Map<number, number>([[from.index, -1]]);
@@ -361,6 +375,7 @@ function crossChannel(sel: Selection, bounds: { ch: ReleaseChannel; min: SemVer;
 export function selectReleases(
   graphs: Record<string, UpdateGraph>,
   channels: ReleaseChannel[],
+  opts: SelectOptions = {},
 ): ReleaseSelection {
   const sel = new Selection(graphs);
   const bounds = channels.map((ch) => {
@@ -368,7 +383,72 @@ export function selectReleases(
     return { ch, min, max };
   });
   if (channels.length > 1) crossChannel(sel, bounds);
+  if (opts.fromVersion) fromRunningVersion(sel, bounds, opts.fromVersion);
   return sel.result();
+}
+
+/** Options of {@link selectReleases}. */
+export interface SelectOptions {
+  /**
+   * The version a cluster runs now (a hosted cluster's): the releases on the update path the
+   * graph recommends from it to the highest selected release are kept too.
+   */
+  fromVersion?: string;
+}
+
+/**
+ * The update path from the version a cluster runs to the highest release selected, in the channel
+ * of that release: the recommended edges only, else (said so) through conditional updates, whose
+ * risks the plan shows. A version the channel does not hold has no path: said with what to add.
+ */
+function fromRunningVersion(
+  sel: Selection,
+  bounds: { ch: ReleaseChannel; max: SemVer }[],
+  running: string,
+): void {
+  const from = parseSemver(running);
+  if (!from) {
+    throw usageError(MirrorError.RELEASE_VERSION_INVALID, `--from-version "${running}" is not a version`, {
+      hint: 'give the version the cluster runs, x.y.z (e.g. 4.18.1)',
+    });
+  }
+  const top = bounds.reduce((a, b) => (compareSemver(b.max, a.max) > 0 ? b : a));
+  const g = sel.graph(top.ch.name);
+  const to = g.need(top.max, 'maxVersion');
+  if (compareSemver(from, to.semver) >= 0) {
+    sel.why.push(`the cluster runs ${from.raw}: nothing selected is newer, no update path added`);
+    return;
+  }
+  const start = g.find(from);
+  if (!start) {
+    throw usageError(
+      MirrorError.RELEASE_NOT_IN_CHANNEL,
+      `--from-version ${from.raw} is not in channel "${g.name}", so it has no update path to ${to.version}`,
+      {
+        hint: `add the channel of ${from.major}.${from.minor} (e.g. stable-${from.major}.${from.minor}) to reach ${g.name} through it, or check the version the cluster runs; ${g.name} holds ${g.span()}`,
+      },
+    );
+  }
+  const recommended = g.shortestPath(start, to);
+  if (recommended.length > 0) {
+    sel.why.push(
+      `the cluster runs ${from.raw}: recommended update path ${recommended.map((n) => n.version).join(' → ')} (${g.name})`,
+    );
+    sel.add(g, recommended, true);
+    return;
+  }
+  const conditional = g.shortestPath(start, to, true);
+  if (conditional.length === 0) {
+    throw usageError(
+      MirrorError.RELEASE_NO_PATH,
+      `channel "${g.name}" has no update path from ${from.raw} to ${to.version}`,
+      { hint: `choose a maxVersion the cluster can reach from ${from.raw}, or update it in steps` },
+    );
+  }
+  sel.why.push(
+    `the cluster runs ${from.raw}: no recommended update path to ${to.version}; the only one goes through conditional updates: ${conditional.map((n) => n.version).join(' → ')} (${g.name}); check their risks before updating`,
+  );
+  sel.add(g, conditional, true);
 }
 
 /**
@@ -378,12 +458,13 @@ export function selectReleases(
 export async function resolveReleases(
   channels: ReleaseChannel[],
   fetch: (channel: string) => Promise<UpdateGraph>,
+  opts: SelectOptions = {},
 ): Promise<{ selection: ReleaseSelection; graphs: Record<string, UpdateGraph> }> {
   const graphs: Record<string, UpdateGraph> = {};
   for (const ch of channels) graphs[ch.name] ??= await fetch(ch.name);
   for (;;) {
     try {
-      return { selection: selectReleases(graphs, channels), graphs };
+      return { selection: selectReleases(graphs, channels, opts), graphs };
     } catch (e) {
       const missing =
         e instanceof AirgapError && e.code === MirrorError.RELEASE_GRAPH_MISSING

@@ -52,16 +52,12 @@ export interface OcMirrorAnnotations {
   [key: string]: string;
 }
 
-const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** Go's `time.RFC850` layout in UTC (`Monday, 02-Jan-06 15:04:05 UTC`), oc-mirror v2's `createdAt` format. */
-export function formatRfc850(d: Date): string {
-  const p = (n: number) => String(n).padStart(2, '0');
-  return (
-    `${DAYS[d.getUTCDay()]}, ${p(d.getUTCDate())}-${MONTHS[d.getUTCMonth()]}-${p(d.getUTCFullYear() % 100)} ` +
-    `${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} UTC`
-  );
+/**
+ * RFC 3339 in UTC to the second (`2026-11-22T12:00:00Z`, Go's `time.RFC3339`): oc-mirror v2's
+ * `createdAt` format since OCPBUGS-100196 (before, RFC 850), as other cluster resources write it.
+ */
+export function formatRfc3339(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /**
@@ -71,7 +67,7 @@ export function formatRfc850(d: Date): string {
  */
 export function annotations(opts: OutputOptions): OcMirrorAnnotations {
   return {
-    createdAt: formatRfc850(opts.now ?? new Date()),
+    createdAt: formatRfc3339(opts.now ?? new Date()),
     createdBy: opts.createdBy ?? 'airgap',
     'oc-mirror_version': `airgap ${opts.version ?? 'unknown'}`,
   };

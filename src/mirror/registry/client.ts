@@ -37,6 +37,33 @@ export interface RegistryClientOptions extends AgentOptions {
   userAgent?: string;
   /** Told when the registry stalls (transport.ts, stalls.ts): a warning line for the user. */
   onNotice?: (message: string) => void;
+  /**
+   * Where reads of this registry's images really go (registries.conf mirrors and locations,
+   * pool.ts); writes are never redirected.
+   */
+  redirect?: ReadRedirector;
+}
+
+/** One place a read is tried: a client (this one, or a mirror's) and the repository there. */
+export interface ReadTry {
+  client: RegistryClient;
+  repo: string;
+  /** A mirror, not the image's own (or remapped) location. */
+  mirror: boolean;
+}
+
+/** The places to read an image from, in order, or the table that blocks it. */
+export type ReadRoute = { blocked: string } | { tries: ReadTry[] };
+
+/** Decides where reads go and keeps what the run learnt about mirrors (pool.ts). */
+export interface ReadRedirector {
+  route(registry: string, repo: string, byDigest: boolean): ReadRoute | undefined;
+  /** Whether a try is skipped: a mirror that stopped answering earlier in the run. */
+  skip(t: ReadTry): boolean;
+  /** A try served the read. */
+  served(t: ReadTry): void;
+  /** A try that was not the last failed; the next is tried. */
+  failed(t: ReadTry, e: unknown): void;
 }
 
 /** The largest manifest read: containers/image's limit (maxManifestBodySize, 4 MiB). */
@@ -98,6 +125,7 @@ export class RegistryClient {
   private readonly auth: RegistryAuth;
   private readonly manifests = new ContentMemo();
   private readonly blobs = new ContentMemo();
+  private readonly redirect?: ReadRedirector;
 
   constructor(registry: string, opts: RegistryClientOptions = {}) {
     this.registry = registry;
@@ -106,6 +134,46 @@ export class RegistryClient {
     this.auth = new RegistryAuth(registry, this.transport, opts.credentials);
     this.monolithicMax = opts.monolithicMax ?? 8 * 1024 * 1024;
     this.chunkSize = opts.chunkSize ?? 16 * 1024 * 1024;
+    this.redirect = opts.redirect;
+  }
+
+  /**
+   * A read of `repo`, where the redirect sends it: each try in order until one serves it (the
+   * last one's failure is the read's). Without a redirect, or a table for the image, it is read
+   * here.
+   */
+  private async read<T>(
+    repo: string,
+    byDigest: boolean,
+    here: (c: RegistryClient, repo: string) => Promise<T>,
+  ): Promise<T> {
+    const route = this.redirect?.route(this.registry, repo, byDigest);
+    if (!route) return here(this, repo);
+    if ('blocked' in route) {
+      throw new AirgapError(
+        MirrorError.REGISTRY_BLOCKED,
+        `${this.registry}/${repo} is blocked by ${route.blocked}`,
+        {
+          hint: 'remove blocked = true from that [[registry]] table, or leave the image out of the ImageSetConfiguration',
+        },
+      );
+    }
+    const tries = route.tries;
+    for (let i = 0; i < tries.length - 1; i++) {
+      const t = tries[i]!;
+      if (this.redirect!.skip(t)) continue;
+      try {
+        const out = await here(t.client, t.repo);
+        this.redirect!.served(t);
+        return out;
+      } catch (e) {
+        this.redirect!.failed(t, e);
+      }
+    }
+    const last = tries[tries.length - 1]!;
+    const out = await here(last.client, last.repo);
+    this.redirect!.served(last);
+    return out;
   }
 
   /**
@@ -141,6 +209,11 @@ export class RegistryClient {
 
   /** Fetch a manifest's exact bytes, verified against the digest asked for (or the one the registry states). */
   async getManifest(repo: string, ref: string, action: Action = 'pull'): Promise<ManifestData> {
+    if (action !== 'pull') return this.manifestHere(repo, ref, action);
+    return this.read(repo, isDigest(ref), (c, r) => c.manifestHere(r, ref, action));
+  }
+
+  private async manifestHere(repo: string, ref: string, action: Action): Promise<ManifestData> {
     // Reads (not presence checks, which ask for push too) by digest may come from the memo.
     const memo = action === 'pull' ? this.manifests : undefined;
     const known = isDigest(ref) ? memo?.get(repo, ref) : undefined;
@@ -233,6 +306,11 @@ export class RegistryClient {
    * stays open (see headManifest); a redirect to blob storage also means it exists.
    */
   async hasBlob(repo: string, digest: string, action: Action = 'pull'): Promise<boolean> {
+    if (action !== 'pull') return this.hasBlobHere(repo, digest, action);
+    return this.read(repo, true, (c, r) => c.hasBlobHere(r, digest, action));
+  }
+
+  private async hasBlobHere(repo: string, digest: string, action: Action): Promise<boolean> {
     const res = await this.send({
       method: 'GET',
       path: `/v2/${repo}/blobs/${parseDigest(digest, 'blob digest')}`,
@@ -257,6 +335,16 @@ export class RegistryClient {
     repo: string,
     digest: string,
     offset = 0,
+  ): Promise<{ body: AsyncIterable<Buffer>; start: number; size?: number }> {
+    // Small blobs read whole earlier in the run (getBlobBytes) are kept here, under the name asked for.
+    if (this.blobs.get(repo, digest)) return this.openBlobHere(repo, digest, offset);
+    return this.read(repo, true, (c, r) => c.openBlobHere(r, digest, offset));
+  }
+
+  private async openBlobHere(
+    repo: string,
+    digest: string,
+    offset: number,
   ): Promise<{ body: AsyncIterable<Buffer>; start: number; size?: number }> {
     const known = this.blobs.get(repo, digest);
     if (known) {
@@ -454,6 +542,14 @@ export class RegistryClient {
    * a caller may want to page through).
    */
   async listTagPages(
+    repo: string,
+    pageSize: number,
+    maxPages: number,
+  ): Promise<{ tags: string[]; complete: boolean }> {
+    return this.read(repo, false, (c, r) => c.tagPagesHere(r, pageSize, maxPages));
+  }
+
+  private async tagPagesHere(
     repo: string,
     pageSize: number,
     maxPages: number,

@@ -176,6 +176,46 @@ function graph(vs: string[], edges: [string, string][]): UpdateGraph {
   };
 }
 
+describe('the update path of a running cluster (--from-version), on the real stable-4.13 graph', () => {
+  const graphs = { 'stable-4.13': stable413 };
+
+  it('keeps the recommended path from the running version to the newest selected release', () => {
+    const s = selectReleases(graphs, [ch('stable-4.13')], { fromVersion: '4.12.10' });
+    expect(versions(s)).toEqual(['4.12.10', '4.12.58', '4.13.43']);
+    expect(s.why.join('\n')).toContain(
+      'the cluster runs 4.12.10: recommended update path 4.12.10 → 4.12.58 → 4.13.43',
+    );
+    expect(s.risks.filter((r) => r.onPath)).toEqual([]);
+  });
+
+  it('with no recommended path, takes the one through conditional updates and shows their risks on it', () => {
+    const s = selectReleases(graphs, [ch('stable-4.13', { minVersion: '4.13.19', maxVersion: '4.13.19' })], {
+      fromVersion: '4.13.0',
+    });
+    expect(versions(s)).toEqual(['4.13.0', '4.13.19']);
+    expect(s.why.join('\n')).toContain(
+      'no recommended update path to 4.13.19; the only one goes through conditional updates',
+    );
+    const onPath = s.risks.filter((r) => r.onPath);
+    expect(onPath.map((r) => `${r.from}>${r.to}`)).toEqual(['4.13.0>4.13.19']);
+    expect(onPath[0]!.risks.length).toBeGreaterThan(0);
+  });
+
+  it('a running version the channel does not hold, or that is not a version, is a usage error saying what to do', () => {
+    const missing = thrown(() => selectReleases(graphs, [ch('stable-4.13')], { fromVersion: '4.13.16' }));
+    expect(missing.code).toBe(MirrorError.RELEASE_NOT_IN_CHANNEL);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.hint).toContain('stable-4.13');
+    const bad = thrown(() => selectReleases(graphs, [ch('stable-4.13')], { fromVersion: '4.13' }));
+    expect(bad.code).toBe(MirrorError.RELEASE_VERSION_INVALID);
+  });
+
+  it('a cluster already at the newest selected release adds nothing', () => {
+    const s = selectReleases(graphs, [ch('stable-4.13')], { fromVersion: '4.13.43' });
+    expect(versions(s)).toEqual(['4.13.43']);
+  });
+});
+
 describe('upgrades across channels (oc-mirror CalculateUpgrades)', () => {
   const s13 = graph(
     ['4.13.0', '4.13.1', '4.13.2'],

@@ -77,7 +77,7 @@ describe('CatalogSource', () => {
       kind: 'CatalogSource',
       metadata: {
         annotations: {
-          createdAt: 'Monday, 05-Jan-26 10:00:00 UTC',
+          createdAt: '2026-01-05T10:00:00Z',
           createdBy: 'airgap',
           'oc-mirror_version': 'airgap 0.1.0',
         },

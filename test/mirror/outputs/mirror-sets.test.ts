@@ -42,7 +42,7 @@ describe('IDMS', () => {
         kind: 'ImageDigestMirrorSet',
         metadata: {
           annotations: {
-            createdAt: 'Sunday, 22-Nov-26 03:04:05 UTC',
+            createdAt: '2026-11-22T03:04:05Z',
             createdBy: 'airgap',
             'oc-mirror_version': 'airgap 0.1.0',
           },
@@ -223,7 +223,7 @@ describe('idms-oc-mirror.yaml text', () => {
     const text = toYamlDocuments(buildIdms(images, { now: NOW, version: 'v1' }));
     expect(
       text.startsWith(
-        '---\napiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  annotations:\n    createdAt: Sunday, 22-Nov-26 03:04:05 UTC\n    createdBy: airgap\n',
+        '---\napiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  annotations:\n    createdAt: "2026-11-22T03:04:05Z"\n    createdBy: airgap\n',
       ),
     ).toBe(true);
     expect(text).toContain(

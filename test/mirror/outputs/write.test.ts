@@ -80,7 +80,7 @@ describe('writeClusterResources', () => {
         metadata: { annotations: Record<string, string> };
       }[]) {
         expect(doc.metadata.annotations).toEqual({
-          createdAt: 'Sunday, 22-Nov-26 12:00:00 UTC',
+          createdAt: '2026-11-22T12:00:00Z',
           createdBy: 'airgap',
           'oc-mirror_version': 'airgap 0.1.0',
         });
