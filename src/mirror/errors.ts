@@ -112,6 +112,26 @@ export const MirrorError = {
   REGISTRY_BLOCKED: 'REGISTRY_BLOCKED',
   /** channel "…" has no update path from … to … (mirror/openshift/releases.ts) */
   RELEASE_NO_PATH: 'RELEASE_NO_PATH',
+  /** helm repository "…": its index.yaml is not YAML / has no entries (mirror/helm/repository.ts) */
+  HELM_INDEX_INVALID: 'HELM_INDEX_INVALID',
+  /** helm repository "…" has no chart "…" / no version … (mirror/helm/repository.ts) */
+  HELM_CHART_NOT_FOUND: 'HELM_CHART_NOT_FOUND',
+  /** chart … of helm repository "…": the archive hashes to …, its index says … (mirror/helm/repository.ts) */
+  HELM_CHART_DIGEST: 'HELM_CHART_DIGEST',
+  /** a chart is not a chart: no Chart.yaml, a file that is not YAML, a missing name or version, a library chart rendered (mirror/helm/chart.ts) */
+  HELM_CHART_INVALID: 'HELM_CHART_INVALID',
+  /** a chart archive holds a link, an absolute path or `..`, or unpacks to more than 100 MiB (mirror/helm/archive.ts) */
+  HELM_CHART_UNSAFE: 'HELM_CHART_UNSAFE',
+  /** cannot read the chart at …: … (mirror/helm/chart.ts) */
+  HELM_CHART_UNREADABLE: 'HELM_CHART_UNREADABLE',
+  /** template: <file>:<line>:<col>: … — a chart template does not parse (mirror/helm/template/parser.ts) */
+  HELM_TEMPLATE_PARSE: 'HELM_TEMPLATE_PARSE',
+  /** a chart template fails while rendering, `required` and `fail` included (mirror/helm/template/exec.ts) */
+  HELM_TEMPLATE_EXEC: 'HELM_TEMPLATE_EXEC',
+  /** YAML parse error on <template>: a rendered manifest is not YAML (mirror/helm/images.ts) */
+  HELM_MANIFEST_INVALID: 'HELM_MANIFEST_INVALID',
+  /** an imagePaths entry is not a JSONPath like {.spec.template.spec.containers[*].image} (mirror/helm/images.ts) */
+  HELM_IMAGE_PATH_INVALID: 'HELM_IMAGE_PATH_INVALID',
   /** blob … is missing from the layout at … (mirror/layout/store.ts) */
   LAYOUT_BLOB_MISSING: 'LAYOUT_BLOB_MISSING',
   /** … is not valid JSON (mirror/layout/store.ts) */

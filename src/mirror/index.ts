@@ -43,7 +43,7 @@ export {
 export { formatReference, parseReference, type ImageReference } from './reference.js';
 export { RegistryClient, type RegistryClientOptions } from './registry/client.js';
 export { RegistryError, type DistributionErrorCode, type RegistryErrorEntry } from './registry/errors.js';
-export { renderReport } from './report.js';
+export { renderReport, reportFailed } from './report.js';
 export { runMirror, type MirrorOptions, type MirrorReport } from './run.js';
 export { renderVerifyReport, verifyArchiveAt } from './verify.js';
 export { MirrorError } from './errors.js';

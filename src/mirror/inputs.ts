@@ -54,6 +54,7 @@ export async function loadMirrorConfig(path: string): Promise<ImageSetConfig> {
     'mirror.operators',
     'mirror.additionalImages',
     'mirror.blockedImages',
+    'mirror.helm',
     'archiveSize',
   ]);
   if (unsupported.length > 0) {
@@ -66,7 +67,7 @@ export async function loadMirrorConfig(path: string): Promise<ImageSetConfig> {
     throw usageError(IscErrorCode.Unsupported, lines.join('\n'), {
       // Each position once: several lines name their own.
       ...(unsupported.length === 1 ? { where: unsupported[0]!.where } : {}),
-      hint: 'remove these fields: helm charts and samples are not mirrored yet',
+      hint: 'remove these fields: samples are not mirrored (oc-mirror v2 does not mirror them either)',
     });
   }
   return cfg;

@@ -9,6 +9,7 @@ import {
   type ImageReference,
 } from './reference.js';
 import { MirrorError } from './errors.js';
+import type { DependencyAddition } from './openshift/catalog-dependencies.js';
 import { IscErrorCode } from './isc/index.js';
 
 /** An image the run will copy, digest-pinned once resolved. */
@@ -152,7 +153,29 @@ export function planAdditionalImages(
  * and a ClusterCatalog, the graph image an UpdateService.
  */
 export type PlanKind =
-  'release' | 'release-component' | 'catalog' | 'bundle' | 'related' | 'additional' | 'graph' | 'signature';
+  | 'release'
+  | 'release-component'
+  | 'catalog'
+  | 'bundle'
+  | 'related'
+  | 'additional'
+  | 'helm'
+  | 'graph'
+  | 'signature';
+
+/** A Helm chart of the plan: fetched into the workspace and rendered for its images, or why not. */
+export interface PlanChart {
+  name: string;
+  version?: string;
+  /** The chart repository it came from (absent for a local chart). */
+  repository?: string;
+  /** Where the chart is in the workspace (archives carry `helm/charts/`). */
+  file?: string;
+  /** The images its rendered manifests name. */
+  images?: string[];
+  /** Why it could not be fetched or rendered (the run fails; the other charts go on). */
+  error?: string;
+}
 
 /** One image of a plan: pinned to a digest, with where it goes and why it is there. */
 export interface PlanEntry {
@@ -237,14 +260,7 @@ export interface PlanCatalog {
     bundles: { name: string; version: string; why: string[] }[];
   }[];
   /** Bundles kept because a kept bundle requires them (olm.package.required, olm.gvk.required), and by whom. */
-  added?: {
-    package: string;
-    bundle: string;
-    version: string;
-    channel: string;
-    requiredBy: string;
-    requirement: string;
-  }[];
+  added?: DependencyAddition[];
   warnings: string[];
 }
 
@@ -270,6 +286,8 @@ export interface MirrorPlan {
   /** One line per release decision. */
   releaseWhy: string[];
   catalogs: PlanCatalog[];
+  /** The Helm charts of `mirror.helm` (absent when there are none). */
+  charts?: PlanChart[];
   blocked: BlockedImage[];
   warnings: string[];
   images: PlanEntry[];

@@ -13,6 +13,7 @@ import {
   type BlockedImage,
   type MirrorPlan,
   type PlanCatalog,
+  type PlanChart,
   type PlanEntry,
 } from './plan.js';
 import type { MirrorMode, Workflow } from './workflow.js';
@@ -51,6 +52,8 @@ export interface MirrorReport {
     /** Bundles added as dependencies of kept bundles. */
     added?: PlanCatalog['added'];
   }[];
+  /** The Helm charts: fetched and rendered for their images, or why not (the run then fails). */
+  charts?: PlanChart[];
   warnings: string[];
   /** Sigstore signatures found, each release's GPG signatures, and the policy check (--secure-policy). */
   signatures?: MirrorPlan['signatures'];
@@ -90,6 +93,7 @@ export function reportOf(
       packages: c.packages,
       ...(c.added ? { added: c.added } : {}),
     })),
+    ...(plan.charts ? { charts: plan.charts } : {}),
     warnings: plan.warnings,
     ...(plan.signatures ? { signatures: plan.signatures } : {}),
     plan: plan.images.map((e) => ({
@@ -100,6 +104,11 @@ export function reportOf(
       ...(e.signed !== undefined ? { signed: e.signed } : {}),
     })),
   };
+}
+
+/** Whether the run failed at something: an image, or a Helm chart that could not be fetched or rendered. */
+export function reportFailed(r: MirrorReport): boolean {
+  return (r.summary?.failed ?? 0) > 0 || (r.charts ?? []).some((c) => c.error !== undefined);
 }
 
 /** What the plan chose: releases, catalogs and their bundle counts, blocked images and warnings. */
@@ -128,6 +137,14 @@ export function renderPlanSummary(r: MirrorReport, detail = false): string[] {
       );
       for (const b of p.bundles) lines.push(`             ${b.name} ${b.version}: ${b.why.join('; ')}`);
     }
+  }
+  for (const c of r.charts ?? []) {
+    const name = `${c.name}${c.version ? ` ${c.version}` : ''}${c.repository ? ` (${c.repository})` : ''}`;
+    lines.push(
+      c.error
+        ? `  chart    ${name}: FAILED, ${c.error}`
+        : `  chart    ${name}: ${c.images?.length ?? 0} image(s)${c.file ? `, kept at ${c.file}` : ''}`,
+    );
   }
   for (const b of r.blocked) lines.push(`  blocked  ${b.origin} (matches "${b.pattern}")`);
   for (const w of r.warnings) lines.push(`  warning  ${w}`);

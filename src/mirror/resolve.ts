@@ -28,6 +28,7 @@ import {
   type BlockedImage,
   type MirrorPlan,
   type PlanEntry,
+  type PlannedImage,
 } from './plan.js';
 import { formatReference, parseReference } from './reference.js';
 import type { RegistryClient } from './registry/client.js';
@@ -190,22 +191,43 @@ export async function resolvePlan(o: ResolveOptions): Promise<MirrorPlan> {
     [],
   );
   const limit = new Limiter(o.parallel ?? 8);
+  /** A plan entry for an image named as an additional image is (its tag pinned, --parallel at a time). */
+  const pin = (img: PlannedImage, kind: 'additional' | 'helm', context: string, platforms?: string[]) =>
+    limit.run(() =>
+      pinnedEntry(o.client(img.source.registry), img.source, {
+        kind,
+        origin: formatReference(img.source),
+        destRepo: img.destRepo,
+        destTag: img.destTag,
+        context,
+        ...(platforms ? { platforms } : {}),
+      }),
+    );
   entries.push(
     ...(await Promise.all(
       additional.images.map((img, i) =>
-        limit.run(() =>
-          pinnedEntry(o.client(img.source.registry), img.source, {
-            kind: 'additional',
-            origin: formatReference(img.source),
-            destRepo: img.destRepo,
-            destTag: img.destTag,
-            context: `additionalImages[${i}]`,
-            ...withPlatforms(cfg.mirror.additionalImages[i]!.platforms),
-          }),
+        pin(
+          img,
+          'additional',
+          `additionalImages[${i}]`,
+          platformStrings(cfg.mirror.additionalImages[i]!.platforms),
         ),
       ),
     )),
   );
+
+  const helm = cfg.mirror.helm;
+  if (helm && (helm.repositories.length > 0 || helm.local.length > 0)) {
+    const { planHelm } = await import('./helm/plan.js'); // the template engine loads only for charts
+    const h = await planHelm(helm, {
+      workspace: o.workspace,
+      tls: o.graphTls,
+      pin: (img, context, platforms) => pin(img, 'helm', context, platforms),
+    });
+    plan.charts = h.charts;
+    plan.warnings.push(...h.warnings);
+    entries.push(...h.entries);
+  }
 
   const { kept, blocked } = applyBlocked(entries, cfg.mirror.blockedImages);
   plan.blocked = blocked;
@@ -219,12 +241,6 @@ export async function resolvePlan(o: ResolveOptions): Promise<MirrorPlan> {
     o.progress,
   );
   return plan;
-}
-
-/** `{platforms}` for an entry of a section that filters them, else nothing. */
-function withPlatforms(filters: readonly { os: string; architecture: string }[]): { platforms?: string[] } {
-  const platforms = platformStrings(filters);
-  return platforms ? { platforms } : {};
 }
 
 /** Drop entries whose origin or source matches a blockedImages pattern (Go regexp, unanchored). */

@@ -6,8 +6,8 @@
  * them, and finish with what the workflow leaves behind: cluster resources for a registry, archive
  * parts for a disk.
  */
-import { mkdir, readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { cp, mkdir, readdir, readFile } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
 import { AirgapError, CommonError, isAirgapError, usageError } from '../util/errors.js';
 import { findUnsafeEntries, writeFileAtomic } from '../util/fs.js';
 import { lockDirectory } from '../util/lock.js';
@@ -346,7 +346,7 @@ async function unpackPlan(run: Session): Promise<{ plan: MirrorPlan; sourceLayou
   const archiveDir = run.flow.archiveDir!;
   const sourceLayout = await OciLayout.open(join(run.flow.workspace, 'layout'));
   run.progress({ type: 'phase', name: 'unpack', detail: archiveDir, moves: true });
-  await unpackArchive(archiveDir, sourceLayout, run.progress, run.o.version);
+  await unpackArchive(archiveDir, sourceLayout, run.progress, run.o.version, run.flow.workspace);
   return { plan: await readPlanFile(join(sourceLayout.dir, ARCHIVE_PLAN)), sourceLayout };
 }
 
@@ -519,6 +519,25 @@ async function measureDryRun(
 }
 
 /**
+ * The chart archives and repository indexes of the plan's charts, copied beside the layout's
+ * files so the archive carries them (as `helm/…`); their names relative to the layout.
+ */
+async function carriedHelmFiles(workspace: string, layoutDir: string, plan: MirrorPlan): Promise<string[]> {
+  if (!plan.charts?.some((c) => c.file)) return [];
+  const from = join(workspace, 'helm');
+  await cp(from, join(layoutDir, 'helm'), { recursive: true, force: true });
+  const names = await readdir(from, { recursive: true, withFileTypes: true });
+  return names
+    .filter((d) => d.isFile())
+    .map((d) =>
+      join('helm', relative(from, join(d.parentPath, d.name)))
+        .split(sep)
+        .join('/'),
+    )
+    .sort();
+}
+
+/**
  * Mirror → disk's end: pack the layout into archive parts (with the plan inside), leaving out the
  * blobs an earlier archive of this workspace already carried.
  */
@@ -542,6 +561,7 @@ async function writeArchive(
     progress: run.progress,
     plan: { text: planText, config: plan.config.sha256 },
     version: run.o.version,
+    files: await carriedHelmFiles(run.flow.workspace, pack.layout.dir, plan),
   });
   await writeHistory(
     historyPath,

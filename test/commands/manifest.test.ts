@@ -100,6 +100,7 @@ const OTHER_PROGRAMS_FLAGS = new Set([
   'registries-conf', // skopeo
   'registry-referrers-mode', // cosign
   'speed-limit', // curl
+  'api-versions', // helm template
   'for', // prose
   'help', // every command
   'registries', // --registries.d, cut at the dot

@@ -36,11 +36,12 @@ export function mirrorOf(registriesConfToml: string, repository: string): string
 /** Why the image does not verify as a node would check it, or undefined when it does. */
 export async function nodeSigstoreProblem(
   o: {
+    /** The registries.conf text (TOML) the cluster resources hold. */
     registriesConf: string;
     /** `host/repo@sha256:…` as the cluster names it. */
     original: string;
     publicKeyPem: string;
-  } & SkopeoOptions,
+  } & Omit<SkopeoOptions, 'registriesConf'>,
 ): Promise<string | undefined> {
   const [repository, digest] = o.original.split('@') as [string, string];
   const mirror = mirrorOf(o.registriesConf, repository);
@@ -48,7 +49,13 @@ export async function nodeSigstoreProblem(
   const dir = await mkdtemp(join(tmpdir(), 'sigstore-node-'));
   try {
     try {
-      await skopeoCopy(`docker://${mirror}:sha256-${digest.slice(7)}.sig`, `oci:${dir}:sig`, o);
+      // The mirror is read directly: the registries.conf text is this function's, not skopeo's file.
+      const { authFile, certDir, tlsVerify } = o;
+      await skopeoCopy(`docker://${mirror}:sha256-${digest.slice(7)}.sig`, `oci:${dir}:sig`, {
+        authFile,
+        certDir,
+        tlsVerify,
+      });
     } catch (e) {
       return `no signature at ${mirror}:sha256-${digest.slice(7)}.sig (${(e as Error).message.split('\n')[0]})`;
     }

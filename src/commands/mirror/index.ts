@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { AirgapCommand } from '../../cli/command.js';
 import { mirrorFlags, mirrorOptions, withProgress } from '../../cli/mirror-flags.js';
-import { renderReport, runMirror } from '../../mirror/index.js';
+import { renderReport, reportFailed, runMirror } from '../../mirror/index.js';
 
 export default class Mirror extends AirgapCommand {
   static override summary =
@@ -84,6 +84,6 @@ $XDG_RUNTIME_DIR/containers/auth.json, ~/.config/containers/auth.json, then ~/.d
     );
     if (flags.json) this.printJson(report);
     else process.stdout.write(`${renderReport(report)}\n`);
-    if (report.summary && report.summary.failed > 0) process.exitCode = 1;
+    if (reportFailed(report)) process.exitCode = 1;
   }
 }

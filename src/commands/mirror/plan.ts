@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { AirgapCommand } from '../../cli/command.js';
 import { mirrorFlags, mirrorOptions, withProgress } from '../../cli/mirror-flags.js';
-import { renderReport, runMirror } from '../../mirror/index.js';
+import { renderReport, reportFailed, runMirror } from '../../mirror/index.js';
 
 export default class MirrorPlan extends AirgapCommand {
   static override summary =
@@ -55,5 +55,6 @@ tags have moved since. Same arguments as \`airgap mirror\`; this is its --dry-ru
     );
     if (flags.json) this.printJson(report);
     else process.stdout.write(`${renderReport(report)}\n`);
+    if (reportFailed(report)) process.exitCode = 1;
   }
 }

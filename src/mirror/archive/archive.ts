@@ -74,7 +74,12 @@ export interface PackOptions {
   plan?: { text: string; config: string };
   /** The airgap version writing it, recorded as `createdBy: airgap <version>`. */
   version?: string;
+  /** Files under the layout's `helm/` (charts and repository indexes) carried in part 1. */
+  files?: string[];
 }
+
+/** A file an archive may carry beside the layout: a chart or repository index under `helm/`. */
+const CARRIED_FILE = /^helm\/(?:[A-Za-z0-9_][A-Za-z0-9._-]*\/)*[A-Za-z0-9_][A-Za-z0-9._+-]*$/;
 
 /** Hashing pass-through so a part's checksum is computed while it is written. */
 function hasher(): { stream: Transform; digest: () => string; size: () => number } {
@@ -143,7 +148,13 @@ export async function packArchive(
   try {
     for (let i = 0; i < groups.length; i++) {
       const files = groups[i]!.map((b) => `blobs/sha256/${digestHex(b.digest)}`);
-      if (i === 0) files.unshift('oci-layout', 'index.json', ...(opts.plan ? [ARCHIVE_PLAN] : []));
+      if (i === 0)
+        files.unshift(
+          'oci-layout',
+          'index.json',
+          ...(opts.plan ? [ARCHIVE_PLAN] : []),
+          ...(opts.files ?? []).filter((f) => CARRIED_FILE.test(f)),
+        );
       const name = partName(i + 1);
       const final = join(outDir, name);
       const tmp = tempPathFor(final);
@@ -313,6 +324,8 @@ export async function unpackArchive(
   layout: OciLayout,
   progress: ProgressSink = noProgress,
   version?: string,
+  /** Where the carried `helm/` files go (the workspace); default beside the layout's files. */
+  filesDir?: string,
 ): Promise<ArchiveManifest> {
   const written = (await readArchiveManifest(dir)).createdBy;
   if (version && written !== `airgap ${version}`) {
@@ -351,7 +364,8 @@ export async function unpackArchive(
       onReadEntry: (entry: ReadEntry) => {
         const path = entry.path;
         const task = (async () => {
-          if (path === 'index.json' || path === 'oci-layout' || path === ARCHIVE_PLAN) {
+          const carried = CARRIED_FILE.test(path);
+          if (path === 'index.json' || path === 'oci-layout' || path === ARCHIVE_PLAN || carried) {
             // Held in memory before it is written: bounded by what is read, not by what the header says.
             const chunks: Buffer[] = [];
             let read = 0;
@@ -367,7 +381,10 @@ export async function unpackArchive(
                 );
               chunks.push(c as Buffer);
             }
-            await writeFileAtomic(join(layout.dir, path), Buffer.concat(chunks));
+            await writeFileAtomic(
+              join(carried ? (filesDir ?? layout.dir) : layout.dir, path),
+              Buffer.concat(chunks),
+            );
             return;
           }
           const mm = /^blobs\/sha256\/([a-f0-9]{64})$/.exec(path);

@@ -1,0 +1,204 @@
+/**
+ * Helm charts loaded as Helm's loader loads them, from a directory, a `.tgz` file or archive bytes:
+ * Chart.yaml (apiVersion v1 and v2), values.yaml, templates/**, charts/ (subcharts as directories
+ * or archives, recursively), requirements.yaml (v1 dependencies), every other file for `.Files`.
+ * Archives are read with the limits of archive.ts; a directory may hold no links, and counts
+ * against the same 100 MiB.
+ */
+import { lstat, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as jsyaml from 'js-yaml';
+import { AirgapError } from '../../util/errors.js';
+import { MirrorError } from '../errors.js';
+import { MAX_CHART_BYTES, readChartArchive, unsafe, type Budget, type ChartFile } from './archive.js';
+import { isMap, type GoMap } from './template/values.js';
+import { loadYaml } from './yaml.js';
+
+export { renderChart, type RenderOptions, type RenderedManifest } from './render.js';
+export type { ChartFile } from './archive.js';
+
+/** A dependency as Chart.yaml (v2) or requirements.yaml (v1) declares it. */
+export interface ChartDependency {
+  name: string;
+  version: string;
+  repository: string;
+  condition: string;
+  tags: string[];
+  alias: string;
+  /** `enabled: false` in the declaration. */
+  enabled?: boolean;
+}
+
+export interface Chart {
+  /** Chart.yaml's name. */
+  name: string;
+  version: string;
+  /** Chart.yaml as written (every scalar a string; `deprecated` a boolean). */
+  metadata: GoMap;
+  /** values.yaml (empty if there is none). */
+  values: GoMap;
+  /** templates/… files, named from the chart's root (`templates/deployment.yaml`). */
+  templates: { name: string; data: string }[];
+  /** Every other file (not Chart.yaml, values.yaml, requirements.yaml, templates/, charts/). */
+  files: ChartFile[];
+  dependencies: ChartDependency[];
+  /** The subcharts under charts/. */
+  subcharts: Chart[];
+  /** Where it was read from, for messages. */
+  source: string;
+}
+
+function invalid(where: string, why: string, cause?: unknown): AirgapError {
+  return new AirgapError(MirrorError.HELM_CHART_INVALID, `${where}: ${why}`, { where, exitCode: 2, cause });
+}
+
+/** Load a chart: a directory, a `.tgz` file, or the bytes of an archive. */
+export async function loadChart(from: string | Buffer, where?: string): Promise<Chart> {
+  const budget: Budget = { left: MAX_CHART_BYTES };
+  if (Buffer.isBuffer(from))
+    return chartFromFiles(
+      readChartArchive(from, where ?? 'chart archive', budget),
+      where ?? 'chart archive',
+      budget,
+    );
+  let info;
+  try {
+    info = await lstat(from);
+  } catch (e) {
+    throw new AirgapError(
+      MirrorError.HELM_CHART_UNREADABLE,
+      `cannot read the chart at ${from}: ${(e as Error).message}`,
+      {
+        where: from,
+        exitCode: 2,
+        cause: e,
+      },
+    );
+  }
+  if (info.isDirectory()) return chartFromFiles(await filesOfDirectory(from, budget), from, budget);
+  if (!info.isFile()) throw unsafe(from, 'is not a regular file or a directory');
+  if (info.size > MAX_CHART_BYTES) throw unsafe(from, `is over ${MAX_CHART_BYTES / 1024 / 1024} MiB`);
+  return chartFromFiles(readChartArchive(await readFile(from), from, budget), from, budget);
+}
+
+async function filesOfDirectory(root: string, budget: Budget): Promise<ChartFile[]> {
+  const out: ChartFile[] = [];
+  const walk = async (dir: string, prefix: string): Promise<void> => {
+    const entries = await readdir(dir, { withFileTypes: true });
+    entries.sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const e of entries) {
+      const name = prefix ? `${prefix}/${e.name}` : e.name;
+      const path = join(dir, e.name);
+      if (e.isSymbolicLink()) throw unsafe(root, `holds a symbolic link: ${name}`);
+      if (e.isDirectory()) {
+        if (e.name === '.git') continue;
+        await walk(path, name);
+      } else if (e.isFile()) {
+        const data = await readFile(path);
+        budget.left -= data.length;
+        if (budget.left < 0) throw unsafe(root, `holds more than ${MAX_CHART_BYTES / 1024 / 1024} MiB`);
+        out.push({ name, data });
+      }
+    }
+  };
+  await walk(root, '');
+  return out;
+}
+
+function readYamlFile(where: string, file: ChartFile, schema?: jsyaml.Schema): unknown {
+  try {
+    return schema
+      ? jsyaml.load(file.data.toString('utf8'), { schema })
+      : loadYaml(file.data.toString('utf8'));
+  } catch (e) {
+    throw invalid(`${where}/${file.name}`, `not valid YAML: ${(e as Error).message}`, e);
+  }
+}
+
+const strOf = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+function dependencyOf(where: string, v: unknown): ChartDependency {
+  if (!isMap(v)) throw invalid(where, 'a dependency is not a mapping');
+  const name = strOf(v['name']);
+  if (!name) throw invalid(where, 'a dependency has no name');
+  return {
+    name,
+    version: strOf(v['version']),
+    repository: strOf(v['repository']),
+    condition: strOf(v['condition']),
+    tags: Array.isArray(v['tags']) ? v['tags'].map(strOf) : [],
+    alias: strOf(v['alias']),
+    ...(v['enabled'] === 'false' ? { enabled: false } : {}),
+  };
+}
+
+/** A chart from its files (names relative to its root); subcharts are read from charts/. */
+export function chartFromFiles(files: ChartFile[], where: string, budget: Budget): Chart {
+  const byName = new Map(files.map((f) => [f.name, f]));
+  const chartYaml = byName.get('Chart.yaml');
+  if (!chartYaml) throw invalid(where, 'Chart.yaml file is missing');
+  // Every scalar of Chart.yaml is a string to Helm (version: 1.10 is "1.10", not 1.1).
+  const metadata = readYamlFile(where, chartYaml, jsyaml.FAILSAFE_SCHEMA);
+  if (!isMap(metadata)) throw invalid(`${where}/Chart.yaml`, 'it is not a mapping');
+  const name = strOf(metadata['name']);
+  const version = strOf(metadata['version']);
+  if (!name) throw invalid(`${where}/Chart.yaml`, 'the chart has no name');
+  if (!version) throw invalid(`${where}/Chart.yaml`, `chart "${name}" has no version`);
+  if (metadata['deprecated'] !== undefined) metadata['deprecated'] = metadata['deprecated'] === 'true';
+
+  const valuesFile = byName.get('values.yaml');
+  const values = valuesFile ? (readYamlFile(where, valuesFile) ?? {}) : {};
+  if (!isMap(values)) throw invalid(`${where}/values.yaml`, 'it is not a mapping');
+
+  let deps: unknown[] = Array.isArray(metadata['dependencies']) ? metadata['dependencies'] : [];
+  const requirements = byName.get('requirements.yaml');
+  if (requirements && strOf(metadata['apiVersion']) !== 'v2') {
+    const req = readYamlFile(where, requirements, jsyaml.FAILSAFE_SCHEMA);
+    if (isMap(req) && Array.isArray(req['dependencies'])) deps = req['dependencies'];
+  }
+
+  const templates: Chart['templates'] = [];
+  const other: ChartFile[] = [];
+  const subFiles = new Map<string, ChartFile[]>();
+  for (const f of files) {
+    if (
+      f.name === 'Chart.yaml' ||
+      f.name === 'values.yaml' ||
+      f.name === 'requirements.yaml' ||
+      f.name === 'requirements.lock'
+    )
+      continue;
+    if (f.name.startsWith('templates/')) templates.push({ name: f.name, data: f.data.toString('utf8') });
+    else if (f.name.startsWith('charts/') && !f.name.endsWith('.prov')) {
+      const rest = f.name.slice('charts/'.length);
+      const top = rest.split('/')[0]!;
+      const list = subFiles.get(top) ?? [];
+      list.push({ name: rest.slice(top.length + 1), data: f.data });
+      subFiles.set(top, list);
+    } else other.push(f);
+  }
+
+  const subcharts: Chart[] = [];
+  for (const [top, list] of [...subFiles].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const subWhere = `${where}/charts/${top}`;
+    if (top.endsWith('.tgz') || top.endsWith('.tar.gz')) {
+      const archive = list.find((f) => f.name === '');
+      if (archive)
+        subcharts.push(chartFromFiles(readChartArchive(archive.data, subWhere, budget), subWhere, budget));
+    } else if (list.some((f) => f.name === 'Chart.yaml')) {
+      subcharts.push(chartFromFiles(list, subWhere, budget));
+    }
+  }
+
+  return {
+    name,
+    version,
+    metadata,
+    values,
+    templates,
+    files: other,
+    dependencies: deps.map((d) => dependencyOf(`${where}/Chart.yaml`, d)),
+    subcharts,
+    source: where,
+  };
+}

@@ -1,0 +1,164 @@
+/**
+ * `mirror.helm` of an ImageSetConfiguration, planned: each chart (from a chart repository, or a
+ * local directory or archive) is fetched into the workspace (`helm/charts/<name>-<version>.tgz`,
+ * carried in archives), rendered with its default values as `helm template` would, and every
+ * image its manifests name becomes a plan entry, named at the destination as oc-mirror v2 names
+ * additional images. A chart that cannot be fetched or rendered is reported with its name and
+ * why (the run then fails); the other charts go on.
+ */
+import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { isAirgapError, messageOf } from '../../util/errors.js';
+import { writeFileAtomic } from '../../util/fs.js';
+import type { TlsOptions } from '../../net/http.js';
+import type { Helm, HelmChart } from '../isc/types.js';
+import {
+  planAdditionalImages,
+  platformStrings,
+  type PlanChart,
+  type PlanEntry,
+  type PlannedImage,
+} from '../plan.js';
+import { loadChart, renderChart } from './chart.js';
+import { imagesOf } from './images.js';
+import {
+  allCharts,
+  chooseChart,
+  downloadChart,
+  fetchIndex,
+  indexDirOf,
+  type IndexedChart,
+} from './repository.js';
+
+/** What planning the charts needs. */
+export interface HelmPlanContext {
+  workspace: string;
+  /** TLS for chart repositories (the same CA flags as registries). */
+  tls?: TlsOptions;
+  /**
+   * A plan entry for an image, its tag pinned to a digest as the other sections pin theirs (an
+   * image that cannot be resolved is an unresolved entry, reported failed by the run).
+   */
+  pin(image: PlannedImage, context: string, platforms?: string[]): Promise<PlanEntry>;
+}
+
+export interface HelmPlan {
+  charts: PlanChart[];
+  entries: PlanEntry[];
+  warnings: string[];
+}
+
+/** A chart to render: where its archive (or directory) is, and how the plan names it. */
+interface ChartSource {
+  label: string;
+  version?: string;
+  repository?: string;
+  file: string;
+  spec: HelmChart;
+}
+
+/** Plan every chart of `mirror.helm`. */
+export async function planHelm(helm: Helm, ctx: HelmPlanContext): Promise<HelmPlan> {
+  const out: HelmPlan = { charts: [], entries: [], warnings: [] };
+  const chartsDir = join(ctx.workspace, 'helm', 'charts');
+  await mkdir(chartsDir, { recursive: true });
+  const sources: ChartSource[] = [];
+
+  for (const repo of helm.repositories) {
+    let index;
+    try {
+      index = await fetchIndex(repo.name, repo.url, ctx.tls);
+      await writeFileAtomic(join(ctx.workspace, indexDirOf(repo.url), 'index.yaml'), index.text);
+    } catch (e) {
+      if (isAirgapError(e) && e.exitCode === 2) throw e;
+      for (const c of repo.charts.length > 0 ? repo.charts : [{ name: '*' } as HelmChart])
+        out.charts.push({ name: c.name, repository: repo.name, error: messageOf(e) });
+      continue;
+    }
+    const wanted: { spec: HelmChart; chart: IndexedChart }[] =
+      repo.charts.length > 0
+        ? repo.charts.map((spec) => ({ spec, chart: chooseChart(index, repo.name, spec.name, spec.version) }))
+        : allCharts(index, repo.name).map((chart) => ({
+            spec: { name: chart.name, version: chart.version, imagePaths: [], platforms: [] },
+            chart,
+          }));
+    for (const { spec, chart } of wanted) {
+      const file = join(chartsDir, `${chart.name}-${chart.version}.tgz`);
+      try {
+        await downloadChart(repo.name, index, chart, file, ctx.tls);
+        sources.push({
+          label: `${chart.name} ${chart.version}`,
+          version: chart.version,
+          repository: repo.name,
+          file,
+          spec: { ...spec, name: chart.name },
+        });
+      } catch (e) {
+        if (isAirgapError(e) && e.exitCode === 2) throw e;
+        out.charts.push({
+          name: chart.name,
+          version: chart.version,
+          repository: repo.name,
+          error: messageOf(e),
+        });
+      }
+    }
+  }
+
+  for (const local of helm.local) {
+    const info = await stat(local.path).catch(() => undefined);
+    if (!info) {
+      out.charts.push({ name: local.name, error: `the local chart ${local.path} does not exist` });
+      continue;
+    }
+    let file = local.path;
+    if (info.isFile()) {
+      // Kept beside the repository charts, so an archive carries it too.
+      file = join(chartsDir, basename(local.path));
+      if (file !== local.path) await copyFile(local.path, file);
+    }
+    sources.push({ label: local.name, file, spec: local });
+  }
+
+  for (const src of sources) {
+    try {
+      const chart = await loadChart(src.file.endsWith('.tgz') ? await readFile(src.file) : src.file);
+      const { manifests } = renderChart(chart, {});
+      const images = imagesOf(manifests, { imagePaths: src.spec.imagePaths });
+      const planned = planAdditionalImages(
+        images.map((i) => ({ name: i.image, where: i.where })),
+        [],
+      );
+      const platforms = platformStrings(src.spec.platforms);
+      for (const img of planned.images) {
+        out.entries.push(
+          await ctx.pin(img, `helm chart ${src.label}${img.where ? ` (${img.where})` : ''}`, platforms),
+        );
+      }
+      out.charts.push({
+        name: chart.name,
+        version: chart.version,
+        ...(src.repository ? { repository: src.repository } : {}),
+        file: src.file,
+        images: planned.images.map((i) => i.origin),
+      });
+    } catch (e) {
+      if (isAirgapError(e) && e.exitCode === 2 && !isChartError(e.code)) throw e;
+      out.charts.push({
+        name: src.spec.name,
+        ...(src.version ? { version: src.version } : {}),
+        ...(src.repository ? { repository: src.repository } : {}),
+        file: src.file,
+        error: messageOf(e),
+      });
+    }
+  }
+  for (const c of out.charts.filter((c) => c.error))
+    out.warnings.push(`helm chart ${c.name}${c.version ? ` ${c.version}` : ''}: ${c.error}`);
+  return out;
+}
+
+/** Errors about a chart itself (it does not load or render): reported for that chart, not the run. */
+function isChartError(code: string): boolean {
+  return code.startsWith('HELM_');
+}

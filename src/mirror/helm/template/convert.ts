@@ -1,0 +1,62 @@
+/**
+ * Conversions between Go values the way sprig makes them: strval (fmt's %v for anything that is
+ * not a string), cast.ToInt64 and cast.ToFloat64 (lenient: a bad string is 0), lists from any
+ * slice. Functions whose Go parameter is a string take nil as "" here (Go would refuse it).
+ */
+import { formatValue } from './fmt.js';
+import { isNil, typeOf } from './values.js';
+
+/** sprig's strval: a string as it is, anything else as `%v` (nil is "<nil>"). */
+export function strval(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (v instanceof Uint8Array) return Buffer.from(v).toString('utf8');
+  if (v instanceof Error) return v.message;
+  return formatValue(v);
+}
+
+/** A string parameter: nil is "", other values their `%v`. */
+export function str(v: unknown): string {
+  return isNil(v) ? '' : strval(v);
+}
+
+/** cast.ToInt64: ints, floats (truncated), bools, numeric strings; anything else 0. */
+export function toInt64(v: unknown): bigint {
+  if (typeof v === 'bigint') return v;
+  if (typeof v === 'number') return Number.isFinite(v) ? BigInt(Math.trunc(v)) : 0n;
+  if (typeof v === 'boolean') return v ? 1n : 0n;
+  if (typeof v === 'string') {
+    const s = v.trim();
+    if (/^[+-]?(0[xX][0-9a-fA-F]+|0[oO]?[0-7]+|0[bB][01]+|[0-9]+)$/.test(s)) {
+      const neg = s.startsWith('-');
+      const body = s.replace(/^[+-]/, '');
+      const n = /^0[0-7]+$/.test(body) ? BigInt(`0o${body.slice(1)}`) : BigInt(body);
+      return neg ? -n : n;
+    }
+    return 0n;
+  }
+  return 0n;
+}
+
+/** cast.ToFloat64. */
+export function toFloat64(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') return Number(v);
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'string') {
+    const n = Number(v.trim());
+    return v.trim() === '' || Number.isNaN(n) ? 0 : n;
+  }
+  return 0;
+}
+
+/** A Go int parameter (literals are ints; values from YAML are float64 and taken too). */
+export function int(v: unknown): number {
+  return Number(toInt64(v));
+}
+
+/** A list parameter: a slice, or an error naming what it got (sprig's must* wording). */
+export function list(v: unknown, fn: string): unknown[] {
+  if (Array.isArray(v)) return v;
+  if (v instanceof Uint8Array) return Array.from(v, (b) => BigInt(b));
+  throw new Error(`Cannot ${fn} on type ${typeOf(v)}`);
+}

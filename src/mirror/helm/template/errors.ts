@@ -1,0 +1,46 @@
+/**
+ * Template errors, worded as Go's text/template words them:
+ *
+ * - parse: `template: <file>:<line>:<col>: <what>`
+ * - execution: `template: <file>:<line>:<col>: executing "<template>" at <<node>>: <what>`
+ *
+ * The column is Go's: the byte offset in the line, from 0. A `fail` or `required` message is kept
+ * apart (`failure`) through every include and tpl that wraps it, so the chart renderer can say it
+ * as Helm does (`execution error at (<file>:<line>:<col>): <message>`).
+ */
+import { AirgapError } from '../../../util/errors.js';
+import { MirrorError } from '../../errors.js';
+
+export class TemplateError extends AirgapError {
+  constructor(
+    code: MirrorError,
+    message: string,
+    /** `<file>:<line>:<col>` of the outermost template the error passed through. */
+    readonly location: string,
+    /** A `fail` or `required` message, as the chart author wrote it. */
+    readonly failure?: string,
+  ) {
+    super(code, message, { where: location, exitCode: 2 });
+  }
+}
+
+/** What `fail` and `required` throw: the author's message, carried up unchanged. */
+export class TemplateFailure extends Error {
+  constructor(readonly failure: string) {
+    super(failure);
+  }
+}
+
+/** `<file>:<line>:<col>` of a byte offset in a source text (Go's ErrorContext). */
+export function locate(file: string, source: string, pos: number): string {
+  const before = source.slice(0, pos);
+  const line = 1 + (before.match(/\n/g)?.length ?? 0);
+  const lineStart = before.lastIndexOf('\n') + 1;
+  const col = Buffer.byteLength(before.slice(lineStart), 'utf8');
+  return `${file}:${line}:${col}`;
+}
+
+export function parseError(file: string, source: string, pos: number, what: string): TemplateError {
+  const where = locate(file, source, pos);
+  return new TemplateError(MirrorError.HELM_TEMPLATE_PARSE, `template: ${where}: ${what}`, where);
+}

@@ -1,0 +1,314 @@
+/**
+ * Go's fmt as templates use it: `%v` printing of every value (what `{{ . }}` writes), Sprint,
+ * Sprintln and Sprintf with the common verbs, flags, widths and precisions, and strconv.Quote.
+ */
+import { GoStruct, isMap, isNil, sortedKeys, typeOf } from './values.js';
+
+/** strconv.FormatFloat(x, 'g', -1, 64) as `%v` uses it: shortest digits, exponent from 1e+06 (as Go prints). */
+export function formatFloat(x: number): string {
+  if (Number.isNaN(x)) return 'NaN';
+  if (!Number.isFinite(x)) return x > 0 ? '+Inf' : '-Inf';
+  if (x === 0) return Object.is(x, -0) ? '-0' : '0';
+  const [mant, expText] = x.toExponential().split('e');
+  const exp = Number(expText);
+  if (exp < -4 || exp >= 6) return goExponent(mant!, exp);
+  return String(x);
+}
+
+function goExponent(mantissa: string, exp: number): string {
+  const sign = exp < 0 ? '-' : '+';
+  const digits = String(Math.abs(exp)).padStart(2, '0');
+  return `${mantissa}e${sign}${digits}`;
+}
+
+/** A time as Go's time.Time.String() prints it (UTC). */
+export function formatTime(d: Date): string {
+  const iso = d.toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${iso.slice(20, 23)} +0000 UTC`;
+}
+
+/** `%v` of any value, as fmt.Sprint prints one operand. */
+export function formatValue(v: unknown): string {
+  if (isNil(v)) return '<nil>';
+  switch (typeof v) {
+    case 'string':
+      return v;
+    case 'bigint':
+    case 'boolean':
+      return String(v);
+    case 'number':
+      return formatFloat(v);
+    default:
+  }
+  if (Array.isArray(v)) return `[${v.map(formatValue).join(' ')}]`;
+  if (v instanceof Uint8Array) return `[${Array.from(v).join(' ')}]`;
+  if (v instanceof Date) return formatTime(v);
+  if (v instanceof GoStruct) {
+    if (v.display) return v.display();
+    return `{${Object.values(v.fields).map(formatValue).join(' ')}}`;
+  }
+  if (isMap(v))
+    return `map[${sortedKeys(v)
+      .map((k) => `${k}:${formatValue(v[k])}`)
+      .join(' ')}]`;
+  return String(v);
+}
+
+/** strconv.Quote: Go escapes, printable Unicode kept. */
+export function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    switch (ch) {
+      case '"':
+        out += '\\"';
+        continue;
+      case '\\':
+        out += '\\\\';
+        continue;
+      case '\x07':
+        out += '\\a';
+        continue;
+      case '\b':
+        out += '\\b';
+        continue;
+      case '\f':
+        out += '\\f';
+        continue;
+      case '\n':
+        out += '\\n';
+        continue;
+      case '\r':
+        out += '\\r';
+        continue;
+      case '\t':
+        out += '\\t';
+        continue;
+      case '\v':
+        out += '\\v';
+        continue;
+      default:
+    }
+    if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
+    else if (c >= 0x80 && c < 0xa0) out += `\\u${c.toString(16).padStart(4, '0')}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
+
+/** fmt.Sprint: operands side by side, a space between two operands when neither is a string. */
+export function sprint(args: readonly unknown[]): string {
+  let out = '';
+  args.forEach((a, i) => {
+    if (i > 0 && typeof a !== 'string' && typeof args[i - 1] !== 'string') out += ' ';
+    out += formatValue(a);
+  });
+  return out;
+}
+
+/** fmt.Sprintln: spaces between all operands and a final newline. */
+export function sprintln(args: readonly unknown[]): string {
+  return `${args.map(formatValue).join(' ')}\n`;
+}
+
+interface Spec {
+  minus: boolean;
+  plus: boolean;
+  sharp: boolean;
+  space: boolean;
+  zero: boolean;
+  width?: number;
+  prec?: number;
+}
+
+function pad(s: string, spec: Spec): string {
+  if (spec.width === undefined || s.length >= spec.width) return s;
+  if (spec.minus) return s.padEnd(spec.width);
+  if (spec.zero && /^[+-]?[0-9]/.test(s)) {
+    const sign = /^[+-]/.test(s) ? s[0]! : '';
+    return sign + s.slice(sign.length).padStart(spec.width - sign.length, '0');
+  }
+  return s.padStart(spec.width);
+}
+
+function bad(verb: string, v: unknown): string {
+  return isNil(v) ? `%!${verb}(<nil>)` : `%!${verb}(${typeOf(v)}=${formatValue(v)})`;
+}
+
+function signed(s: string, negative: boolean, spec: Spec): string {
+  if (negative) return `-${s}`;
+  if (spec.plus) return `+${s}`;
+  if (spec.space) return ` ${s}`;
+  return s;
+}
+
+function formatInteger(v: bigint, verb: string, spec: Spec): string {
+  const neg = v < 0n;
+  const abs = neg ? -v : v;
+  let digits: string;
+  switch (verb) {
+    case 'd':
+    case 'v':
+      digits = abs.toString(10);
+      break;
+    case 'x':
+      digits = (spec.sharp ? '0x' : '') + abs.toString(16);
+      break;
+    case 'X':
+      digits = (spec.sharp ? '0X' : '') + abs.toString(16).toUpperCase();
+      break;
+    case 'o':
+      digits = (spec.sharp ? '0' : '') + abs.toString(8);
+      break;
+    case 'O':
+      digits = `0o${abs.toString(8)}`;
+      break;
+    case 'b':
+      digits = abs.toString(2);
+      break;
+    case 'c':
+      return String.fromCodePoint(Number(v));
+    case 'q':
+      return `'${String.fromCodePoint(Number(v))}'`;
+    default:
+      return bad(verb, v);
+  }
+  if (spec.prec !== undefined) digits = digits.padStart(spec.prec, '0');
+  return signed(digits, neg, spec);
+}
+
+function expForm(s: string): string {
+  return s.replace(/e([+-])(\d)$/, 'e$10$2');
+}
+
+function formatFloatVerb(x: number, verb: string, spec: Spec): string {
+  if (!Number.isFinite(x)) return signed(formatFloat(Math.abs(x)), x < 0, spec);
+  const neg = x < 0 || Object.is(x, -0);
+  const a = Math.abs(x);
+  let s: string;
+  switch (verb) {
+    case 'f':
+    case 'F':
+      s = a.toFixed(spec.prec ?? 6);
+      break;
+    case 'e':
+    case 'E':
+      s = expForm(a.toExponential(spec.prec ?? 6));
+      if (verb === 'E') s = s.toUpperCase();
+      break;
+    case 'g':
+    case 'G':
+    case 'v':
+      if (spec.prec === undefined) s = formatFloat(a);
+      else {
+        const p = spec.prec === 0 ? 1 : spec.prec;
+        const exp = a === 0 ? 0 : Math.floor(Math.log10(a));
+        s =
+          exp < -4 || exp >= p
+            ? expForm(a.toExponential(p - 1).replace(/\.?0+e/, 'e'))
+            : String(Number(a.toPrecision(p)));
+      }
+      if (verb === 'G') s = s.toUpperCase();
+      break;
+    default:
+      return bad(verb, x);
+  }
+  return signed(s, neg, spec);
+}
+
+function formatString(s: string, verb: string, spec: Spec): string {
+  switch (verb) {
+    case 's':
+    case 'v':
+      return spec.prec === undefined ? s : Array.from(s).slice(0, spec.prec).join('');
+    case 'q':
+      return spec.sharp && !s.includes('`') ? `\`${s}\`` : goQuote(s);
+    case 'x':
+    case 'X': {
+      const hex = Buffer.from(s, 'utf8').toString('hex');
+      return verb === 'X' ? hex.toUpperCase() : hex;
+    }
+    default:
+      return bad(verb, s);
+  }
+}
+
+/** One operand under one verb. */
+function formatOne(v: unknown, verb: string, spec: Spec): string {
+  if (verb === 'T') return typeOf(v);
+  if (typeof v === 'string') return formatString(v, verb, spec);
+  if (typeof v === 'bigint') return formatInteger(v, verb, spec);
+  if (typeof v === 'number') return formatFloatVerb(v, verb, spec);
+  if (typeof v === 'boolean') return verb === 't' || verb === 'v' ? String(v) : bad(verb, v);
+  if (isNil(v)) return verb === 'v' || verb === 's' ? (verb === 'v' ? '<nil>' : '%!s(<nil>)') : bad(verb, v);
+  if (Array.isArray(v) && verb !== 'v') return `[${v.map((x) => formatOne(x, verb, spec)).join(' ')}]`;
+  if (verb === 'v' || verb === 's') return formatValue(v);
+  if (verb === 'q' && v instanceof GoStruct && v.display) return goQuote(v.display());
+  return bad(verb, v);
+}
+
+/** fmt.Sprintf with Go's verbs, flags, widths (`*` too) and Go's error notes for bad or missing operands. */
+export function sprintf(format: string, args: readonly unknown[]): string {
+  let out = '';
+  let argi = 0;
+  let i = 0;
+  const n = format.length;
+  while (i < n) {
+    const pct = format.indexOf('%', i);
+    if (pct < 0) {
+      out += format.slice(i);
+      break;
+    }
+    out += format.slice(i, pct);
+    i = pct + 1;
+    if (i >= n) {
+      out += '%!(NOVERB)';
+      break;
+    }
+    const spec: Spec = { minus: false, plus: false, sharp: false, space: false, zero: false };
+    for (; i < n; i++) {
+      const c = format[i];
+      if (c === '-') spec.minus = true;
+      else if (c === '+') spec.plus = true;
+      else if (c === '#') spec.sharp = true;
+      else if (c === ' ') spec.space = true;
+      else if (c === '0') spec.zero = !spec.minus;
+      else break;
+    }
+    const number = (): number | undefined => {
+      if (format[i] === '*') {
+        i++;
+        const a = args[argi++];
+        return typeof a === 'bigint' ? Number(a) : undefined;
+      }
+      const m = /^\d+/.exec(format.slice(i));
+      if (!m) return undefined;
+      i += m[0].length;
+      return Number(m[0]);
+    };
+    spec.width = number();
+    if (format[i] === '.') {
+      i++;
+      spec.prec = number() ?? 0;
+    }
+    const verb = format[i++];
+    if (verb === undefined) {
+      out += '%!(NOVERB)';
+      break;
+    }
+    if (verb === '%') {
+      out += '%';
+      continue;
+    }
+    if (argi >= args.length) {
+      out += `%!${verb}(MISSING)`;
+      continue;
+    }
+    out += pad(formatOne(args[argi++], verb, spec), spec);
+  }
+  if (argi < args.length) {
+    const extra = args.slice(argi).map((a) => (isNil(a) ? '<nil>' : `${typeOf(a)}=${formatValue(a)}`));
+    out += `%!(EXTRA ${extra.join(', ')})`;
+  }
+  return out;
+}

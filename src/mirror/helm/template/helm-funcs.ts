@@ -1,0 +1,177 @@
+/**
+ * Helm's own template functions: include, tpl, required, fail, lookup (an empty dict, as `helm
+ * template` gives), toYaml/fromYaml/fromYamlArray, toJson/fromJson/fromJsonArray/toPrettyJson/
+ * toRawJson (and the must* forms). YAML is written as Helm writes it (sigs.k8s.io/yaml: keys
+ * sorted, no final newline) and read as Helm reads values (numbers are float64).
+ */
+import type { FuncDef } from './exec.js';
+import { TemplateFailure } from './errors.js';
+import { str, strval } from './convert.js';
+import type { TemplateSet } from './template.js';
+import { isMap, isNil, mapGet, toPlain, type GoMap } from './values.js';
+import { loadYaml, writeYaml } from '../yaml.js';
+
+const f = (min: number, max: number, fn: (...args: never[]) => unknown): FuncDef => ({
+  min,
+  max,
+  fn: fn as (...args: unknown[]) => unknown,
+});
+
+/** Go's json.Marshal: sorted keys, with <, > and & escaped as Go escapes them for HTML. */
+export function goJson(v: unknown, indent?: string, escapeHtml = true): string {
+  const text = JSON.stringify(toPlain(v), null, indent);
+  const out = text ?? 'null';
+  return escapeHtml
+    ? out.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : out;
+}
+
+function errorMap(e: unknown): GoMap {
+  return { Error: e instanceof Error ? e.message : String(e) };
+}
+
+/** How deep `include` may nest one name (Helm's recursionMaxNums). */
+const MAX_INCLUDES = 1000;
+
+/** Helm's functions bound to a template set (include and tpl render through it). */
+export function helmFunctions(set: TemplateSet): Map<string, FuncDef> {
+  const included = new Map<string, number>();
+  const m = new Map<string, FuncDef>();
+
+  m.set(
+    'include',
+    f(2, 2, (name: unknown, data: unknown) => {
+      const n = str(name);
+      const count = included.get(n) ?? 0;
+      if (count > MAX_INCLUDES)
+        throw new Error(`rendering template has a nested reference name: ${n}: unable to execute template`);
+      included.set(n, count + 1);
+      try {
+        return set.execute(n, data);
+      } finally {
+        included.set(n, count);
+      }
+    }),
+  );
+
+  m.set(
+    'tpl',
+    f(2, 2, (text: unknown, vals: unknown) => {
+      const t = isMap(vals) ? mapGet(vals, 'Template') : undefined;
+      const name = isMap(t) ? mapGet(t, 'Name') : undefined;
+      if (typeof name !== 'string')
+        throw new Error(`cannot retrieve Template.Name from values inside tpl function: ${str(text)}`);
+      const child = set.child();
+      try {
+        child.parse(name, str(text));
+        return child.execute(name, vals).replaceAll('<no value>', '');
+      } catch (e) {
+        const why = `error during tpl function execution for ${JSON.stringify(str(text))}: ${(e as Error).message}`;
+        throw Object.assign(new Error(why), { failure: (e as { failure?: string }).failure });
+      }
+    }),
+  );
+
+  m.set(
+    'required',
+    f(2, 2, (warn: unknown, val: unknown) => {
+      if (isNil(val) || val === '') throw new TemplateFailure(str(warn));
+      return val;
+    }),
+  );
+  m.set(
+    'fail',
+    f(1, 1, (msg: unknown) => {
+      throw new TemplateFailure(str(msg));
+    }),
+  );
+  m.set(
+    'lookup',
+    f(4, 4, () => ({})),
+  );
+
+  m.set(
+    'toYaml',
+    f(1, 1, (v: unknown) => writeYaml(v).replace(/\n$/, '')),
+  );
+  m.set('mustToYaml', m.get('toYaml')!);
+  m.set(
+    'fromYaml',
+    f(1, 1, (s: unknown) => {
+      try {
+        const v = loadYaml(str(s));
+        if (isNil(v)) return {};
+        if (!isMap(v))
+          throw new Error(
+            `error unmarshaling JSON: json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v} into Go value of type map[string]interface {}`,
+          );
+        return v;
+      } catch (e) {
+        return errorMap(e);
+      }
+    }),
+  );
+  m.set(
+    'fromYamlArray',
+    f(1, 1, (s: unknown) => {
+      try {
+        const v = loadYaml(str(s));
+        if (isNil(v)) return [];
+        if (!Array.isArray(v))
+          throw new Error(
+            'error unmarshaling JSON: cannot unmarshal object into Go value of type []interface {}',
+          );
+        return v;
+      } catch (e) {
+        return [(e as Error).message];
+      }
+    }),
+  );
+  m.set(
+    'toJson',
+    f(1, 1, (v: unknown) => goJson(v)),
+  );
+  m.set('mustToJson', m.get('toJson')!);
+  m.set(
+    'toPrettyJson',
+    f(1, 1, (v: unknown) => goJson(v, '  ')),
+  );
+  m.set('mustToPrettyJson', m.get('toPrettyJson')!);
+  m.set(
+    'toRawJson',
+    f(1, 1, (v: unknown) => goJson(v, undefined, false)),
+  );
+  m.set('mustToRawJson', m.get('toRawJson')!);
+  m.set(
+    'fromJson',
+    f(1, 1, (s: unknown) => {
+      try {
+        const v = JSON.parse(strval(s)) as unknown;
+        if (!isMap(v))
+          throw new Error('json: cannot unmarshal into Go value of type map[string]interface {}');
+        return v;
+      } catch (e) {
+        return errorMap(e);
+      }
+    }),
+  );
+  m.set(
+    'fromJsonArray',
+    f(1, 1, (s: unknown) => {
+      try {
+        const v = JSON.parse(strval(s)) as unknown;
+        if (!Array.isArray(v)) throw new Error('json: cannot unmarshal into Go value of type []interface {}');
+        return v;
+      } catch (e) {
+        return [(e as Error).message];
+      }
+    }),
+  );
+  m.set(
+    'toToml',
+    f(1, 1, () => {
+      throw new Error('toToml is not supported by airgap');
+    }),
+  );
+  return m;
+}

@@ -1,0 +1,73 @@
+/**
+ * A set of templates sharing one function map, as Go's template.Template with its associated
+ * templates: every file parsed into it adds its own tree and the trees it defines; a later
+ * definition of a name replaces an earlier one, unless it is empty (Go keeps the non-empty one).
+ */
+import type { ListNode, Tree } from './ast.js';
+import { goBuiltins } from './builtins.js';
+import { executeTemplate, type ExecEnv, type FuncDef } from './exec.js';
+import { parseTemplate } from './parser.js';
+import { sprigFunctions } from './sprig.js';
+
+function isEmptyList(l: ListNode): boolean {
+  return l.nodes.every((n) => n.type === 'text' && n.text.trim() === '');
+}
+
+/** Go's builtins, then sprig's (sprig's win, as Go prefers a template's own functions). */
+export function standardFunctions(): Map<string, FuncDef> {
+  return new Map([...goBuiltins, ...sprigFunctions()]);
+}
+
+export class TemplateSet implements ExecEnv {
+  private readonly trees = new Map<string, Tree>();
+  private ownDepth = 0;
+
+  constructor(
+    private readonly funcs: Map<string, FuncDef> = standardFunctions(),
+    /** A set whose templates this one sees too (tpl's own set sees the chart's). */
+    private readonly parent?: TemplateSet,
+  ) {}
+
+  get depth(): number {
+    return this.parent ? this.parent.depth : this.ownDepth;
+  }
+  set depth(n: number) {
+    if (this.parent) this.parent.depth = n;
+    else this.ownDepth = n;
+  }
+
+  /** Add or replace functions (before parsing: the parser checks names). */
+  addFunctions(funcs: Iterable<[string, FuncDef]>): this {
+    for (const [k, v] of funcs) this.funcs.set(k, v);
+    return this;
+  }
+
+  func(name: string): FuncDef | undefined {
+    return this.funcs.get(name) ?? this.parent?.func(name);
+  }
+
+  lookup(name: string): Tree | undefined {
+    return this.trees.get(name) ?? this.parent?.lookup(name);
+  }
+
+  /** Parse `text` as the template `name` (its file too), adding what it defines. */
+  parse(name: string, text: string): this {
+    const { main, defines } = parseTemplate(name, text, (n) => this.func(n) !== undefined);
+    for (const t of [main, ...defines]) {
+      const old = this.trees.get(t.name);
+      if (old && isEmptyList(t.root) && !isEmptyList(old.root)) continue;
+      this.trees.set(t.name, t);
+    }
+    return this;
+  }
+
+  /** A set that sees this one's templates and functions and adds its own. */
+  child(): TemplateSet {
+    return new TemplateSet(new Map(), this);
+  }
+
+  /** Execute the template `name` with `data` as dot; its output (with Go's "<no value>" left in). */
+  execute(name: string, data: unknown): string {
+    return executeTemplate(this, name, data);
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * YAML as Helm reads and writes it. Reading (values.yaml, fromYaml, manifests): YAML 1.2 core
+ * types plus merge keys (`<<`) and YAML 1.1's booleans (`yes`, `no`, `on`, `off`, `y`, `n`: Helm's
+ * YAML library is go-yaml v2), no timestamps (Helm's YAML→JSON step keeps dates as strings),
+ * numbers as float64 (plain numbers); a repeated key keeps its last value. Writing (toYaml): Helm's sigs.k8s.io/yaml sorts keys; the layout is
+ * the project's one writer's (no folding, lists not indented under their key).
+ */
+import * as jsyaml from 'js-yaml';
+import { toYaml } from '../../util/yaml.js';
+import { toPlain } from './template/values.js';
+
+/** js-yaml's merge-key type (exported at run time, missing from its type declarations). */
+const mergeType = (jsyaml as unknown as { types: { merge: jsyaml.Type } }).types.merge;
+/** go-yaml v2's booleans; this type replaces js-yaml's core one (same tag), so it has them all. */
+const YAML11_TRUE = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'on', 'On', 'ON', 'true', 'True', 'TRUE']);
+const YAML11_FALSE = new Set(['n', 'N', 'no', 'No', 'NO', 'off', 'Off', 'OFF', 'false', 'False', 'FALSE']);
+const yaml11Bool = new jsyaml.Type('tag:yaml.org,2002:bool', {
+  kind: 'scalar',
+  resolve: (data: unknown) => typeof data === 'string' && (YAML11_TRUE.has(data) || YAML11_FALSE.has(data)),
+  construct: (data: string) => YAML11_TRUE.has(data),
+});
+const HELM_SCHEMA = jsyaml.CORE_SCHEMA.extend({ implicit: [mergeType, yaml11Bool] });
+
+export function loadYaml(text: string): unknown {
+  return jsyaml.load(text, { schema: HELM_SCHEMA, json: true });
+}
+
+export function loadYamlDocuments(text: string): unknown[] {
+  return jsyaml.loadAll(text, null, { schema: HELM_SCHEMA, json: true });
+}
+
+/** toYaml: keys sorted, ints and structs made plain, strings byte for byte; ends with a newline. */
+export function writeYaml(v: unknown): string {
+  return toYaml(toPlain(v), { exactStrings: true });
+}

@@ -1,0 +1,236 @@
+/**
+ * Helm charts through the real CLI: a chart repository on loopback serving real-shaped charts
+ * (a podinfo-like chart, a chart with an aliased subchart and an image in a container env value),
+ * mirrored to disk with the charts carried in the archive, then from the archive into a registry
+ * that skopeo reads back. Bad input: a repository out of reach and a chart that does not render
+ * are named, and the other charts still go.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packChart, startChartRepo, type ChartRepo } from '../../lab/chart-repo.js';
+import type { BuiltImage } from '../../lab/images.js';
+import { airgap } from '../helpers/cli.js';
+import { seedRegistry, tempDir, writeMirrorConfig } from '../helpers/fixtures.js';
+import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { skopeoDigest } from '../helpers/skopeo.js';
+
+const run = promisify(execFile);
+
+/** Write a chart directory from `files` (path → text). */
+async function chartDir(root: string, name: string, files: Record<string, string>): Promise<string> {
+  const dir = join(root, name);
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(join(dir, path, '..'), { recursive: true });
+    await writeFile(join(dir, path), text);
+  }
+  return dir;
+}
+
+/** A chart shaped like the real podinfo chart: helpers, a Deployment whose tag defaults to appVersion. */
+function podinfoFiles(host: string): Record<string, string> {
+  return {
+    'Chart.yaml':
+      'apiVersion: v1\nname: podinfo\nversion: 6.5.0\nappVersion: 6.5.0\ndescription: Podinfo Helm chart for Kubernetes\n',
+    'values.yaml': `replicaCount: 1\nimage:\n  repository: ${host}/charts/podinfo\n  tag: ""\n  pullPolicy: IfNotPresent\nui:\n  color: "#34577c"\n`,
+    'templates/_helpers.tpl': [
+      '{{/* Expand the name of the chart. */}}',
+      '{{- define "podinfo.name" -}}',
+      '{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}',
+      '{{- end }}',
+      '{{- define "podinfo.fullname" -}}',
+      '{{- printf "%s-%s" .Release.Name (include "podinfo.name" .) | trunc 63 | trimSuffix "-" }}',
+      '{{- end }}',
+      '',
+    ].join('\n'),
+    'templates/deployment.yaml': [
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata:',
+      '  name: {{ template "podinfo.fullname" . }}',
+      'spec:',
+      '  replicas: {{ .Values.replicaCount }}',
+      '  template:',
+      '    spec:',
+      '      containers:',
+      '        - name: {{ .Chart.Name }}',
+      '          image: "{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}"',
+      '          imagePullPolicy: {{ .Values.image.pullPolicy }}',
+      '          env:',
+      '            - name: PODINFO_UI_COLOR',
+      '              value: {{ .Values.ui.color | quote }}',
+      '',
+    ].join('\n'),
+    'templates/NOTES.txt': 'Visit {{ template "podinfo.fullname" . }}\n',
+  };
+}
+
+describe('helm charts: a chart repository mirrored with its images, carried across the air gap', () => {
+  let src: TestRegistry;
+  let dest: TestRegistry;
+  let repo: ChartRepo;
+  let dir: string;
+  let authFile: string;
+  let images: Record<string, BuiltImage>;
+
+  beforeAll(async () => {
+    [src, dest] = await Promise.all([startRegistry(), startRegistry()]);
+    const built = await seedRegistry(src, [
+      { repo: 'charts/podinfo', tag: '6.5.0', layers: [{ size: 20_000 }] },
+      { repo: 'charts/web', tag: '2.1.0', layers: [{ size: 15_000 }] },
+      { repo: 'charts/redis', tag: '7.2.4', layers: [{ size: 12_000 }] },
+      { repo: 'charts/sidecar', tag: 'v1', layers: [{ size: 8_000 }] },
+    ]);
+    images = Object.fromEntries(built.map((b) => [b.repo.split('/')[1]!, b]));
+    dir = await tempDir('airgap-helm-');
+    const podinfo = await chartDir(dir, 'podinfo', podinfoFiles(src.host));
+    // A web app with a redis subchart aliased "cache", and a sidecar image only in an env value.
+    const web = await chartDir(dir, 'webapp', {
+      'Chart.yaml': [
+        'apiVersion: v2',
+        'name: webapp',
+        'version: 2.1.0',
+        'appVersion: 2.1.0',
+        'dependencies:',
+        '  - name: redis',
+        '    version: 7.2.4',
+        '    alias: cache',
+        '    condition: cache.enabled',
+        '',
+      ].join('\n'),
+      'values.yaml': `image: ${src.host}/charts/web\ncache:\n  enabled: true\n  image:\n    tag: 7.2.4\n`,
+      'templates/deployment.yaml': [
+        'apiVersion: apps/v1',
+        'kind: Deployment',
+        'metadata:',
+        '  name: {{ .Release.Name }}-web',
+        'spec:',
+        '  template:',
+        '    spec:',
+        '      containers:',
+        '        - name: web',
+        '          image: {{ .Values.image }}:{{ .Chart.AppVersion }}',
+        '          env:',
+        '            - name: SIDECAR_IMAGE',
+        `              value: ${src.host}/charts/sidecar:v1`,
+        '',
+      ].join('\n'),
+      'charts/redis/Chart.yaml': 'apiVersion: v2\nname: redis\nversion: 7.2.4\n',
+      'charts/redis/values.yaml': `image:\n  repository: ${src.host}/charts/redis\n  tag: latest\n`,
+      'charts/redis/templates/statefulset.yaml': [
+        'apiVersion: apps/v1',
+        'kind: StatefulSet',
+        'metadata:',
+        '  name: {{ .Release.Name }}-{{ .Chart.Name }}',
+        'spec:',
+        '  template:',
+        '    spec:',
+        '      containers:',
+        '        - name: redis',
+        '          image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"',
+        '',
+      ].join('\n'),
+    });
+    const broken = await chartDir(dir, 'broken', {
+      'Chart.yaml': 'apiVersion: v2\nname: broken\nversion: 0.1.0\n',
+      'values.yaml': 'image: {}\n',
+      'templates/pod.yaml':
+        'apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - image: {{ required "image.repository is required" .Values.image.repository }}\n',
+    });
+    repo = await startChartRepo([
+      { name: 'podinfo', version: '6.4.0', appVersion: '6.4.0', tgz: await packChart(podinfo) },
+      { name: 'podinfo', version: '6.5.0', appVersion: '6.5.0', tgz: await packChart(podinfo) },
+      { name: 'webapp', version: '2.1.0', appVersion: '2.1.0', tgz: await packChart(web) },
+      { name: 'broken', version: '0.1.0', tgz: await packChart(broken) },
+    ]);
+    const b64 = (r: TestRegistry) => Buffer.from(`${r.username}:${r.password}`).toString('base64');
+    authFile = join(dir, 'auth.json');
+    await writeFile(
+      authFile,
+      JSON.stringify({ auths: { [src.host]: { auth: b64(src) }, [dest.host]: { auth: b64(dest) } } }),
+      { mode: 0o600 },
+    );
+  }, 90_000);
+  afterAll(async () => {
+    await Promise.all([src?.stop(), dest?.stop(), repo?.stop()]);
+  });
+
+  const access = () => ['--authfile', authFile, '--ca-file', src.caFile, '--ca-file', dest.caFile];
+
+  it('renders each chart, mirrors its images (subchart and env ones too), and carries the charts', async () => {
+    const isc = await writeMirrorConfig(join(dir, 'isc.yaml'), {
+      helm: {
+        repositories: [
+          { name: 'lab', url: repo.url, charts: [{ name: 'podinfo', version: '6.5.0' }, { name: 'webapp' }] },
+        ],
+      },
+    });
+    const out = join(dir, 'archive');
+    const m2d = await airgap(['mirror', '-c', isc, `file://${out}`, ...access(), '--json']);
+    expect(m2d.exitCode, m2d.stderr).toBe(0);
+    const report = JSON.parse(m2d.stdout);
+    const charts = Object.fromEntries(
+      report.charts.map((c: { name: string; images: string[] }) => [c.name, [...c.images].sort()]),
+    );
+    expect(charts).toEqual({
+      podinfo: [`${src.host}/charts/podinfo:6.5.0`],
+      webapp: [
+        `${src.host}/charts/redis:7.2.4`,
+        `${src.host}/charts/sidecar:v1`,
+        `${src.host}/charts/web:2.1.0`,
+      ],
+    });
+    expect(report.summary.failed).toBe(0);
+    expect(report.summary.copied).toBe(4);
+    // The charts travel in the archive's first part.
+    const { stdout: members } = await run('tar', ['-tf', join(out, 'mirror_000001.tar')]);
+    expect(members).toContain('helm/charts/podinfo-6.5.0.tgz');
+    expect(members).toContain('helm/charts/webapp-2.1.0.tgz');
+
+    // The disconnected side: no chart repository, no source registry.
+    await repo.stop();
+    const ws = join(dir, 'd2m-ws');
+    const d2m = await airgap([
+      'mirror',
+      '-c',
+      isc,
+      '--from',
+      `file://${out}`,
+      `docker://${dest.host}/mirror`,
+      ...access(),
+    ]);
+    expect(d2m.exitCode, d2m.stderr).toBe(0);
+    for (const name of ['podinfo', 'web', 'redis', 'sidecar']) {
+      const b = images[name]!;
+      expect(await skopeoDigest(`docker://${dest.skopeoHost}/mirror/${b.repo}:${b.tag}`, dest.skopeo)).toBe(
+        b.digest,
+      );
+    }
+    const carried = await readdir(join(out, 'working-dir', 'helm', 'charts'));
+    expect(carried.sort()).toEqual(['podinfo-6.5.0.tgz', 'webapp-2.1.0.tgz']);
+    void ws;
+  }, 120_000);
+
+  it('names a chart that does not render and a repository out of reach; the other charts still go', async () => {
+    repo = await startChartRepo([
+      { name: 'podinfo', version: '6.5.0', appVersion: '6.5.0', tgz: await packChart(join(dir, 'podinfo')) },
+      { name: 'broken', version: '0.1.0', tgz: await packChart(join(dir, 'broken')) },
+    ]);
+    const isc = await writeMirrorConfig(join(dir, 'bad.yaml'), {
+      helm: {
+        repositories: [
+          { name: 'lab', url: repo.url, charts: [{ name: 'broken' }, { name: 'podinfo' }] },
+          { name: 'gone', url: 'http://127.0.0.1:9/charts', charts: [{ name: 'anything' }] },
+        ],
+      },
+    });
+    const r = await airgap(['mirror', 'plan', '-c', isc, `file://${join(dir, 'bad-out')}`, ...access()]);
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/chart {4}broken 0\.1\.0 \(lab\): FAILED, .*image\.repository is required/);
+    expect(r.stdout).toMatch(/chart {4}anything \(gone\): FAILED, helm repository "gone"/);
+    expect(r.stdout).toMatch(/chart {4}podinfo 6\.5\.0 \(lab\): 1 image\(s\)/);
+    expect(r.stdout).not.toMatch(/\n\s+at .+:\d+:\d+/);
+  }, 60_000);
+});
