@@ -46,9 +46,8 @@ export function mapGet(m: GoMap, key: string): unknown {
   return Object.hasOwn(m, key) ? m[key] : null;
 }
 
-/** reflect.Kind of a value, as sprig's kindOf prints it. */
-export function kindOf(v: unknown): string {
-  if (isNil(v)) return 'invalid';
+/** The Go type of a scalar (its kind and its type are the same name), or undefined. */
+function scalarType(v: unknown): string | undefined {
   switch (typeof v) {
     case 'boolean':
       return 'bool';
@@ -59,7 +58,15 @@ export function kindOf(v: unknown): string {
     case 'number':
       return 'float64';
     default:
+      return undefined;
   }
+}
+
+/** reflect.Kind of a value, as sprig's kindOf prints it. */
+export function kindOf(v: unknown): string {
+  if (isNil(v)) return 'invalid';
+  const scalar = scalarType(v);
+  if (scalar) return scalar;
   if (Array.isArray(v) || v instanceof Uint8Array) return 'slice';
   if (isMap(v)) return 'map';
   if (v instanceof GoStruct) return v.typeName.startsWith('*') ? 'ptr' : 'struct';
@@ -70,17 +77,8 @@ export function kindOf(v: unknown): string {
 /** The Go type, as `%T` and sprig's typeOf print it. */
 export function typeOf(v: unknown): string {
   if (isNil(v)) return '<nil>';
-  switch (typeof v) {
-    case 'boolean':
-      return 'bool';
-    case 'string':
-      return 'string';
-    case 'bigint':
-      return 'int';
-    case 'number':
-      return 'float64';
-    default:
-  }
+  const scalar = scalarType(v);
+  if (scalar) return scalar;
   if (Array.isArray(v)) return '[]interface {}';
   if (v instanceof Uint8Array) return '[]uint8';
   if (isMap(v)) return 'map[string]interface {}';
