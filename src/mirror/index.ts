@@ -44,6 +44,7 @@ export { formatReference, parseReference, type ImageReference } from './referenc
 export { RegistryClient, type RegistryClientOptions } from './registry/client.js';
 export { RegistryError, type DistributionErrorCode, type RegistryErrorEntry } from './registry/errors.js';
 export { renderReport, reportFailed } from './report.js';
-export { runMirror, type MirrorOptions, type MirrorReport } from './run.js';
+export { runCheck, runMirror, type MirrorOptions, type MirrorReport } from './run.js';
+export { renderCheckReport, type CheckReport } from './check.js';
 export { renderVerifyReport, verifyArchiveAt } from './verify.js';
 export { MirrorError } from './errors.js';

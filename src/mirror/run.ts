@@ -6,6 +6,7 @@
  * them, and finish with what the workflow leaves behind: cluster resources for a registry, archive
  * parts for a disk.
  */
+import { existsSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { AirgapError, CommonError, isAirgapError, usageError } from '../util/errors.js';
@@ -17,6 +18,7 @@ import { CopyEngine, type CopyPair, type CopySummary } from './copy/engine.js';
 import { LayoutEndpoint, type Endpoint, type RegistryEndpoint } from './copy/endpoints.js';
 import { Journal } from './copy/journal.js';
 import { ClientPool } from './copy/pool.js';
+import type { CheckReport } from './check.js';
 import { ReadRedirect } from './registry/redirect.js';
 import { readPlanFile, readRunInputs, type RunInputs } from './inputs.js';
 import { OciLayout } from './layout/store.js';
@@ -172,6 +174,61 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
   } finally {
     await run.pool.close();
     await unlock();
+  }
+}
+
+/**
+ * `airgap mirror check`: the plan (-c resolved now, --plan, else the workspace's plan.json) checked
+ * at a registry destination, image by image, and the workspace's cluster resources against what
+ * is there. Writes nothing.
+ */
+export async function runCheck(o: MirrorOptions): Promise<CheckReport> {
+  const placeholder = o.plan ?? (o.config ? undefined : 'plan.json');
+  const flow = resolveWorkflow({ ...o, plan: placeholder, dryRun: true });
+  if (flow.destination.kind !== 'registry') {
+    throw usageError(CommonError.FLAG_INVALID, 'airgap mirror check checks a registry', {
+      hint: 'give the mirror as docker://host[:port][/prefix]; to check an archive, use airgap mirror verify',
+    });
+  }
+  const planFile = o.plan ?? (o.config ? undefined : join(flow.workspace, 'plan.json'));
+  if (planFile && !o.plan && !existsSync(planFile)) {
+    throw usageError(CommonError.FLAG_MISSING, `${flow.workspace} holds no plan.json`, {
+      hint: 'give -c <ImageSetConfiguration> or --plan <plan.json>, or the --workspace (or --from) of an earlier airgap mirror run',
+    });
+  }
+  const inputs = await readRunInputs(flow, {
+    config: o.config,
+    plan: planFile,
+    registriesConf: o.registriesConf,
+  });
+  const run = openSession(o, flow, inputs);
+  try {
+    const target = await openTarget(run);
+    const plan = inputs.plan ?? (await resolveConfig(run));
+    refuseFlattenedCollisions(plan, target, o.maxNestedPaths);
+    const { checkPairs } = await import('./check.js');
+    const fix =
+      flow.mode === 'diskToMirror'
+        ? `airgap mirror --from file://${flow.archiveDir} ${o.destination}`
+        : `airgap mirror ${o.config ? `-c ${o.config}` : `--plan ${planFile}`} --workspace file://${flow.workspace} ${o.destination}`;
+    return await checkPairs(
+      plan,
+      plan.images.map((e) => ({
+        entry: e,
+        dest: { endpoint: target.endpoint, repo: target.repo(e), ref: e.destTag },
+        display: target.endpoint.display(target.repo(e), e.destTag),
+      })),
+      {
+        destination: o.destination,
+        registry: (flow.destination as { registry: string }).registry,
+        workspace: flow.workspace,
+        parallel: o.parallel,
+        progress: run.progress,
+        fix,
+      },
+    );
+  } finally {
+    await run.pool.close();
   }
 }
 

@@ -1,0 +1,228 @@
+/**
+ * `airgap mirror check`: is the mirror complete for what a plan names? Each image is asked for
+ * at its destination tag (one manifest read, no blob), and must be there at the plan's digest;
+ * signatures are plan entries too, so a signature the source had and the mirror lacks is found
+ * the same way. Then the cluster resources the run wrote are checked against the registry: each
+ * image's original name, sent through the generated registries.conf as a node sends it, must land
+ * on that image. Releases name what an install pulls besides the payload (the KubeVirt disk, the
+ * graph image) and say whether those are there. Nothing is written.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Limiter } from '../util/limit.js';
+import { messageOf } from '../util/errors.js';
+import type { ProgressSink } from '../util/progress.js';
+import type { ImageSide } from './copy/engine.js';
+import type { MirrorPlan, PlanEntry } from './plan.js';
+import { parseReference } from './reference.js';
+import { parseRegistriesConf } from './registry/registries-conf.js';
+import { ReadRedirect } from './registry/redirect.js';
+
+/**
+ * Payload components a hosted cluster's install pulls by name besides the payload itself: the
+ * HyperShift control-plane-operator (`hypershift`), and the KubeVirt disk when it was asked for.
+ */
+const INSTALL_EXTRAS = ['hypershift', 'kube-virt-container'];
+
+/** What was found for one plan entry. */
+export interface CheckedImage {
+  /** At the destination: `host/prefix/repo:tag`. */
+  destination: string;
+  kind: PlanEntry['kind'];
+  context: string;
+  expected: string;
+  /** present: there at its digest; other-digest: the tag names another image; missing; unreadable. */
+  status: 'present' | 'missing' | 'other-digest' | 'unreadable' | 'unplanned';
+  found?: string;
+  problem?: string;
+}
+
+/** A cluster resource that does not lead to the image it stands for. */
+export interface ResourceProblem {
+  original: string;
+  /** Where registries.conf sends the original (or nothing). */
+  mirror?: string;
+  problem: string;
+}
+
+export interface CheckReport {
+  destination: string;
+  complete: boolean;
+  images: CheckedImage[];
+  counts: Record<CheckedImage['status'], number>;
+  /** The generated registries.conf checked, when the workspace has one. */
+  registriesConf?: string;
+  resources: ResourceProblem[];
+  /** What an install pulls besides each release's payload components, and whether it is there. */
+  releaseExtras: { release: string; image: string; present: boolean }[];
+  /** The command that would fetch what is missing (the run again resumes and fills the gaps). */
+  fix?: string;
+}
+
+/** One pair to check: what the plan says and where it should be. */
+export interface CheckPair {
+  entry: PlanEntry;
+  dest: ImageSide;
+  display: string;
+}
+
+/** Check every pair at its destination, `parallel` at a time. */
+export async function checkPairs(
+  plan: MirrorPlan,
+  pairs: readonly CheckPair[],
+  opts: {
+    destination: string;
+    registry: string;
+    workspace: string;
+    parallel?: number;
+    progress: ProgressSink;
+    fix: string;
+  },
+): Promise<CheckReport> {
+  const limit = new Limiter(opts.parallel ?? 16);
+  opts.progress({ type: 'items-total', total: pairs.length });
+  const images = await Promise.all(
+    pairs.map(({ entry, dest, display }) =>
+      limit.run(async (): Promise<CheckedImage> => {
+        const base = {
+          destination: display,
+          kind: entry.kind,
+          context: entry.context,
+          expected: entry.digest,
+        };
+        if (!entry.digest) {
+          opts.progress({ type: 'item-done', ok: false, name: display });
+          return {
+            ...base,
+            status: 'unplanned',
+            problem: entry.unresolved?.message ?? 'the plan could not pin it',
+          };
+        }
+        try {
+          const found = await dest.endpoint.headManifest(dest.repo, dest.ref, true);
+          const status =
+            found === undefined ? 'missing' : found === entry.digest ? 'present' : 'other-digest';
+          opts.progress({ type: 'item-done', ok: status === 'present', name: display });
+          return { ...base, status, ...(found && found !== entry.digest ? { found } : {}) };
+        } catch (e) {
+          opts.progress({ type: 'item-done', ok: false, name: display });
+          return { ...base, status: 'unreadable', problem: messageOf(e).split('\n')[0] };
+        }
+      }),
+    ),
+  );
+  const counts = { present: 0, missing: 0, 'other-digest': 0, unreadable: 0, unplanned: 0 };
+  for (const i of images) counts[i.status]++;
+
+  const resources = await checkResources(pairs, images, opts.workspace, opts.registry, limit);
+  const releaseExtras = plan.images
+    .map((e, n) => ({ e, i: images[n]! }))
+    .filter(
+      ({ e }) =>
+        e.kind === 'graph' ||
+        (e.kind === 'release-component' && INSTALL_EXTRAS.some((c) => e.context.endsWith(`: ${c}`))),
+    )
+    .map(({ e, i }) => ({
+      release: e.kind === 'graph' ? 'update graph' : e.context,
+      image: i.destination,
+      present: i.status === 'present',
+    }));
+  const complete = counts.present === images.length && resources.problems.length === 0;
+  return {
+    destination: opts.destination,
+    complete,
+    images,
+    counts,
+    ...(resources.file ? { registriesConf: resources.file } : {}),
+    resources: resources.problems,
+    releaseExtras,
+    ...(complete ? {} : { fix: opts.fix }),
+  };
+}
+
+/**
+ * Each image's original name (by digest), through the workspace's generated registries.conf as a
+ * node reads it, must reach the image at the destination; only images found present are asked.
+ */
+async function checkResources(
+  pairs: readonly CheckPair[],
+  images: readonly CheckedImage[],
+  workspace: string,
+  registry: string,
+  limit: Limiter,
+): Promise<{ file?: string; problems: ResourceProblem[] }> {
+  const file = join(workspace, 'cluster-resources', 'registries.conf');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return { problems: [] };
+  }
+  const redirect = new ReadRedirect({ files: [file], tables: parseRegistriesConf(text, file) });
+  const problems: ResourceProblem[] = [];
+  await Promise.all(
+    pairs.map(({ entry, dest }, n) =>
+      limit.run(async () => {
+        if (images[n]!.status !== 'present' || entry.kind === 'signature' || entry.kind === 'graph') return;
+        if (!entry.digest || entry.source.startsWith('build:')) return;
+        // As a node pulls it: by the tag or the digest the original names.
+        const original = parseReference(entry.origin);
+        const byTag = original.digest === undefined && original.tag !== undefined;
+        const ref = byTag ? original.tag! : entry.digest;
+        const route = redirect.plan(original.registry, original.repository, !byTag);
+        const at = route && 'candidates' in route ? route.candidates.find((c) => c.mirror) : undefined;
+        const name = `${original.registry}/${original.repository}${byTag ? `:${ref}` : `@${ref}`}`;
+        if (!at) {
+          problems.push({ original: name, problem: 'registries.conf names no mirror for it' });
+          return;
+        }
+        const mirror = `${at.registry}/${at.repository}`;
+        if (at.registry !== registry) {
+          problems.push({
+            original: name,
+            mirror,
+            problem: `registries.conf sends it to another registry than ${registry}`,
+          });
+          return;
+        }
+        const found = await dest.endpoint
+          .headManifest(at.repository, entry.digest, false)
+          .catch(() => undefined);
+        if (found !== entry.digest)
+          problems.push({
+            original: name,
+            mirror,
+            problem: `registries.conf sends it to ${mirror}, which does not hold it`,
+          });
+      }),
+    ),
+  );
+  return { file, problems };
+}
+
+/** The check in lines: what is missing or wrong, then the verdict and the command that fixes it. */
+export function renderCheckReport(r: CheckReport): string {
+  const lines: string[] = [];
+  for (const i of r.images) {
+    if (i.status === 'present') continue;
+    const why =
+      i.status === 'other-digest'
+        ? `the tag names ${i.found}, the plan ${i.expected}`
+        : i.status === 'missing'
+          ? 'not there'
+          : (i.problem ?? i.status);
+    lines.push(`${i.status.toUpperCase().padEnd(12)} ${i.destination} (${i.context}): ${why}`);
+  }
+  for (const p of r.resources)
+    lines.push(`RESOURCE     ${p.original}${p.mirror ? ` → ${p.mirror}` : ''}: ${p.problem}`);
+  for (const x of r.releaseExtras)
+    lines.push(`${x.present ? 'ok          ' : 'MISSING     '} ${x.release}: ${x.image}`);
+  const c = r.counts;
+  lines.push(
+    r.complete
+      ? `${r.destination} is complete: ${c.present} image(s) at their digests${r.registriesConf ? ', and the cluster resources lead to them' : ''}`
+      : `${r.destination} is incomplete: ${c.present} of ${r.images.length} image(s) present, ${c.missing} missing, ${c['other-digest']} at another digest, ${c.unreadable + c.unplanned} unreadable${r.resources.length ? `, ${r.resources.length} cluster resource problem(s)` : ''}`,
+  );
+  if (r.fix) lines.push(`to fetch what is missing: ${r.fix}`);
+  return `${lines.join('\n')}\n`;
+}
