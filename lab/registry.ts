@@ -95,6 +95,8 @@ export interface TestRegistry {
   skopeo: RegistrySkopeoOptions;
   /** Kill the registry and remove its temp dirs. Idempotent. */
   stop(): Promise<void>;
+  /** Run distribution's `garbage-collect --delete-untagged` on its storage; its output. */
+  garbageCollect(): Promise<string>;
   /** The registry's stdout and stderr so far (access log and warnings/errors), truncated at the front. */
   logs(): string;
 }
@@ -372,6 +374,15 @@ export async function startRegistry(opts: StartRegistryOptions = {}): Promise<Te
         skopeoHost,
         skopeo: { authFile, certDir: join(certsDir, skopeoHost), tlsVerify: tls },
         stop,
+        garbageCollect: async () => {
+          const gc = await execa(REGISTRY_BIN, ['garbage-collect', '--delete-untagged', configFile], {
+            env: registryEnv(),
+            extendEnv: false,
+            reject: false,
+          });
+          if (gc.exitCode !== 0) throw new Error(`garbage-collect failed: ${gc.stderr}`);
+          return `${gc.stdout}${gc.stderr}`;
+        },
         logs: () => output,
       };
     }

@@ -132,6 +132,10 @@ export const MirrorError = {
   HELM_MANIFEST_INVALID: 'HELM_MANIFEST_INVALID',
   /** an imagePaths entry is not a JSONPath like {.spec.template.spec.containers[*].image} (mirror/helm/images.ts) */
   HELM_IMAGE_PATH_INVALID: 'HELM_IMAGE_PATH_INVALID',
+  /** cannot read … / … is not a DeleteImageList (mirror/delete.ts) */
+  DELETE_LIST_INVALID: 'DELETE_LIST_INVALID',
+  /** … refuses to delete manifests (mirror/delete.ts) */
+  DELETE_REFUSED: 'DELETE_REFUSED',
   /** blob … is missing from the layout at … (mirror/layout/store.ts) */
   LAYOUT_BLOB_MISSING: 'LAYOUT_BLOB_MISSING',
   /** … is not valid JSON (mirror/layout/store.ts) */

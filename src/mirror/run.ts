@@ -19,7 +19,17 @@ import { LayoutEndpoint, type Endpoint, type RegistryEndpoint } from './copy/end
 import { Journal } from './copy/journal.js';
 import { ClientPool } from './copy/pool.js';
 import type { CheckReport } from './check.js';
+import type { DeleteOutcome, DeletePlan } from './delete.js';
 import { ReadRedirect } from './registry/redirect.js';
+import { loadRegistriesConf } from './registry/registries-conf.js';
+import {
+  DISC_KIND,
+  ISC_API_VERSION,
+  ISC_KIND,
+  loadImageSetConfig,
+  type ImageSetConfig,
+} from './isc/index.js';
+import { parseLocation } from './location.js';
 import { readPlanFile, readRunInputs, type RunInputs } from './inputs.js';
 import { OciLayout } from './layout/store.js';
 import { BUILD_SOURCE, flattenRepo, joinRepo, type MirrorPlan, type PlanEntry } from './plan.js';
@@ -225,6 +235,97 @@ export async function runCheck(o: MirrorOptions): Promise<CheckReport> {
         parallel: o.parallel,
         progress: run.progress,
         fix,
+      },
+    );
+  } finally {
+    await run.pool.close();
+  }
+}
+
+/** Options of {@link runDelete}: the mirror options, and which of oc-mirror's two phases. */
+export interface DeleteRunOptions extends MirrorOptions {
+  /** Write `<workspace>/delete/delete-images.yaml` from the DeleteImageSetConfiguration (-c). */
+  generate?: boolean;
+  /** Delete what this delete-images.yaml lists. */
+  deleteYamlFile?: string;
+}
+
+/**
+ * `airgap mirror delete`: `--generate` resolves the DeleteImageSetConfiguration like a mirror plan
+ * and lists what the destination holds of it (keeping what the workspace's last plan still uses);
+ * `--delete-yaml-file` deletes that list. See delete.ts.
+ */
+export async function runDelete(o: DeleteRunOptions): Promise<DeletePlan | DeleteOutcome> {
+  const { planDeletion, readDeleteList, executeDeletion } = await import('./delete.js');
+  if (Boolean(o.generate) === Boolean(o.deleteYamlFile)) {
+    throw usageError(CommonError.FLAG_MISSING, 'say which phase: --generate, or --delete-yaml-file <file>', {
+      hint: 'first `airgap mirror delete -c delete-isc.yaml --workspace file://ws --generate docker://<mirror>`, review the list, then `airgap mirror delete --delete-yaml-file <list> docker://<mirror>`',
+    });
+  }
+  const destination = parseLocation(o.destination, 'destination');
+  if (destination.kind !== 'registry') {
+    throw usageError(CommonError.FLAG_INVALID, 'airgap mirror delete deletes from a registry', {
+      hint: 'give the mirror as docker://host[:port][/prefix]',
+    });
+  }
+  if (o.deleteYamlFile) {
+    const items = await readDeleteList(o.deleteYamlFile, destination.registry);
+    const pool = new ClientPool({
+      credentials: { authFile: o.authFile },
+      caFiles: o.caFiles,
+      ...(o.certDir ? { certDirs: [o.certDir] } : {}),
+      retry: o.retry,
+      stallTimeoutMs: o.stallTimeoutMs,
+      onNotice: (message) => (o.progress ?? noProgress)({ type: 'warning', message }),
+    });
+    try {
+      const endpoint = pool.get(destination.registry, 'destination', o.destTlsVerify === false);
+      await endpoint.client.ping(joinRepo(destination.prefix, 'airgap-preflight'), 'pull,push');
+      return await executeDeletion(endpoint.client, items, {
+        parallel: o.parallel,
+        progress: o.progress ?? noProgress,
+      });
+    } finally {
+      await pool.close();
+    }
+  }
+  if (!o.config) {
+    throw usageError(
+      CommonError.FLAG_MISSING,
+      '--generate needs the DeleteImageSetConfiguration: -c <file>',
+      {
+        hint: 'write one with kind: DeleteImageSetConfiguration and a delete: section shaped like mirror:',
+      },
+    );
+  }
+  const flow = resolveWorkflow({ ...o, dryRun: true });
+  const disc = await loadImageSetConfig(o.config, { kind: DISC_KIND });
+  const config: ImageSetConfig = {
+    ...disc,
+    kind: ISC_KIND,
+    apiVersion: ISC_API_VERSION,
+    mirror: disc.delete,
+  };
+  const registries = await loadRegistriesConf({ path: o.registriesConf });
+  await mkdir(flow.workspace, { recursive: true });
+  const run = openSession(o, flow, { config, ...(registries.tables.length > 0 ? { registries } : {}) });
+  try {
+    const target = await openTarget(run);
+    const plan = await resolveConfig(run);
+    const keepFile = join(flow.workspace, 'plan.json');
+    const keep = existsSync(keepFile) ? await readPlanFile(keepFile) : undefined;
+    return await planDeletion(
+      plan,
+      keep,
+      {
+        client: (target.endpoint as RegistryEndpoint).client,
+        registry: destination.registry,
+        repo: target.repo,
+      },
+      {
+        file: join(flow.workspace, 'delete', 'delete-images.yaml'),
+        parallel: o.parallel,
+        progress: run.progress,
       },
     );
   } finally {

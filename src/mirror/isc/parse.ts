@@ -195,7 +195,7 @@ function checkKind(raw: unknown, wanted: Kind | undefined, problems: IscProblems
       {
         hint:
           wanted === ISC_KIND
-            ? 'mirroring reads kind: ImageSetConfiguration; a DeleteImageSetConfiguration is for deleting'
+            ? 'mirroring reads kind: ImageSetConfiguration; a DeleteImageSetConfiguration is for airgap mirror delete'
             : 'deleting reads kind: DeleteImageSetConfiguration with a delete: section',
       },
     );

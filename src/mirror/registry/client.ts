@@ -302,6 +302,23 @@ export class RegistryClient {
   }
 
   /**
+   * DELETE a manifest by digest (its tags go with it). Returns false when it was not there; a
+   * registry that refuses deletes answers 405 UNSUPPORTED (a RegistryError saying so).
+   */
+  async deleteManifest(repo: string, digest: string): Promise<boolean> {
+    const res = await this.send({
+      method: 'DELETE',
+      path: `/v2/${repo}/manifests/${parseDigest(digest, 'manifest digest')}`,
+      repo,
+      action: 'pull,push',
+      ok: [200, 202, 404],
+      what: `manifest ${this.registry}/${repo}@${digest}`,
+    });
+    await res.body.dump();
+    return res.statusCode !== 404;
+  }
+
+  /**
    * Whether a blob is in a repository. A one-byte ranged GET rather than a HEAD, so the connection
    * stays open (see headManifest); a redirect to blob storage also means it exists.
    */

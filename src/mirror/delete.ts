@@ -1,0 +1,312 @@
+/**
+ * `airgap mirror delete`, oc-mirror v2's two phases:
+ *
+ * 1. `--generate`: what a DeleteImageSetConfiguration names, resolved like a mirror plan, found at
+ *    the destination by digest, becomes `<workspace>/delete/delete-images.yaml` (oc-mirror's
+ *    `DeleteImageList`). Nothing is changed. Images still used by what the workspace's last plan
+ *    keeps (a release component shared by 4.18.1 and 4.18.3, a base layer…) are never listed; the
+ *    report says which blobs only the deleted images used and how many bytes a garbage collection
+ *    would reclaim.
+ * 2. `--delete-yaml-file`: each listed manifest (children of an index first) is deleted with the
+ *    registry's DELETE API; a registry that refuses deletes is said so with how to allow them.
+ *    The space comes back when the registry collects its garbage (the report says how).
+ */
+import { readFile } from 'node:fs/promises';
+import yaml from 'js-yaml';
+import { AirgapError, isAirgapError, messageOf, usageError } from '../util/errors.js';
+import { writeFileAtomic } from '../util/fs.js';
+import { Limiter } from '../util/limit.js';
+import { formatBytes, type ProgressSink } from '../util/progress.js';
+import { toYaml } from '../util/yaml.js';
+import { parseDigest } from './digest.js';
+import { MirrorError } from './errors.js';
+import { blobsOf, parseManifest } from './manifest.js';
+import type { MirrorPlan, PlanEntry } from './plan.js';
+import { parseReference } from './reference.js';
+import type { RegistryClient } from './registry/client.js';
+import { RegistryError } from './registry/errors.js';
+
+/** One manifest to delete, as oc-mirror's delete-images.yaml lists it. */
+export interface DeleteItem {
+  /** The original name, by digest. */
+  imageName: string;
+  /** `docker://<destination>/<repo>@sha256:…`. */
+  imageReference: string;
+  /** `release`, `operator`, `additional`, …, or `child` for a manifest of an index. */
+  type: string;
+  /** The blobs only deleted images use (what garbage collection would reclaim). */
+  relatedBlobs: string[];
+}
+
+export interface DeletePlan {
+  file: string;
+  items: DeleteItem[];
+  /** Images the configuration names that stay: still used by what the workspace keeps, or not there. */
+  skipped: { image: string; reason: string }[];
+  reclaim: { blobs: number; bytes: number; sharedBlobs: number };
+  gcHint: string;
+}
+
+export interface DeleteOutcome {
+  deleted: string[];
+  absent: string[];
+  failed: { image: string; reason: string }[];
+  gcHint: string;
+}
+
+/** How to have the registry give the space back (deleting manifests frees no blob by itself). */
+export const GC_HINT =
+  'deleting manifests frees no disk until the registry collects its garbage: for distribution (docker-registry, the mirror-registry of podman), stop it or set it read-only, then run `registry garbage-collect --delete-untagged /etc/docker/registry/config.yml`; Quay collects by itself once the tags expire';
+
+/** Where a delete entry is at the destination, for the plan. */
+export interface DeleteTarget {
+  client: RegistryClient;
+  registry: string;
+  repo(e: PlanEntry): string;
+}
+
+interface ImageBlobs {
+  /** Manifests of an index (children), then the image's own blobs with sizes. */
+  children: string[];
+  blobs: Map<string, number>;
+}
+
+/** An image's blobs at the destination, its index's children included; undefined when not there. */
+async function blobsAt(
+  client: RegistryClient,
+  repo: string,
+  digest: string,
+): Promise<ImageBlobs | undefined> {
+  let m;
+  try {
+    m = await client.getManifest(repo, digest);
+  } catch (e) {
+    if (e instanceof RegistryError && e.status === 404) return undefined;
+    throw e;
+  }
+  const parsed = parseManifest(m.bytes, m.mediaType, `${repo}@${digest}`);
+  const out: ImageBlobs = { children: [], blobs: new Map() };
+  if (parsed.kind === 'image') {
+    for (const b of blobsOf(parsed)) out.blobs.set(b.digest, b.size);
+    return out;
+  }
+  for (const c of parsed.manifests) {
+    const child = await blobsAt(client, repo, c.digest);
+    if (!child) continue; // a sparse copy: that child was never mirrored
+    out.children.push(c.digest);
+    for (const [d, s] of child.blobs) out.blobs.set(d, s);
+  }
+  return out;
+}
+
+/**
+ * The delete list of `del` (a plan resolved from a DeleteImageSetConfiguration) at the destination,
+ * keeping what `keep` (the workspace's last mirror plan) still uses; written to `file`.
+ */
+export async function planDeletion(
+  del: MirrorPlan,
+  keep: MirrorPlan | undefined,
+  target: DeleteTarget,
+  opts: { file: string; parallel?: number; progress: ProgressSink },
+): Promise<DeletePlan> {
+  const limit = new Limiter(opts.parallel ?? 16);
+  const key = (e: PlanEntry) => `${target.repo(e)}@${e.digest}`;
+  // What stays: the last plan's images at every destination tag this does not delete. A deleted
+  // tag whose manifest another kept tag names (2.0 and stable, or a release component shared by
+  // two releases) is then kept for that tag's sake.
+  const tagOf = (e: PlanEntry) => `${target.repo(e)}:${e.destTag}`;
+  const doomed = new Set(del.images.filter((e) => e.digest).map(tagOf));
+  const kept = (keep?.images ?? []).filter((e) => e.digest && !doomed.has(tagOf(e)));
+  const keptAt = new Map(kept.map((e) => [key(e), e]));
+  const skipped: DeletePlan['skipped'] = [];
+  opts.progress({
+    type: 'phase',
+    name: 'delete',
+    detail: `${del.images.length} images named, ${kept.length} kept`,
+  });
+
+  // What every kept image uses: its manifests and blobs stay.
+  const keptBlobs = new Set<string>();
+  const keptManifests = new Set<string>();
+  await Promise.all(
+    kept.map((e) =>
+      limit.run(async () => {
+        const b = await blobsAt(target.client, target.repo(e), e.digest).catch(() => undefined);
+        for (const c of b?.children ?? []) keptManifests.add(`${target.repo(e)}@${c}`);
+        for (const d of b?.blobs.keys() ?? []) keptBlobs.add(d);
+      }),
+    ),
+  );
+
+  const items: DeleteItem[] = [];
+  const freed = new Map<string, number>();
+  let shared = 0;
+  const named = new Set<string>();
+  const results = await Promise.all(
+    del.images.map((e) =>
+      limit.run(async () => {
+        if (!e.digest) return { e, skip: `not resolved: ${e.unresolved?.message ?? 'no digest'}` };
+        const k = keptAt.get(key(e));
+        if (k) return { e, skip: `still used by ${k.context}` };
+        const b = await blobsAt(target.client, target.repo(e), e.digest);
+        return b ? { e, b } : { e, skip: 'not in the mirror' };
+      }),
+    ),
+  );
+  for (const r of results) {
+    const { e } = r;
+    const name = `${parseReference(e.origin).registry}/${parseReference(e.origin).repository}@${e.digest}`;
+    if ('skip' in r) {
+      skipped.push({ image: name, reason: r.skip! });
+      continue;
+    }
+    const b = r.b!;
+    const repo = target.repo(e);
+    const related: string[] = [];
+    for (const [d, size] of b.blobs) {
+      if (keptBlobs.has(d)) {
+        shared++;
+        continue;
+      }
+      related.push(d);
+      freed.set(d, size);
+    }
+    // Children first: an index deleted before its children would leave them unreachable.
+    for (const c of b.children) {
+      const ref = `${repo}@${c}`;
+      if (keptManifests.has(ref) || named.has(ref)) continue;
+      named.add(ref);
+      items.push({
+        imageName: `${name.split('@')[0]}@${c}`,
+        imageReference: `docker://${target.registry}/${ref}`,
+        type: 'child',
+        relatedBlobs: [],
+      });
+    }
+    const ref = `${repo}@${e.digest}`;
+    if (named.has(ref)) continue;
+    named.add(ref);
+    items.push({
+      imageName: name,
+      imageReference: `docker://${target.registry}/${ref}`,
+      type: e.kind,
+      relatedBlobs: related.sort(),
+    });
+  }
+  const bytes = [...freed.values()].reduce((a, n) => a + n, 0);
+  const text =
+    `# airgap mirror delete --generate: ${items.length} manifest(s) to delete; ${freed.size} blob(s), ${bytes} bytes, ` +
+    `used by nothing the workspace keeps (a garbage collection reclaims them).\n` +
+    `# Review it, then: airgap mirror delete --delete-yaml-file <this file> docker://${target.registry}\n` +
+    toYaml({ apiVersion: 'mirror.openshift.io/v2alpha1', kind: 'DeleteImageList', items });
+  await writeFileAtomic(opts.file, text);
+  return {
+    file: opts.file,
+    items,
+    skipped,
+    reclaim: { blobs: freed.size, bytes, sharedBlobs: shared },
+    gcHint: GC_HINT,
+  };
+}
+
+/** Read a delete-images.yaml; DELETE_LIST_INVALID names what is wrong with it. */
+export async function readDeleteList(path: string, registry: string): Promise<DeleteItem[]> {
+  let doc: unknown;
+  try {
+    doc = yaml.load(await readFile(path, 'utf8'), { json: true });
+  } catch (e) {
+    throw usageError(MirrorError.DELETE_LIST_INVALID, `cannot read ${path}: ${messageOf(e).split('\n')[0]}`, {
+      hint: 'give the delete-images.yaml that `airgap mirror delete --generate` wrote',
+    });
+  }
+  const items = (doc as { kind?: unknown; items?: unknown })?.items;
+  if ((doc as { kind?: unknown })?.kind !== 'DeleteImageList' || !Array.isArray(items)) {
+    throw usageError(MirrorError.DELETE_LIST_INVALID, `${path} is not a DeleteImageList`, {
+      hint: 'give the delete-images.yaml that `airgap mirror delete --generate` wrote',
+    });
+  }
+  return items.map((it: unknown, i) => {
+    const ref = (it as { imageReference?: unknown })?.imageReference;
+    const at = `${path}: items[${i}].imageReference`;
+    const m = typeof ref === 'string' ? /^docker:\/\/([^/]+)\/(.+)@(sha256:[0-9a-f]{64})$/.exec(ref) : null;
+    if (!m)
+      throw usageError(MirrorError.DELETE_LIST_INVALID, `${at} is not docker://<registry>/<repo>@sha256:…`);
+    parseDigest(m[3]!, at);
+    if (m[1] !== registry) {
+      throw usageError(
+        MirrorError.DELETE_LIST_INVALID,
+        `${at} is at ${m[1]}, not at the destination ${registry}`,
+        {
+          hint: 'give the destination the list was generated for',
+        },
+      );
+    }
+    return { ...(it as DeleteItem), imageReference: ref as string };
+  });
+}
+
+/** Delete the listed manifests, in list order (children before their index), `parallel` at a time. */
+export async function executeDeletion(
+  client: RegistryClient,
+  items: readonly DeleteItem[],
+  opts: { parallel?: number; progress: ProgressSink },
+): Promise<DeleteOutcome> {
+  const out: DeleteOutcome = { deleted: [], absent: [], failed: [], gcHint: GC_HINT };
+  opts.progress({ type: 'items-total', total: items.length });
+  // Children (listed before their index) go first, then the rest.
+  const children = items.filter((i) => i.type === 'child');
+  const tops = items.filter((i) => i.type !== 'child');
+  for (const batch of [children, tops]) {
+    const limit = new Limiter(opts.parallel ?? 8);
+    await Promise.all(
+      batch.map((it) =>
+        limit.run(async () => {
+          const [, repo, digest] = /^docker:\/\/[^/]+\/(.+)@(sha256:[0-9a-f]{64})$/.exec(it.imageReference)!;
+          try {
+            const gone = await client.deleteManifest(repo!, digest!);
+            (gone ? out.deleted : out.absent).push(it.imageReference);
+            opts.progress({ type: 'item-done', ok: true, name: it.imageReference });
+          } catch (e) {
+            if (e instanceof RegistryError && (e.status === 405 || e.hasRegistryCode('UNSUPPORTED'))) {
+              throw new AirgapError(
+                MirrorError.DELETE_REFUSED,
+                `${client.registry} refuses to delete manifests (${e.status})`,
+                {
+                  hint: 'allow deletes in the registry: for distribution, storage.delete.enabled: true in its config.yml (or REGISTRY_STORAGE_DELETE_ENABLED=true), then run this again; nothing else was changed by this refusal',
+                  cause: e,
+                },
+              );
+            }
+            out.failed.push({
+              image: it.imageReference,
+              reason: isAirgapError(e) ? e.message : messageOf(e),
+            });
+            opts.progress({ type: 'item-done', ok: false, name: it.imageReference });
+          }
+        }),
+      ),
+    );
+  }
+  return out;
+}
+
+/** The generate phase or the delete phase, in lines people read. */
+export function renderDeletion(r: DeletePlan | DeleteOutcome, destination: string): string {
+  const lines: string[] = [];
+  if ('items' in r) {
+    for (const s of r.skipped) lines.push(`kept     ${s.image}: ${s.reason}`);
+    const images = r.items.filter((i) => i.type !== 'child').length;
+    lines.push(
+      `wrote ${r.file}: ${images} image(s) to delete (${r.items.length} manifest(s) with their children)`,
+      `a garbage collection would then reclaim ${r.reclaim.blobs} blob(s), ${formatBytes(r.reclaim.bytes)}; ${r.reclaim.sharedBlobs} blob(s) stay, still used by what the workspace keeps`,
+      `nothing was deleted yet: review the list, then run airgap mirror delete --delete-yaml-file ${r.file} ${destination}`,
+    );
+  } else {
+    for (const f of r.failed) lines.push(`FAILED   ${f.image}: ${f.reason}`);
+    lines.push(
+      `deleted ${r.deleted.length} manifest(s)${r.absent.length ? `, ${r.absent.length} already gone` : ''}${r.failed.length ? `, ${r.failed.length} failed` : ''}`,
+      r.gcHint,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
