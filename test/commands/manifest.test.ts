@@ -101,6 +101,7 @@ const OTHER_PROGRAMS_FLAGS = new Set([
   'registry-referrers-mode', // cosign
   'speed-limit', // curl
   'api-versions', // helm template
+  'delete-untagged', // registry garbage-collect
   'for', // prose
   'help', // every command
   'registries', // --registries.d, cut at the dot
