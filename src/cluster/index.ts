@@ -5,3 +5,4 @@ export { installClusterFromSite, installHubFromSite } from './install-from-site.
 export { writeSelectedKubeconfig } from './kubeconfig.js';
 export { lineReporter, parseDuration, type InstallReporter } from './progress.js';
 export { formatStatus, readClusterStatus } from './status.js';
+export { releasesInUse, type ReleaseInUse } from './releases-in-use.js';

@@ -107,7 +107,13 @@ export async function planDeletion(
   del: MirrorPlan,
   keep: MirrorPlan | undefined,
   target: DeleteTarget,
-  opts: { file: string; parallel?: number; progress: ProgressSink },
+  opts: {
+    file: string;
+    parallel?: number;
+    progress: ProgressSink;
+    /** Release images hosted clusters run (from the hub): deleting one is refused, naming them. */
+    inUse?: readonly { cluster: string; image: string; digest?: string }[];
+  },
 ): Promise<DeletePlan> {
   const limit = new Limiter(opts.parallel ?? 16);
   const key = (e: PlanEntry) => `${target.repo(e)}@${e.digest}`;
@@ -137,6 +143,23 @@ export async function planDeletion(
       }),
     ),
   );
+
+  const running = (e: PlanEntry) =>
+    (opts.inUse ?? []).filter(
+      (u) =>
+        (u.digest !== undefined && u.digest === e.digest) ||
+        u.image === `${target.registry}/${target.repo(e)}:${e.destTag}`,
+    );
+  const inUse = del.images.flatMap((e) => running(e).map((u) => ({ e, u })));
+  if (inUse.length > 0) {
+    throw usageError(
+      MirrorError.DELETE_IN_USE,
+      `refusing to delete what hosted clusters run: ${inUse.map(({ e, u }) => `${e.origin} (${u.cluster})`).join(', ')}`,
+      {
+        hint: 'update those clusters to another release first (airgap cluster status shows what they run), or leave the release out of the DeleteImageSetConfiguration',
+      },
+    );
+  }
 
   const items: DeleteItem[] = [];
   const freed = new Map<string, number>();

@@ -134,6 +134,8 @@ export const MirrorError = {
   HELM_IMAGE_PATH_INVALID: 'HELM_IMAGE_PATH_INVALID',
   /** cannot read … / … is not a DeleteImageList (mirror/delete.ts) */
   DELETE_LIST_INVALID: 'DELETE_LIST_INVALID',
+  /** refusing to delete what hosted clusters run: … (mirror/delete.ts) */
+  DELETE_IN_USE: 'DELETE_IN_USE',
   /** … refuses to delete manifests (mirror/delete.ts) */
   DELETE_REFUSED: 'DELETE_REFUSED',
   /** blob … is missing from the layout at … (mirror/layout/store.ts) */

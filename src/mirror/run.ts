@@ -248,6 +248,8 @@ export interface DeleteRunOptions extends MirrorOptions {
   generate?: boolean;
   /** Delete what this delete-images.yaml lists. */
   deleteYamlFile?: string;
+  /** Release images hosted clusters run (read from the hub by the command): never listed. */
+  inUse?: { cluster: string; image: string; digest?: string }[];
 }
 
 /**
@@ -326,6 +328,7 @@ export async function runDelete(o: DeleteRunOptions): Promise<DeletePlan | Delet
         file: join(flow.workspace, 'delete', 'delete-images.yaml'),
         parallel: o.parallel,
         progress: run.progress,
+        ...(o.inUse ? { inUse: o.inUse } : {}),
       },
     );
   } finally {

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHub } from '../../lab/hub/index.js';
 import type { BuiltImage } from '../../lab/images.js';
 import { airgap } from '../helpers/cli.js';
 import { refOf, seedRegistry, tempDir, writeIsc } from '../helpers/fixtures.js';
@@ -176,6 +177,51 @@ describe('airgap mirror delete', () => {
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toContain('1 already gone');
   }, 120_000);
+
+  it('refuses to list a release a hosted cluster on the hub runs, naming the cluster', async () => {
+    const hub = await startHub({ dir: join(dir, 'hub') });
+    try {
+      hub.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'clusters' } });
+      hub.store.create({
+        apiVersion: 'hypershift.openshift.io/v1beta1',
+        kind: 'HostedCluster',
+        metadata: { name: 'prod', namespace: 'clusters' },
+        spec: {
+          release: { image: `${dst.host}/m/app/server@${current.digest}` },
+          pullSecret: { name: 'prod-pull-secret' },
+          dns: { baseDomain: 'example.com' },
+          etcd: { managementType: 'Managed', managed: { storage: { type: 'PersistentVolume' } } },
+          networking: { networkType: 'OVNKubernetes' },
+          platform: { type: 'Agent', agent: { agentNamespace: 'clusters-prod' } },
+          services: [],
+        },
+      });
+      const disc = join(dir, 'delete-current.yaml');
+      await writeFile(
+        disc,
+        `kind: DeleteImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\ndelete:\n  additionalImages:\n    - name: ${refOf(src, current)}\n`,
+      );
+      const r = await airgap([
+        'mirror',
+        'delete',
+        '-c',
+        disc,
+        '--workspace',
+        `file://${ws()}`,
+        '--generate',
+        `docker://${dst.host}/m`,
+        '--kubeconfig',
+        hub.kubeconfigFile,
+        ...access(),
+      ]);
+      expect(r.exitCode, r.stdout + r.stderr).toBe(2);
+      expect(r.stderr).toContain(
+        `error [DELETE_IN_USE]: refusing to delete what hosted clusters run: ${refOf(src, current)} (clusters/prod)`,
+      );
+    } finally {
+      await hub.stop();
+    }
+  }, 60_000);
 
   it('bad input: a registry that refuses deletes, a list for another registry, no phase', async () => {
     const list = join(dir, 'locked.yaml');

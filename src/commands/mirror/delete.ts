@@ -1,6 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { AirgapCommand } from '../../cli/command.js';
+import { hubFlags, hubOf } from '../../cli/cluster-flags.js';
 import { mirrorFlags, mirrorOptions, withProgress } from '../../cli/mirror-flags.js';
+import { releasesInUse } from '../../cluster/index.js';
 import { renderDeletion, runDelete } from '../../mirror/index.js';
 
 export default class MirrorDelete extends AirgapCommand {
@@ -16,7 +18,9 @@ export default class MirrorDelete extends AirgapCommand {
    images use and how many bytes a registry garbage collection would give back.
 2. --delete-yaml-file <list>: each listed manifest is deleted (children of an index first).
    A registry that refuses deletes is said so, with how to allow them. The disk space comes back
-   when the registry collects its garbage; the output says how.`;
+   when the registry collects its garbage; the output says how.
+With --kubeconfig (the hub), --generate refuses to list a release that a hosted cluster on that hub
+runs or is updating to, naming the cluster.`;
 
   static override examples = [
     {
@@ -42,10 +46,17 @@ export default class MirrorDelete extends AirgapCommand {
       exclusive: ['delete-yaml-file'],
     }),
     'delete-yaml-file': Flags.string({ description: 'Delete the manifests this delete-images.yaml lists.' }),
+    kubeconfig: Flags.string({
+      description:
+        'Kubeconfig of the hub (management cluster): --generate then refuses to list a release a hosted cluster on it runs.',
+    }),
+    context: hubFlags.context,
   };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(MirrorDelete);
+    // With the hub, the releases its hosted clusters run are never deleted.
+    const inUse = flags.generate && flags.kubeconfig ? await releasesInUse(hubOf(flags)) : undefined;
     const result = await withProgress(
       flags.json,
       (progress) =>
@@ -54,6 +65,7 @@ export default class MirrorDelete extends AirgapCommand {
           version: this.config.version,
           generate: flags.generate,
           deleteYamlFile: flags['delete-yaml-file'],
+          ...(inUse ? { inUse } : {}),
           progress,
         }),
       'run the same command again: what is already deleted is counted as gone',
