@@ -151,6 +151,9 @@ async function main(): Promise<void> {
     const d2m = ['--authfile', auth, '--ca-file', dst.caFile, '--from', `file://${work}/archive`];
     failed += await cli(['mirror', ...d2m, `docker://${dst.host}/from-archive`]);
 
+    say('Check the mirror: every image at its digest, and the cluster resources lead to them');
+    failed += await cli(['mirror', 'check', ...d2m, `docker://${dst.host}/from-archive`]);
+
     say('Trust and mirror ConfigMaps for the hub, the hosted cluster and assisted-service');
     failed += await cli([
       'certs',
