@@ -31,6 +31,8 @@ export interface LabSiteOptions {
   hosts?: number;
   /** Release version (default 4.17.3). */
   version?: string;
+  /** A later release mirrored too (the site still installs `version`): what an update goes to. */
+  upgradeTo?: string;
   /** Skip the operator catalog (faster). */
   noCatalog?: boolean;
   /**
@@ -251,7 +253,7 @@ export async function buildLabSite(o: LabSiteOptions): Promise<LabSite> {
     const up = await buildUpstream({
       registry: upstream,
       dir: join(o.dir, 'upstream'),
-      versions: [version],
+      versions: o.upgradeTo ? [version, o.upgradeTo] : [version],
       risk: false,
       packages: 1,
       channelsPerPackage: 1,
@@ -273,7 +275,7 @@ export async function buildLabSite(o: LabSiteOptions): Promise<LabSite> {
         apiVersion: 'mirror.openshift.io/v2alpha1',
         mirror: {
           platform: {
-            channels: [{ name: up.channel, minVersion: version, maxVersion: version }],
+            channels: [{ name: up.channel, minVersion: version, maxVersion: o.upgradeTo ?? version }],
             graph: false,
           },
           ...(o.noCatalog

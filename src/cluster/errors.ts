@@ -34,6 +34,14 @@ export const ClusterError = {
   KUBECONFIG_UNREADABLE: 'KUBECONFIG_UNREADABLE',
   /** no kubeconfig: neither --kubeconfig, KUBECONFIG nor ~/.kube/config names one (cluster/kube.ts) */
   KUBECONFIG_MISSING: 'KUBECONFIG_MISSING',
+  /** --to "…" is neither a version nor an image (upgrade.ts) */
+  UPGRADE_TARGET_INVALID: 'UPGRADE_TARGET_INVALID',
+  /** there is no HostedCluster … on the hub (upgrade.ts) */
+  UPGRADE_NO_CLUSTER: 'UPGRADE_NO_CLUSTER',
+  /** … would be a downgrade (upgrade.ts) */
+  UPGRADE_DOWNGRADE: 'UPGRADE_DOWNGRADE',
+  /** the update … is conditional / not recommended / not checked (upgrade.ts) */
+  UPGRADE_NOT_RECOMMENDED: 'UPGRADE_NOT_RECOMMENDED',
   /** --context names a context the kubeconfig does not have (cluster/kube.ts) */
   KUBECONFIG_NO_CONTEXT: 'KUBECONFIG_NO_CONTEXT',
   /** … (…) is not served by … (cluster/kube.ts) */

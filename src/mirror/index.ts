@@ -10,6 +10,8 @@ export {
   writeImageSetConfigFile,
 } from './isc/init.js';
 export { ARCHITECTURES } from './isc/types.js';
+export { compareSemver, parseSemver } from './isc/semver.js';
+export { fetchGraph, graphEndpoint } from './openshift/graph.js';
 export {
   listOperators,
   renderOperatorListing,

@@ -31,7 +31,9 @@ export interface LabFixture {
 }
 
 /** Register the hooks of a lab site (IPv4, no catalog) for the enclosing describe. */
-export function useLabSite(options: Pick<LabSiteOptions, 'version' | 'signatureConfigMap'> = {}): LabFixture {
+export function useLabSite(
+  options: Pick<LabSiteOptions, 'version' | 'signatureConfigMap' | 'upgradeTo'> = {},
+): LabFixture {
   let lab: LabSite | undefined;
   let dir = '';
   let hubs: Hub[] = [];
