@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltImage } from '../../lab/images.js';
 import { airgap } from '../helpers/cli.js';
-import { refOf, seedRegistry, tempDir, writeIsc } from '../helpers/fixtures.js';
+import { refOf, seedRegistry, tempDir, writeIsc, writeAuthFile } from '../helpers/fixtures.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { skopeoCopy } from '../helpers/skopeo.js';
 
@@ -39,13 +39,7 @@ describe('airgap mirror check', () => {
     ]);
     dir = await tempDir('airgap-check-');
     await writeFile(join(dir, 'src-ca.crt'), await readFile(src.caFile));
-    const b64 = (r: TestRegistry) => Buffer.from(`${r.username}:${r.password}`).toString('base64');
-    authFile = join(dir, 'auth.json');
-    await writeFile(
-      authFile,
-      JSON.stringify({ auths: { [src.host]: { auth: b64(src) }, [dst.host]: { auth: b64(dst) } } }),
-      { mode: 0o600 },
-    );
+    authFile = await writeAuthFile(join(dir, 'auth.json'), [src, dst]);
     isc = await writeIsc(
       dir,
       built.map((b) => refOf(src, b)),

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHub } from '../../lab/hub/index.js';
 import type { BuiltImage } from '../../lab/images.js';
 import { airgap } from '../helpers/cli.js';
-import { refOf, seedRegistry, tempDir, writeIsc } from '../helpers/fixtures.js';
+import { refOf, seedRegistry, tempDir, writeIsc, writeAuthFile } from '../helpers/fixtures.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { skopeoCopy, skopeoDigest } from '../helpers/skopeo.js';
 
@@ -60,15 +60,7 @@ describe('airgap mirror delete', () => {
       { repo: 'app/server', tag: '2.0', layers: [{ id: 'base', size: 40_000 }, { size: 12_000 }] },
     ]);
     dir = await tempDir('airgap-delete-');
-    const b64 = (r: TestRegistry) => Buffer.from(`${r.username}:${r.password}`).toString('base64');
-    authFile = join(dir, 'auth.json');
-    await writeFile(
-      authFile,
-      JSON.stringify({
-        auths: Object.fromEntries([src, dst, locked].map((r) => [r.host, { auth: b64(r) }])),
-      }),
-      { mode: 0o600 },
-    );
+    authFile = await writeAuthFile(join(dir, 'auth.json'), [src, dst, locked]);
     // The mirror holds both releases, and 2.0 a second time under another tag.
     const isc = await writeIsc(dir, [
       refOf(src, old),

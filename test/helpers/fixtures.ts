@@ -78,3 +78,14 @@ export async function writeIsc(
     ...(blocked.length ? { blockedImages: blocked.map((name) => ({ name })) } : {}),
   });
 }
+
+/**
+ * One containers auth.json (0600) holding the credentials of every registry given, as a bastion's
+ * single auth file holds its source and mirror registries; returns its path.
+ */
+export async function writeAuthFile(path: string, registries: readonly TestRegistry[]): Promise<string> {
+  const auth = (r: TestRegistry) => Buffer.from(`${r.username}:${r.password}`).toString('base64');
+  const auths = Object.fromEntries(registries.map((r) => [r.host, { auth: auth(r) }]));
+  await writeFile(path, JSON.stringify({ auths }), { mode: 0o600 });
+  return path;
+}

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packChart, startChartRepo, type ChartRepo } from '../../lab/chart-repo.js';
 import type { BuiltImage } from '../../lab/images.js';
 import { airgap } from '../helpers/cli.js';
-import { seedRegistry, tempDir, writeMirrorConfig } from '../helpers/fixtures.js';
+import { seedRegistry, tempDir, writeMirrorConfig, writeAuthFile } from '../helpers/fixtures.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { skopeoDigest } from '../helpers/skopeo.js';
 
@@ -145,13 +145,7 @@ describe('helm charts: a chart repository mirrored with its images, carried acro
       { name: 'webapp', version: '2.1.0', appVersion: '2.1.0', tgz: await packChart(web) },
       { name: 'broken', version: '0.1.0', tgz: await packChart(broken) },
     ]);
-    const b64 = (r: TestRegistry) => Buffer.from(`${r.username}:${r.password}`).toString('base64');
-    authFile = join(dir, 'auth.json');
-    await writeFile(
-      authFile,
-      JSON.stringify({ auths: { [src.host]: { auth: b64(src) }, [dest.host]: { auth: b64(dest) } } }),
-      { mode: 0o600 },
-    );
+    authFile = await writeAuthFile(join(dir, 'auth.json'), [src, dest]);
   }, 90_000);
   afterAll(async () => {
     await Promise.all([src?.stop(), dest?.stop(), repo?.stop()]);

@@ -10,7 +10,7 @@ import { loadRegistriesConf, parseRegistriesConf } from '../../src/mirror/regist
 import { ReadRedirect } from '../../src/mirror/registry/redirect.js';
 import { AirgapError } from '../../src/util/errors.js';
 import { airgap } from '../helpers/cli.js';
-import { seedRegistry, tempDir, writeIsc } from '../helpers/fixtures.js';
+import { seedRegistry, tempDir, writeIsc, writeAuthFile } from '../helpers/fixtures.js';
 import { realdata } from '../helpers/realdata.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { skopeoDigest } from '../helpers/skopeo.js';
@@ -188,13 +188,7 @@ describe('an enclave mirrors from an intermediate registry through registries.co
     ]);
     digests = built.map((b) => b.digest);
     dir = await tempDir('airgap-enclave-');
-    const b64 = (r: TestRegistry) => Buffer.from(`${r.username}:${r.password}`).toString('base64');
-    authFile = join(dir, 'auth.json');
-    await writeFile(
-      authFile,
-      JSON.stringify({ auths: { [mid.host]: { auth: b64(mid) }, [dest.host]: { auth: b64(dest) } } }),
-      { mode: 0o600 },
-    );
+    authFile = await writeAuthFile(join(dir, 'auth.json'), [mid, dest]);
   }, 60_000);
   afterAll(async () => {
     await Promise.all([mid?.stop(), dest?.stop()]);
