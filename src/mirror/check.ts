@@ -7,9 +7,20 @@
  * on that image. Releases name what an install pulls besides the payload (the KubeVirt disk, the
  * graph image) and say whether those are there. Nothing is written.
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Limiter } from '../util/limit.js';
+import { CommonError, usageError } from '../util/errors.js';
+import { readRunInputs } from './inputs.js';
+import {
+  openSession,
+  openTarget,
+  refuseFlattenedCollisions,
+  resolveConfig,
+  type MirrorOptions,
+} from './session.js';
+import { resolveWorkflow } from './workflow.js';
 import { messageOf } from '../util/errors.js';
 import type { ProgressSink } from '../util/progress.js';
 import type { ImageSide } from './copy/engine.js';
@@ -225,4 +236,58 @@ export function renderCheckReport(r: CheckReport): string {
   );
   if (r.fix) lines.push(`to fetch what is missing: ${r.fix}`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * `airgap mirror check`: the plan (-c resolved now, --plan, else the workspace's plan.json) checked
+ * at a registry destination, image by image, and the workspace's cluster resources against what
+ * is there. Writes nothing.
+ */
+export async function runCheck(o: MirrorOptions): Promise<CheckReport> {
+  const placeholder = o.plan ?? (o.config ? undefined : 'plan.json');
+  const flow = resolveWorkflow({ ...o, plan: placeholder, dryRun: true });
+  if (flow.destination.kind !== 'registry') {
+    throw usageError(CommonError.FLAG_INVALID, 'airgap mirror check checks a registry', {
+      hint: 'give the mirror as docker://host[:port][/prefix]; to check an archive, use airgap mirror verify',
+    });
+  }
+  const planFile = o.plan ?? (o.config ? undefined : join(flow.workspace, 'plan.json'));
+  if (planFile && !o.plan && !existsSync(planFile)) {
+    throw usageError(CommonError.FLAG_MISSING, `${flow.workspace} holds no plan.json`, {
+      hint: 'give -c <ImageSetConfiguration> or --plan <plan.json>, or the --workspace (or --from) of an earlier airgap mirror run',
+    });
+  }
+  const inputs = await readRunInputs(flow, {
+    config: o.config,
+    plan: planFile,
+    registriesConf: o.registriesConf,
+  });
+  const run = openSession(o, flow, inputs);
+  try {
+    const target = await openTarget(run);
+    const plan = inputs.plan ?? (await resolveConfig(run));
+    refuseFlattenedCollisions(plan, target, o.maxNestedPaths);
+    const fix =
+      flow.mode === 'diskToMirror'
+        ? `airgap mirror --from file://${flow.archiveDir} ${o.destination}`
+        : `airgap mirror ${o.config ? `-c ${o.config}` : `--plan ${planFile}`} --workspace file://${flow.workspace} ${o.destination}`;
+    return await checkPairs(
+      plan,
+      plan.images.map((e) => ({
+        entry: e,
+        dest: { endpoint: target.endpoint, repo: target.repo(e), ref: e.destTag },
+        display: target.endpoint.display(target.repo(e), e.destTag),
+      })),
+      {
+        destination: o.destination,
+        registry: (flow.destination as { registry: string }).registry,
+        workspace: flow.workspace,
+        parallel: o.parallel,
+        progress: run.progress,
+        fix,
+      },
+    );
+  } finally {
+    await run.pool.close();
+  }
 }

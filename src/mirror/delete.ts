@@ -11,12 +11,29 @@
  *    registry's DELETE API; a registry that refuses deletes is said so with how to allow them.
  *    The space comes back when the registry collects its garbage (the report says how).
  */
-import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import yaml from 'js-yaml';
-import { AirgapError, isAirgapError, messageOf, usageError } from '../util/errors.js';
+import { AirgapError, CommonError, isAirgapError, messageOf, usageError } from '../util/errors.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { Limiter } from '../util/limit.js';
-import { formatBytes, type ProgressSink } from '../util/progress.js';
+import { formatBytes, noProgress, type ProgressSink } from '../util/progress.js';
+import { ClientPool } from './copy/pool.js';
+import type { RegistryEndpoint } from './copy/endpoints.js';
+import { readPlanFile } from './inputs.js';
+import {
+  DISC_KIND,
+  ISC_API_VERSION,
+  ISC_KIND,
+  loadImageSetConfig,
+  type ImageSetConfig,
+} from './isc/index.js';
+import { parseLocation } from './location.js';
+import { joinRepo } from './plan.js';
+import { loadRegistriesConf } from './registry/registries-conf.js';
+import { clientOptions, openSession, openTarget, resolveConfig, type MirrorOptions } from './session.js';
+import { resolveWorkflow } from './workflow.js';
 import { toYaml } from '../util/yaml.js';
 import { parseDigest } from './digest.js';
 import { MirrorError } from './errors.js';
@@ -53,6 +70,9 @@ export interface DeleteOutcome {
   failed: { image: string; reason: string }[];
   gcHint: string;
 }
+
+/** An item's imageReference: `docker://<registry>/<repo>@sha256:<hex>` (registry, repo, digest). */
+const DELETE_REF = /^docker:\/\/([^/]+)\/(.+)@(sha256:[0-9a-f]{64})$/;
 
 /** How to have the registry give the space back (deleting manifests frees no blob by itself). */
 export const GC_HINT =
@@ -251,7 +271,7 @@ export async function readDeleteList(path: string, registry: string): Promise<De
   return items.map((it: unknown, i) => {
     const ref = (it as { imageReference?: unknown })?.imageReference;
     const at = `${path}: items[${i}].imageReference`;
-    const m = typeof ref === 'string' ? /^docker:\/\/([^/]+)\/(.+)@(sha256:[0-9a-f]{64})$/.exec(ref) : null;
+    const m = typeof ref === 'string' ? DELETE_REF.exec(ref) : null;
     if (!m)
       throw usageError(MirrorError.DELETE_LIST_INVALID, `${at} is not docker://<registry>/<repo>@sha256:…`);
     parseDigest(m[3]!, at);
@@ -284,7 +304,7 @@ export async function executeDeletion(
     await Promise.all(
       batch.map((it) =>
         limit.run(async () => {
-          const [, repo, digest] = /^docker:\/\/[^/]+\/(.+)@(sha256:[0-9a-f]{64})$/.exec(it.imageReference)!;
+          const [, , repo, digest] = DELETE_REF.exec(it.imageReference)!;
           try {
             const gone = await client.deleteManifest(repo!, digest!);
             (gone ? out.deleted : out.absent).push(it.imageReference);
@@ -332,4 +352,90 @@ export function renderDeletion(r: DeletePlan | DeleteOutcome, destination: strin
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** Options of {@link runDelete}: the mirror options, and which of oc-mirror's two phases. */
+export interface DeleteRunOptions extends MirrorOptions {
+  /** Write `<workspace>/delete/delete-images.yaml` from the DeleteImageSetConfiguration (-c). */
+  generate?: boolean;
+  /** Delete what this delete-images.yaml lists. */
+  deleteYamlFile?: string;
+  /** Release images hosted clusters run (read from the hub by the command): never listed. */
+  inUse?: { cluster: string; image: string; digest?: string }[];
+}
+
+/**
+ * `airgap mirror delete`: `--generate` resolves the DeleteImageSetConfiguration like a mirror plan
+ * and lists what the destination holds of it (keeping what the workspace's last plan still uses);
+ * `--delete-yaml-file` deletes that list. See delete.ts.
+ */
+export async function runDelete(o: DeleteRunOptions): Promise<DeletePlan | DeleteOutcome> {
+  if (Boolean(o.generate) === Boolean(o.deleteYamlFile)) {
+    throw usageError(CommonError.FLAG_MISSING, 'say which phase: --generate, or --delete-yaml-file <file>', {
+      hint: 'first `airgap mirror delete -c delete-isc.yaml --workspace file://ws --generate docker://<mirror>`, review the list, then `airgap mirror delete --delete-yaml-file <list> docker://<mirror>`',
+    });
+  }
+  const destination = parseLocation(o.destination, 'destination');
+  if (destination.kind !== 'registry') {
+    throw usageError(CommonError.FLAG_INVALID, 'airgap mirror delete deletes from a registry', {
+      hint: 'give the mirror as docker://host[:port][/prefix]',
+    });
+  }
+  if (o.deleteYamlFile) {
+    const items = await readDeleteList(o.deleteYamlFile, destination.registry);
+    const pool = new ClientPool(clientOptions(o));
+    try {
+      const endpoint = pool.get(destination.registry, 'destination', o.destTlsVerify === false);
+      await endpoint.client.ping(joinRepo(destination.prefix, 'airgap-preflight'), 'pull,push');
+      return await executeDeletion(endpoint.client, items, {
+        parallel: o.parallel,
+        progress: o.progress ?? noProgress,
+      });
+    } finally {
+      await pool.close();
+    }
+  }
+  if (!o.config) {
+    throw usageError(
+      CommonError.FLAG_MISSING,
+      '--generate needs the DeleteImageSetConfiguration: -c <file>',
+      {
+        hint: 'write one with kind: DeleteImageSetConfiguration and a delete: section shaped like mirror:',
+      },
+    );
+  }
+  const flow = resolveWorkflow({ ...o, dryRun: true });
+  const disc = await loadImageSetConfig(o.config, { kind: DISC_KIND });
+  const config: ImageSetConfig = {
+    ...disc,
+    kind: ISC_KIND,
+    apiVersion: ISC_API_VERSION,
+    mirror: disc.delete,
+  };
+  const registries = await loadRegistriesConf({ path: o.registriesConf });
+  await mkdir(flow.workspace, { recursive: true });
+  const run = openSession(o, flow, { config, ...(registries.tables.length > 0 ? { registries } : {}) });
+  try {
+    const target = await openTarget(run);
+    const plan = await resolveConfig(run);
+    const keepFile = join(flow.workspace, 'plan.json');
+    const keep = existsSync(keepFile) ? await readPlanFile(keepFile) : undefined;
+    return await planDeletion(
+      plan,
+      keep,
+      {
+        client: (target.endpoint as RegistryEndpoint).client,
+        registry: destination.registry,
+        repo: target.repo,
+      },
+      {
+        file: join(flow.workspace, 'delete', 'delete-images.yaml'),
+        parallel: o.parallel,
+        progress: run.progress,
+        ...(o.inUse ? { inUse: o.inUse } : {}),
+      },
+    );
+  } finally {
+    await run.pool.close();
+  }
 }

@@ -46,7 +46,9 @@ export { formatReference, parseReference, type ImageReference } from './referenc
 export { RegistryClient, type RegistryClientOptions } from './registry/client.js';
 export { RegistryError, type DistributionErrorCode, type RegistryErrorEntry } from './registry/errors.js';
 export { renderReport, reportFailed } from './report.js';
-export { runCheck, runDelete, runMirror, type MirrorOptions, type MirrorReport } from './run.js';
+export { runMirror, type MirrorOptions, type MirrorReport } from './run.js';
+export { runCheck } from './check.js';
+export { runDelete } from './delete.js';
 export { renderDeletion } from './delete.js';
 export { renderCheckReport, type CheckReport } from './check.js';
 export { renderVerifyReport, verifyArchiveAt } from './verify.js';

@@ -8,14 +8,8 @@
  * The mirrors' own clients (role `mirror`) read where they are told, never redirected again.
  */
 import { isAirgapError, messageOf } from '../../util/errors.js';
-import {
-  RegistryClient,
-  type ReadRedirector,
-  type ReadRoute,
-  type ReadTry,
-  type RegistryClientOptions,
-} from '../registry/client.js';
-import type { ReadRedirect } from '../registry/redirect.js';
+import { RegistryClient, type RegistryClientOptions } from '../registry/client.js';
+import type { ReadRedirect, ReadRedirector, ReadRoute, ReadTry } from '../registry/redirect.js';
 import { MirrorError } from '../errors.js';
 import { RegistryEndpoint } from './endpoints.js';
 import type { Journal } from './journal.js';

@@ -16,6 +16,8 @@ import { MANIFEST_ACCEPT } from '../media-types.js';
 import type { ManifestData } from '../manifest.js';
 import { RegistryAuth } from './auth.js';
 import { RegistryError } from './errors.js';
+import { ContentMemo } from './memo.js';
+import type { ReadRedirector } from './redirect.js';
 import {
   RegistryTransport,
   header,
@@ -44,56 +46,10 @@ export interface RegistryClientOptions extends AgentOptions {
   redirect?: ReadRedirector;
 }
 
-/** One place a read is tried: a client (this one, or a mirror's) and the repository there. */
-export interface ReadTry {
-  client: RegistryClient;
-  repo: string;
-  /** A mirror, not the image's own (or remapped) location. */
-  mirror: boolean;
-}
-
-/** The places to read an image from, in order, or the table that blocks it. */
-export type ReadRoute = { blocked: string } | { tries: ReadTry[] };
-
-/** Decides where reads go and keeps what the run learnt about mirrors (pool.ts). */
-export interface ReadRedirector {
-  route(registry: string, repo: string, byDigest: boolean): ReadRoute | undefined;
-  /** Whether a try is skipped: a mirror that stopped answering earlier in the run. */
-  skip(t: ReadTry): boolean;
-  /** A try served the read. */
-  served(t: ReadTry): void;
-  /** A try that was not the last failed; the next is tried. */
-  failed(t: ReadTry, e: unknown): void;
-}
-
 /** The largest manifest read: containers/image's limit (maxManifestBodySize, 4 MiB). */
 const MAX_MANIFEST = 4 * 1024 * 1024;
 /** The largest page of a tag listing read (a page of 1,000 long tags is well under 1 MiB). */
 const MAX_TAG_PAGE = 8 * 1024 * 1024;
-
-/**
- * Small content read by digest, kept for the rest of the run: a plan reads manifests and small
- * blobs (signature payloads, configs) that the copy then needs again. Content-addressed and
- * verified when read, so a hit is exactly what the registry would send; bounded in size.
- */
-class ContentMemo {
-  private readonly items = new Map<string, { bytes: Buffer; mediaType: string }>();
-  private bytes = 0;
-  constructor(
-    private readonly maxItem = 256 * 1024,
-    private readonly maxTotal = 16 * 1024 * 1024,
-  ) {}
-  get(repo: string, digest: string): { bytes: Buffer; mediaType: string } | undefined {
-    return this.items.get(`${repo}@${digest}`);
-  }
-  put(repo: string, digest: string, bytes: Buffer, mediaType = ''): void {
-    const key = `${repo}@${digest}`;
-    if (bytes.length > this.maxItem || this.bytes + bytes.length > this.maxTotal || this.items.has(key))
-      return;
-    this.items.set(key, { bytes, mediaType });
-    this.bytes += bytes.length;
-  }
-}
 
 /** A JSON body, or REGISTRY_ERROR saying whose it was. */
 function parseJsonBody(bytes: Buffer, what: string): unknown {

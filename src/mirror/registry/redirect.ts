@@ -5,6 +5,7 @@
  * rewritten), unless it is blocked. Only reads are redirected; the names in the plan, the
  * destination and the cluster resources stay the images' own.
  */
+import type { RegistryClient } from './client.js';
 import type { RegistriesConf, RegistryTable } from './registries-conf.js';
 
 /** One place to try: a registry host, the repository there, and whether TLS is verified. */
@@ -92,4 +93,26 @@ export class ReadRedirect {
     candidates.push({ ...primary, insecure: table.insecure, mirror: false, table });
     return { candidates };
   }
+}
+
+/** One place a read is tried: a client (this one, or a mirror's) and the repository there. */
+export interface ReadTry {
+  client: RegistryClient;
+  repo: string;
+  /** A mirror, not the image's own (or remapped) location. */
+  mirror: boolean;
+}
+
+/** The places to read an image from, in order, or the table that blocks it. */
+export type ReadRoute = { blocked: string } | { tries: ReadTry[] };
+
+/** Decides where reads go and keeps what the run learnt about mirrors (pool.ts). */
+export interface ReadRedirector {
+  route(registry: string, repo: string, byDigest: boolean): ReadRoute | undefined;
+  /** Whether a try is skipped: a mirror that stopped answering earlier in the run. */
+  skip(t: ReadTry): boolean;
+  /** A try served the read. */
+  served(t: ReadTry): void;
+  /** A try that was not the last failed; the next is tried. */
+  failed(t: ReadTry, e: unknown): void;
 }

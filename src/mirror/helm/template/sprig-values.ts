@@ -1,0 +1,253 @@
+/**
+ * Sprig's functions (sprig.ts): conversions, defaults and logic, math, types, semver, dates,
+ * and the crypto stand-ins.
+ */
+import { int, str, toFloat64, toInt64 } from './convert.js';
+import { semverCompare, semverObject } from './semver.js';
+import { formatDate, parseDate } from './time.js';
+import { GoStruct, isEmpty, isTrue, kindOf, typeOf } from './values.js';
+import { f, V, type Add } from './sprig-def.js';
+import { deepEqual } from './sprig-collections.js';
+
+function intFold(args: unknown[], op: (a: bigint, b: bigint) => bigint, start?: bigint): bigint {
+  const vals = args.map(toInt64);
+  return start === undefined ? vals.reduce(op) : vals.reduce(op, start);
+}
+
+function divide(a: unknown, b: unknown): bigint {
+  const d = toInt64(b);
+  if (d === 0n) throw new Error('runtime error: integer divide by zero');
+  return toInt64(a) / d;
+}
+
+function modulo(a: unknown, b: unknown): bigint {
+  const d = toInt64(b);
+  if (d === 0n) throw new Error('runtime error: integer divide by zero');
+  return toInt64(a) % d;
+}
+
+// ---- types
+
+function typeIsLike(t: string, v: unknown): boolean {
+  const ty = typeOf(v);
+  return t === ty || `*${t}` === ty;
+}
+
+// ---- crypto stand-ins
+
+const PLACEHOLDER_PEM = (what: string) =>
+  `-----BEGIN ${what}-----\nYWlyZ2FwIHJlbmRlcnMgY2hhcnRzIGZvciB0aGVpciBpbWFnZXMgb25seQ==\n-----END ${what}-----\n`;
+
+function certificate(): GoStruct {
+  return new GoStruct('sprig.certificate', {
+    Cert: PLACEHOLDER_PEM('CERTIFICATE'),
+    Key: PLACEHOLDER_PEM('RSA PRIVATE KEY'),
+  });
+}
+
+/** Add the conversions, defaults and logic, math, types, semver, dates, and the crypto stand-ins functions. */
+export function addValueFunctions(add: Add): void {
+  // conversions
+  add(
+    'atoi',
+    f(1, 1, (s: unknown) => (/^[+-]?[0-9]+$/.test(str(s).trim()) ? BigInt(str(s).trim()) : 0n)),
+  );
+  add(['int', 'int64'], f(1, 1, toInt64));
+  add('float64', f(1, 1, toFloat64));
+  add(
+    'toDecimal',
+    f(1, 1, (s: unknown) => (/^[0-7]+$/.test(str(s)) ? BigInt(`0o${str(s)}`) : 0n)),
+  );
+
+  // defaults and logic
+  add(
+    'default',
+    f(1, V, (d: unknown, ...given: unknown[]) => (given.length === 0 || isEmpty(given[0]) ? d : given[0])),
+  );
+  add('empty', f(1, 1, isEmpty));
+  add(
+    'coalesce',
+    f(0, V, (...a: unknown[]) => a.find((x) => !isEmpty(x)) ?? null),
+  );
+  add(
+    'all',
+    f(0, V, (...a: unknown[]) => a.every(isTrue)),
+  );
+  add(
+    'any',
+    f(0, V, (...a: unknown[]) => a.some(isTrue)),
+  );
+  add(
+    'ternary',
+    f(3, 3, (t: unknown, e: unknown, c: unknown) => {
+      if (typeof c !== 'boolean') throw new Error(`wrong type for value; expected bool; got ${typeOf(c)}`);
+      return c ? t : e;
+    }),
+  );
+  add('deepEqual', f(2, 2, deepEqual));
+
+  // math
+  add(
+    'add',
+    f(0, V, (...a: unknown[]) => intFold(a, (x, y) => x + y, 0n)),
+  );
+  add(
+    'add1',
+    f(1, 1, (a: unknown) => toInt64(a) + 1n),
+  );
+  add(
+    'sub',
+    f(2, 2, (a: unknown, b: unknown) => toInt64(a) - toInt64(b)),
+  );
+  add(
+    'mul',
+    f(1, V, (...a: unknown[]) => intFold(a, (x, y) => x * y, 1n)),
+  );
+  add('div', f(2, 2, divide));
+  add('mod', f(2, 2, modulo));
+  add(
+    'max',
+    f(1, V, (...a: unknown[]) => intFold(a, (x, y) => (x > y ? x : y))),
+  );
+  add(
+    'min',
+    f(1, V, (...a: unknown[]) => intFold(a, (x, y) => (x < y ? x : y))),
+  );
+  add(
+    'addf',
+    f(0, V, (...a: unknown[]) => a.map(toFloat64).reduce((x, y) => x + y, 0)),
+  );
+  add(
+    'add1f',
+    f(1, 1, (a: unknown) => toFloat64(a) + 1),
+  );
+  add(
+    'subf',
+    f(1, V, (a: unknown, ...b: unknown[]) => b.map(toFloat64).reduce((x, y) => x - y, toFloat64(a))),
+  );
+  add(
+    'mulf',
+    f(1, V, (...a: unknown[]) => a.map(toFloat64).reduce((x, y) => x * y, 1)),
+  );
+  add(
+    'divf',
+    f(1, V, (a: unknown, ...b: unknown[]) => b.map(toFloat64).reduce((x, y) => x / y, toFloat64(a))),
+  );
+  add(
+    'maxf',
+    f(1, V, (...a: unknown[]) => Math.max(...a.map(toFloat64))),
+  );
+  add(
+    'minf',
+    f(1, V, (...a: unknown[]) => Math.min(...a.map(toFloat64))),
+  );
+  add(
+    'floor',
+    f(1, 1, (a: unknown) => Math.floor(toFloat64(a))),
+  );
+  add(
+    'ceil',
+    f(1, 1, (a: unknown) => Math.ceil(toFloat64(a))),
+  );
+  add(
+    'round',
+    f(2, 3, (a: unknown, p: unknown) => {
+      const k = 10 ** int(p);
+      return Math.round(toFloat64(a) * k) / k;
+    }),
+  );
+
+  // types
+  add('kindOf', f(1, 1, kindOf));
+  add(
+    'kindIs',
+    f(2, 2, (k: unknown, v: unknown) => kindOf(v) === str(k)),
+  );
+  add('typeOf', f(1, 1, typeOf));
+  add(
+    'typeIs',
+    f(2, 2, (t: unknown, v: unknown) => typeOf(v) === str(t)),
+  );
+  add(
+    'typeIsLike',
+    f(2, 2, (t: unknown, v: unknown) => typeIsLike(str(t), v)),
+  );
+
+  // semver
+  add(
+    'semver',
+    f(1, 1, (s: unknown) => semverObject(str(s))),
+  );
+  add(
+    'semverCompare',
+    f(2, 2, (c: unknown, v: unknown) => semverCompare(str(c), str(v))),
+  );
+
+  // dates
+  add(
+    'now',
+    f(0, 0, () => new Date()),
+  );
+  add(
+    'date',
+    f(2, 2, (fmt: unknown, d: unknown) => formatDate(str(fmt), d)),
+  );
+  add(
+    ['dateInZone', 'date_in_zone'],
+    f(3, 3, (fmt: unknown, d: unknown) => formatDate(str(fmt), d)),
+  );
+  add(
+    'htmlDate',
+    f(1, 1, (d: unknown) => formatDate('2006-01-02', d)),
+  );
+  add(
+    'unixEpoch',
+    f(1, 1, (d: unknown) => String(Math.floor((d instanceof Date ? d.getTime() : Date.now()) / 1000))),
+  );
+  add(
+    ['toDate', 'mustToDate'],
+    f(2, 2, (fmt: unknown, s: unknown) => parseDate(str(fmt), str(s))),
+  );
+  add(
+    'dateModify',
+    f(2, 2, (_m: unknown, d: unknown) => d),
+  );
+
+  // crypto stand-ins, environment
+  add(
+    ['genCA', 'genSelfSignedCert'],
+    f(2, 4, () => certificate()),
+  );
+  add(
+    ['genCAWithKey', 'genSelfSignedCertWithKey'],
+    f(3, 5, () => certificate()),
+  );
+  add(
+    ['genSignedCert', 'genSignedCertWithKey'],
+    f(5, 6, () => certificate()),
+  );
+  add(
+    'buildCustomCert',
+    f(2, 2, (c: unknown, k: unknown) => new GoStruct('sprig.certificate', { Cert: str(c), Key: str(k) })),
+  );
+  add(
+    'genPrivateKey',
+    f(1, 1, () => PLACEHOLDER_PEM('RSA PRIVATE KEY')),
+  );
+  add(
+    'htpasswd',
+    f(2, 2, (u: unknown) => `${str(u)}:$2a$10$airgap.placeholder.hash.not.a.real.one`),
+  );
+  add(
+    'derivePassword',
+    f(5, 5, () => 'airgap-placeholder'),
+  );
+  add(
+    ['encryptAES', 'decryptAES'],
+    f(2, 2, (_k: unknown, s: unknown) => str(s)),
+  );
+  add(
+    'getHostByName',
+    f(1, 1, () => ''),
+  );
+}
