@@ -4,6 +4,8 @@
  * is kept); Secrets get the API server's `stringData` folding and base64 check, Namespaces get
  * `status.phase: Active`, and Nodes print the columns kube-apiserver computes for them (STATUS from
  * the Ready condition, ROLES from the node-role labels, VERSION) so `kubectl get nodes` reads the same.
+ * The hub also serves the Cluster API types HyperShift keeps in a hosted control plane namespace
+ * (Machine, and the agent provider's AgentMachine), with their CRDs' printer columns.
  */
 import { isObject } from './schema.js';
 import { HubApiError, type KubeObject, type ResourceType } from './types.js';
@@ -188,7 +190,41 @@ const NODE_COLUMNS: Columns = [
   },
 ];
 
-/** The built-in types: core v1, apps/v1, RBAC, StorageClass and config.openshift.io ClusterVersion. */
+/** API groups only a management cluster serves (a hosted cluster's API has no Machines). */
+export const HUB_ONLY_GROUPS: readonly string[] = [
+  'cluster.x-k8s.io',
+  'capi-provider.agent-install.openshift.io',
+];
+
+/** The printer columns of cluster.x-k8s.io/v1beta1 Machine. */
+const MACHINE_COLUMNS: Columns = [
+  { name: 'Cluster', type: 'string', jsonPath: '.spec.clusterName', description: 'Cluster' },
+  {
+    name: 'NodeName',
+    type: 'string',
+    jsonPath: '.status.nodeRef.name',
+    description: 'Node name associated with this machine',
+  },
+  { name: 'ProviderID', type: 'string', jsonPath: '.spec.providerID', description: 'Provider ID' },
+  {
+    name: 'Phase',
+    type: 'string',
+    jsonPath: '.status.phase',
+    description: 'Machine status such as Terminating/Pending/Running/Failed etc',
+  },
+  AGE,
+  {
+    name: 'Version',
+    type: 'string',
+    jsonPath: '.spec.version',
+    description: 'Kubernetes version associated with this Machine',
+  },
+];
+
+/**
+ * The built-in types: core v1, apps/v1, RBAC, StorageClass, config.openshift.io ClusterVersion, and
+ * the Cluster API Machine and AgentMachine (see HUB_ONLY_GROUPS).
+ */
 export function builtinTypes(): ResourceType[] {
   const secret = t('v1', 'Secret', 'secrets', {
     columns: [{ name: 'Type', type: 'string', jsonPath: '.type' }],
@@ -260,5 +296,11 @@ export function builtinTypes(): ResourceType[] {
         },
       ],
     }),
+    t('cluster.x-k8s.io/v1beta1', 'Machine', 'machines', {
+      status: true,
+      shortNames: ['ma'],
+      columns: MACHINE_COLUMNS,
+    }),
+    t('capi-provider.agent-install.openshift.io/v1beta1', 'AgentMachine', 'agentmachines', { status: true }),
   ];
 }

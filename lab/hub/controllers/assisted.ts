@@ -3,7 +3,8 @@
  * BareMetalHost agent controller (BMAC: an Agent per booted host, approval, hostname/role/disk from the
  * host) and the Agent lifecycle (registration and validation; binding → discovering → insufficient →
  * installing → installing-in-progress → added-to-existing-cluster once the CAPI provider binds it; the
- * hosted cluster's Node appears at the `Joined` stage; unbinding leaves it pending user action).
+ * hosted cluster's Node, running the release of the Agent's NodePool, appears at the `Joined` stage;
+ * unbinding leaves it pending user action).
  */
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../types.js';
@@ -14,8 +15,9 @@ import {
   type Ctx,
   type Reconciler,
 } from './context.js';
-import { guestKubeletVersion } from './hypershift.js';
 import { MCE_NAMESPACE, assistedServiceReady } from './mce.js';
+import { machineOfAgent } from './machines.js';
+import { guestNode, nodeName } from './nodes.js';
 import { infraEnvIso, parseBmcAddress } from './metal3.js';
 import {
   L,
@@ -28,7 +30,6 @@ import {
   patch,
   patchStatus,
   rec,
-  readyNode,
   remove,
   shortHash,
   str,
@@ -670,9 +671,13 @@ export class AgentController implements Reconciler {
           }
           break;
         }
-        case 'added-to-existing-cluster':
-          if (guest && hc) this.ensureGuestNode(agent, guest.store, hc);
+        case 'added-to-existing-cluster': {
+          // The kubelet (re)registers its Node, unless the host is being reprovisioned or deleted.
+          const phase = str(rec(machineOfAgent(ctx, agent)?.status).phase);
+          if (guest && hc && phase !== 'Provisioning' && phase !== 'Deleting')
+            this.ensureGuestNode(agent, guest.store, hc);
           break;
+        }
       }
     }
 
@@ -719,50 +724,12 @@ export class AgentController implements Reconciler {
   }
 
   private ensureGuestNode(agent: KubeObject, guest: import('../types.js').HubStore, hc: KubeObject): void {
-    const name = nodeName(agent);
-    if (get(guest, T.node, name)) return;
-    const now = this.ctx.now();
-    const iface = rec(arr(rec(agent.status?.inventory).interfaces)[0]);
-    const addresses = [...arr(iface.ipV4Addresses), ...arr(iface.ipV6Addresses)].map((a) => ({
-      type: 'InternalIP',
-      address: String(a).split('/')[0],
-    }));
-    const image = str(rec(rec(hc.spec).release).image) ?? '';
-    const version = releaseVersion(this.ctx, image);
-    const kubelet = guestKubeletVersion(version);
-    const np = agent.metadata.annotations?.[L.nodePoolAnnotation]?.split('/')[1];
-    create(
-      guest,
-      readyNode({
-        name,
-        labels: {
-          'kubernetes.io/hostname': name,
-          'kubernetes.io/os': 'linux',
-          'kubernetes.io/arch': 'amd64',
-          'beta.kubernetes.io/os': 'linux',
-          'beta.kubernetes.io/arch': 'amd64',
-          'node-role.kubernetes.io/worker': '',
-          'node.openshift.io/os_id': 'rhcos',
-          ...(np ? { 'hypershift.openshift.io/nodePool': np } : {}),
-          ...Object.fromEntries(
-            Object.entries(rec(rec(agent.spec).nodeLabels)).map(([k, v]) => [k, String(v)]),
-          ),
-        },
-        annotations: { 'cluster.x-k8s.io/owner-kind': 'MachineSet' },
-        providerID: `agent://${agent.metadata.name}`,
-        addresses,
-        capacity: { cpu: '8', memory: '32863628Ki', pods: '250' },
-        allocatable: { cpu: '7500m', memory: '31712652Ki', pods: '250' },
-        kubelet,
-        osImage: `Red Hat Enterprise Linux CoreOS ${version}`,
-        ids: {
-          machineID: shortHash(`m-${agent.metadata.name}`, 32),
-          systemUUID: agent.metadata.name,
-          bootID: shortHash(`b-${agent.metadata.name}-${now}`, 32),
-        },
-        now,
-      }),
-    );
+    if (get(guest, T.node, nodeName(agent))) return;
+    // The host runs the release of its NodePool (the HostedCluster's until the pool has one).
+    const [npNs, npName] = (agent.metadata.annotations?.[L.nodePoolAnnotation] ?? '').split('/');
+    const np = npName ? get(this.ctx.store, T.nodePool, npName, npNs) : undefined;
+    const image = str(rec(rec(np?.spec).release).image) || str(rec(rec(hc.spec).release).image) || '';
+    create(guest, guestNode(this.ctx, agent, releaseVersion(this.ctx, image), this.ctx.now()));
   }
 
   /** Remove the Node a released Agent had in its hosted cluster (recorded in deprovision_info). */
@@ -774,11 +741,6 @@ export class AgentController implements Reconciler {
     const guest = guestForClusterDeployment(this.ctx, name, ns);
     if (guest) remove(guest.store, T.node, str(info.node_name) ?? nodeName(agent));
   }
-}
-
-/** The hosted cluster Node name of an Agent: the requested hostname, else the discovered one. */
-export function nodeName(agent: KubeObject): string {
-  return str(rec(agent.spec).hostname) || str(rec(agent.status?.inventory).hostname) || agent.metadata.name;
 }
 
 function stateInfo(state: string, stage: string | undefined): string {

@@ -25,6 +25,19 @@ export interface ControllerFaults {
    * HostedClusters (SupportedHostedCluster=False) while it is missing.
    */
   clusterVersionRequired?: boolean;
+  /**
+   * Node (host) names that do not come back from the reboot of a NodePool update: the Node stays
+   * NotReady (Ready=Unknown, NodeStatusUnknown, 'Kubelet stopped posting node status.'), so the update
+   * never finishes (UpdatingVersion stays True, status.version stays put). With upgradeType Replace the
+   * host never reboots into discovery, so its Machine also stays Deleting.
+   */
+  nodeNotReturning?: string[];
+  /**
+   * A HostedCluster update (a new spec.release.image after the first install) never completes: the
+   * hosted cluster operator kube-apiserver is degraded, so the new history entry stays Partial and
+   * ClusterVersionSucceeding is False (ClusterOperatorDegraded); the control plane stays Available.
+   */
+  controlPlaneUpdateStuck?: boolean;
 }
 
 export interface ControllerOptions {

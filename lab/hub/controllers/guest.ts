@@ -1,12 +1,12 @@
 /**
  * The default guest (hosted cluster) API: a second HTTPS API server over its own store of built-in
- * types (Nodes, Namespaces, ClusterVersion, ...), with a certificate from the lab's test CA for
+ * types (Nodes, Namespaces, ClusterVersion, ...; not the hub's Machines), with a certificate from the lab's test CA for
  * localhost, 127.0.0.1, ::1 and the listen address, and a random bearer token.
  */
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { testCertificates, testServerCertificate } from '../../pki.js';
-import { builtinTypes } from '../builtin.js';
+import { HUB_ONLY_GROUPS, builtinTypes } from '../builtin.js';
 import { startApiServer, type ApiServer } from '../server.js';
 import { createStore } from '../store.js';
 import type { HubStore } from '../types.js';
@@ -36,7 +36,7 @@ export async function startLabApi(
 
 /** Start a guest API server listening on `host` (default 127.0.0.1) on a free port. */
 export async function startGuestApi(host = '127.0.0.1'): Promise<GuestApi> {
-  const store = createStore(builtinTypes());
+  const store = createStore(builtinTypes().filter((t) => !HUB_ONLY_GROUPS.includes(t.group)));
   const { server, token, caPem } = await startLabApi(store, host);
   return { url: server.url, caPem, token, store, close: () => server.close() };
 }

@@ -8,13 +8,16 @@
  *   agent namespace (in `legacy` mode the user must create Role `capi-provider-role` there);
  * - one guest API server per HostedCluster (its admin kubeconfig Secret `<name>-admin-kubeconfig`
  *   points at it), kubeadmin password Secret, ignition and control plane endpoints;
- * - status.version: desired + history Partial → Completed once the NodePools have all their replicas;
+ * - status.version: desired + history Partial → Completed once the NodePools have all their replicas
+ *   (Ready Nodes, whatever version they run: the NodePools are updated after the control plane); the
+ *   hosted CVO's conditions (cvo.ts), and with fault `controlPlaneUpdateStuck` an update never completes;
  * - delete: NodePools first, then what it created, the guest API, and finally the finalizer.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { kubeconfigYaml } from '../kubeconfig.js';
 import type { KubeObject } from '../types.js';
 import { releaseVersion, type Ctx, type GuestApi, type Reconciler } from './context.js';
+import { clusterVersionConditions, syncGuestClusterVersion, type CvoView } from './cvo.js';
 import { hypershiftOperatorReady } from './mce.js';
 import { kubeVersionFor } from './seed.js';
 import {
@@ -33,7 +36,6 @@ import {
   list,
   metaConditions,
   patch,
-  patchStatus,
   rec,
   remove,
   removeFinalizer,
@@ -244,6 +246,8 @@ export class HostedClusterController implements Reconciler {
     let cpUp = false;
     let completed = false;
     let upgrading = false;
+    let stuck = false;
+    let cvoView: CvoView | undefined;
     if (!blocked && !reconcileError) {
       // The release rollout: a new history entry whenever spec.release.image changes.
       if (history[0]?.image !== image) {
@@ -267,12 +271,16 @@ export class HostedClusterController implements Reconciler {
           nps.every(
             (np) => typeof np.status?.replicas === 'number' && np.status.replicas === desiredReplicas(np),
           );
-        if (history[0].state !== 'Completed' && allReady && steps >= 3) {
+        // An update (not the first install) may be stuck on a degraded cluster operator (fault).
+        stuck = !!ctx.options.faults.controlPlaneUpdateStuck && history.length > 1;
+        if (history[0].state !== 'Completed' && allReady && steps >= 3 && !stuck) {
           history[0] = { ...history[0], state: 'Completed', completionTime: now };
         }
         completed = history[0].state === 'Completed';
         upgrading = history.length > 1 && !completed;
-        this.syncGuestVersion(guest, image, version, completed, now);
+        const previous = str(history.slice(1).find((h) => h.state === 'Completed')?.version);
+        cvoView = { image, version, previous: upgrading ? previous : undefined, completed, stuck };
+        syncGuestClusterVersion(guest, cvoView, now);
         statusPatch.kubeconfig = { name: `${hc.metadata.name}-admin-kubeconfig` };
         statusPatch.kubeadminPassword = { name: `${hc.metadata.name}-kubeadmin-password` };
         const url = new URL(guest.url);
@@ -377,36 +385,7 @@ export class HostedClusterController implements Reconciler {
         reason: 'PayloadLoaded',
         message: `Payload loaded version="${version}" image="${image}" architecture="amd64"`,
       });
-      set(
-        completed
-          ? {
-              type: 'ClusterVersionAvailable',
-              status: 'True',
-              reason: 'FromClusterVersion',
-              message: `Done applying ${version}`,
-            }
-          : {
-              type: 'ClusterVersionAvailable',
-              status: 'False',
-              reason: 'FromClusterVersion',
-              message: `Working towards ${version}: waiting on worker nodes to join (cluster operators console, ingress are not available)`,
-            },
-      );
-      set(
-        completed
-          ? {
-              type: 'ClusterVersionProgressing',
-              status: 'False',
-              reason: 'FromClusterVersion',
-              message: `Cluster version is ${version}`,
-            }
-          : {
-              type: 'ClusterVersionProgressing',
-              status: 'True',
-              reason: 'FromClusterVersion',
-              message: `Unable to apply ${version}: the cluster operator console has not yet successfully rolled out`,
-            },
-      );
+      if (cvoView) for (const c of clusterVersionConditions(cvoView)) set(c);
     }
     statusPatch.conditions = metaConditions(status.conditions, [...conds.values()], gen, now);
     setStatus(ctx.store, hc, statusPatch);
@@ -648,58 +627,6 @@ export class HostedClusterController implements Reconciler {
       metadata: { name: `${name}-kubeadmin-password`, namespace: ns, labels, annotations },
       type: 'Opaque',
       data: { password: b64(kubeadminPassword()) },
-    });
-  }
-
-  private syncGuestVersion(
-    guest: GuestApi,
-    image: string,
-    version: string,
-    completed: boolean,
-    now: string,
-  ): void {
-    const cv = get(guest.store, T.clusterVersion, 'version');
-    if (!cv) return;
-    const history = arr(rec(cv.status).history).map(rec);
-    const head = history[0];
-    const entry =
-      head && head.image === image
-        ? {
-            ...head,
-            state: completed ? 'Completed' : 'Partial',
-            completionTime: completed ? (head.completionTime ?? now) : null,
-          }
-        : {
-            state: completed ? 'Completed' : 'Partial',
-            version,
-            image,
-            startedTime: now,
-            completionTime: completed ? now : null,
-            verified: false,
-          };
-    const next = head && head.image === image ? [entry, ...history.slice(1)] : [entry, ...history];
-    const conditions = [
-      {
-        type: 'Available',
-        status: completed ? 'True' : 'False',
-        message: completed ? `Done applying ${version}` : '',
-        lastTransitionTime: now,
-      },
-      {
-        type: 'Progressing',
-        status: completed ? 'False' : 'True',
-        message: completed ? `Cluster version is ${version}` : `Working towards ${version}`,
-        lastTransitionTime: now,
-      },
-    ];
-    const prevConds = arr(rec(cv.status).conditions).map(rec);
-    const same =
-      prevConds.length === conditions.length &&
-      conditions.every((c, i) => prevConds[i]?.status === c.status && prevConds[i]?.message === c.message);
-    patchStatus(guest.store, cv, {
-      desired: { image, version },
-      history: next,
-      conditions: same ? prevConds : conditions,
     });
   }
 

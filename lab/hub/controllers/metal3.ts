@@ -18,6 +18,7 @@ import {
   addFinalizer,
   get,
   list,
+  patch,
   patchStatus,
   rec,
   removeFinalizer,
@@ -321,9 +322,29 @@ export class BareMetalHostController implements Reconciler {
     }
 
     if (state === 'provisioned') {
+      if (bmh.metadata.annotations?.[L.reboot] !== undefined) {
+        rebootHost(ctx, bmh, now);
+        return;
+      }
       const powered = spec.online !== false;
       if (status.poweredOn !== powered) ok({ poweredOn: powered });
     }
+  }
+}
+
+/**
+ * `reboot.metal3.io` on a provisioned host: the operator power-cycles it and removes the
+ * annotation. The host boots its image again, the discovery ISO, so an Agent that left a cluster
+ * and waited for that (`unbinding-pending-user-action`) registers anew (discovering-unbound).
+ */
+function rebootHost(ctx: Ctx, bmh: KubeObject, now: string): void {
+  patch(ctx.store, bmh, { metadata: { annotations: { [L.reboot]: null } } });
+  patchStatus(ctx.store, bmh, { poweredOn: true, lastUpdated: now });
+  for (const agent of list(ctx.store, T.agent, { namespace: bmh.metadata.namespace })) {
+    if (agent.metadata.labels?.[L.bmh] !== bmh.metadata.name) continue;
+    const debugInfo = rec(agent.status?.debugInfo);
+    if (debugInfo.state === 'unbinding-pending-user-action')
+      patchStatus(ctx.store, agent, { debugInfo: { ...debugInfo, state: 'discovering-unbound' } });
   }
 }
 

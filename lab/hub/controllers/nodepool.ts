@@ -2,17 +2,33 @@
  * The HyperShift NodePool controller together with the CAPI agent provider, time-compressed: for
  * `spec.replicas` N it reserves Agents in the HostedCluster's agent namespace the way the provider's
  * `findAgent` does (approved, Validated=True, Connected=True, Bound=False, matching
- * `spec.platform.agent.agentLabelSelector`) and binds them (`spec.clusterDeploymentName`). Scaling down
- * releases Agents and removes their Nodes from the hosted cluster. `status.replicas` counts installed
+ * `spec.platform.agent.agentLabelSelector`), each through a Machine and AgentMachine in the hosted
+ * control plane namespace (machines.ts), and binds them (`spec.clusterDeploymentName`). Scaling down
+ * releases Agents (those whose Machine is deleting or annotated `cluster.x-k8s.io/delete-machine`
+ * first, as CAPI's MachineSet picks them), deletes their Machines and removes their Nodes from the
+ * hosted cluster; a Machine deleted by hand releases its Agent too. A new release is rolled out node by
+ * node (updates.ts); `status.version` moves once every Node runs it. `status.replicas` counts installed
  * Agents whose Node is Ready; the conditions say what is missing. With the legacy operator and no Role
  * `capi-provider-role` in the agent namespace, the provider cannot list Agents (forbidden).
  */
 import type { KubeObject } from '../types.js';
 import type { Ctx, Reconciler } from './context.js';
 import { releaseVersion } from './context.js';
-import { nodeName } from './assisted.js';
+import { nodeName } from './nodes.js';
 import { agentNamespaceOf, desiredReplicas } from './hypershift.js';
+import {
+  createMachine,
+  machineName,
+  machineOf,
+  machinesOfPool,
+  markedForDeletion,
+  removeMachine,
+  reserveAgent,
+  syncMachines,
+  type MachineUpdateStage,
+} from './machines.js';
 import { hypershiftOperatorReady } from './mce.js';
+import { NodePoolUpdater, type UpdateView } from './updates.js';
 import {
   L,
   T,
@@ -29,7 +45,6 @@ import {
   rec,
   remove,
   removeFinalizer,
-  shortHash,
   str,
   type Cond,
 } from './util.js';
@@ -57,10 +72,24 @@ function selectorText(selector: unknown): string {
   return parts.length > 0 ? parts.join(',') : '<everything>';
 }
 
+/** How AllMachinesReady reports a Machine an update is replacing. */
+const MACHINE_STAGE_TEXT: Record<MachineUpdateStage, string> = {
+  draining: 'Deleting, draining its Node for the update',
+  'waiting-hook': 'Deleting, waiting for its host to reboot into discovery',
+  reprovisioning: 'Provisioning, the host is being reprovisioned with the new release',
+};
+
+function isInstalled(agent: KubeObject): boolean {
+  return str(rec(agent.status?.debugInfo).state) === 'added-to-existing-cluster';
+}
+
 export class NodePoolController implements Reconciler {
   readonly name = 'nodepool';
+  private readonly updater: NodePoolUpdater;
 
-  constructor(private readonly ctx: Ctx) {}
+  constructor(private readonly ctx: Ctx) {
+    this.updater = new NodePoolUpdater(ctx);
+  }
 
   reconcile(): void {
     if (!hypershiftOperatorReady(this.ctx)) return;
@@ -89,7 +118,11 @@ export class NodePoolController implements Reconciler {
 
     if (np.metadata.deletionTimestamp) {
       if (!(np.metadata.finalizers ?? []).includes(NP_FINALIZER)) return;
-      for (const agent of mine) this.release(agent, hc);
+      for (const agent of mine) this.release(np, agent, hc);
+      if (hc)
+        for (const m of machinesOfPool(ctx, np, hc))
+          removeMachine(ctx.store, m.metadata.name, hcpNamespace(hc));
+      this.updater.forget(np);
       removeFinalizer(ctx.store, np, NP_FINALIZER);
       return;
     }
@@ -138,12 +171,12 @@ export class NodePoolController implements Reconciler {
         reason: 'AsExpected',
         message: 'Payload generated successfully',
       },
-      { type: 'UpdatingVersion', status: 'False', reason: 'AsExpected', message: '' },
-      { type: 'UpdatingConfig', status: 'False', reason: 'AsExpected', message: '' },
     ];
 
+    const guest = hc ? ctx.guests.get(hc.metadata.uid ?? '')?.api?.store : undefined;
     let problem: { reason: string; message: string } | undefined;
     let bound = mine;
+    let view: UpdateView | undefined;
     if (!hc || !agentNs) {
       problem = {
         reason: 'HostedClusterNotFound',
@@ -171,44 +204,62 @@ export class NodePoolController implements Reconciler {
       } else {
         bound = this.scale(np, hc, agentNs, cpNs, mine, desired);
         if (bound.length < desired) problem = this.shortage(np, agentNs, desired, bound.length);
+        view = this.updater.step(np, hc, guest, bound);
+        syncMachines(ctx, np, hc, bound, guest, view.machineStages);
       }
     }
-
-    const guest = hc ? ctx.guests.get(hc.metadata.uid ?? '')?.api : undefined;
-    const ready = bound.filter((a) => {
-      if (str(rec(a.status?.debugInfo).state) !== 'added-to-existing-cluster') return false;
-      const node = guest ? get(guest.store, T.node, nodeName(a)) : undefined;
-      return node !== undefined && conditionIs(node, 'Ready', 'True');
+    conds.push(updatingVersion(view), {
+      type: 'UpdatingConfig',
+      status: 'False',
+      reason: 'AsExpected',
+      message: '',
     });
+
+    const nodeOf = (a: KubeObject): KubeObject | undefined =>
+      guest ? get(guest, T.node, nodeName(a)) : undefined;
+    const ready = bound.filter((a) => isInstalled(a) && conditionIs(nodeOf(a), 'Ready', 'True'));
     const reachedIgnition = bound.some((a) => {
       const stage = str(rec(a.status?.progress).currentStage) ?? '';
       return ['Configuring', 'Joined', 'Done'].includes(stage);
     });
-    const installing = bound
-      .filter((a) => !ready.includes(a))
+    // Machines not ready: Agents still installing, and hosts an update is deleting or reprovisioning.
+    const machinesPending = bound
+      .filter((a) => !isInstalled(a) || view?.machineStages.has(a.metadata.name))
       .map((a) => {
+        const replacing = view?.machineStages.get(a.metadata.name);
+        if (replacing) return `Machine ${machineName(np, a)}: ${MACHINE_STAGE_TEXT[replacing]}`;
         const state = str(rec(a.status?.debugInfo).state) ?? 'binding';
         const progress = rec(a.status?.progress);
         const stage = str(progress.currentStage);
         return `Machine ${machineName(np, a)}: Agent ${a.metadata.name} is ${state}${stage ? ` (${stage}, ${String(progress.installationPercentage ?? 0)}%)` : ''}`;
       });
-    const allReady = ready.length === desired && bound.length === desired;
+    // Installed hosts whose Node is not Ready, named with why.
+    const unhealthy = bound
+      .filter((a) => isInstalled(a) && !ready.includes(a))
+      .map((a) => nodeProblem(nodeName(a), machineName(np, a), nodeOf(a)));
+    const machinesReady = bound.length === desired && machinesPending.length === 0;
+    const nodesHealthy = ready.length === desired && bound.length === desired;
+    const details = unhealthy.length > 0 ? `: ${unhealthy.map((u) => u.text).join('; ')}` : '';
     conds.push(
-      allReady
+      machinesReady
         ? { type: 'AllMachinesReady', status: 'True', reason: 'AsExpected', message: 'All is well' }
         : {
             type: 'AllMachinesReady',
             status: 'False',
-            reason: problem?.reason ?? 'WaitingForInstallation',
-            message: [problem?.message, ...installing].filter(Boolean).join('; '),
+            reason:
+              problem?.reason ??
+              ([...(view?.machineStages.values() ?? [])].some((st) => st !== 'reprovisioning')
+                ? 'Deleting'
+                : 'WaitingForInstallation'),
+            message: [problem?.message, ...machinesPending].filter(Boolean).join('; '),
           },
-      allReady
+      nodesHealthy
         ? { type: 'AllNodesHealthy', status: 'True', reason: 'AsExpected', message: 'All is well' }
         : {
             type: 'AllNodesHealthy',
             status: 'False',
-            reason: 'NodeProvisioning',
-            message: `${ready.length} of ${desired} Nodes are healthy`,
+            reason: unhealthy.some((u) => u.registered) ? 'NodeConditionsFailed' : 'NodeProvisioning',
+            message: `${ready.length} of ${desired} Nodes are healthy${details}`,
           },
       reachedIgnition || (desired === 0 && condition(np, 'ReachedIgnitionEndpoint')?.status === 'True')
         ? { type: 'ReachedIgnitionEndpoint', status: 'True', reason: 'AsExpected', message: '' }
@@ -219,14 +270,15 @@ export class NodePoolController implements Reconciler {
             type: 'Ready',
             status: 'False',
             reason: 'WaitingForAvailableMachines',
-            message: `Minimum availability requires ${desired} replicas, current ${ready.length} available`,
+            message: `Minimum availability requires ${desired} replicas, current ${ready.length} available${details}`,
           },
     );
     const statusPatch: Record<string, unknown> = {
       replicas: ready.length,
       conditions: metaConditions(np.status?.conditions, conds, gen, now),
     };
-    if (ready.length > 0) statusPatch.version = releaseVersion(ctx, image);
+    // The pool's version is the release every one of its Nodes runs.
+    if (ready.length > 0 && view && !view.updating) statusPatch.version = view.target;
     patchStatus(ctx.store, np, statusPatch);
   }
 
@@ -241,13 +293,30 @@ export class NodePoolController implements Reconciler {
   ): KubeObject[] {
     const { ctx } = this;
     const poolRef = `${np.metadata.namespace}/${np.metadata.name}`;
+    // A Machine deleted by hand (not by an update replacing it) gives its Agent up, as the provider's
+    // pre-terminate hook does; the MachineSet then reserves another one.
+    const updating = this.updater.updatingAgent(np);
+    const lost = mine.filter((a) => {
+      const m = machineOf(ctx, np, hc, a);
+      return !m || (m.metadata.deletionTimestamp !== undefined && a.metadata.name !== updating);
+    });
+    for (const agent of lost) this.release(np, agent, hc);
+    mine = mine.filter((a) => !lost.includes(a));
     if (mine.length > desired) {
+      // CAPI's MachineSet deletes first Machines already deleting, then those annotated delete-machine.
+      const rank = (a: KubeObject): number => {
+        const m = machineOf(ctx, np, hc, a);
+        return m?.metadata.deletionTimestamp ? 0 : markedForDeletion(m) ? 1 : 2;
+      };
       const order = (a: KubeObject): number =>
         INSTALL_ORDER.indexOf(str(rec(a.status?.debugInfo).state) ?? '');
       const extra = [...mine]
-        .sort((a, b) => order(a) - order(b) || b.metadata.name.localeCompare(a.metadata.name))
+        .sort(
+          (a, b) =>
+            rank(a) - rank(b) || order(a) - order(b) || b.metadata.name.localeCompare(a.metadata.name),
+        )
         .slice(0, mine.length - desired);
-      for (const agent of extra) this.release(agent, hc);
+      for (const agent of extra) this.release(np, agent, hc);
       return mine.filter((a) => !extra.includes(a));
     }
     if (mine.length === desired) return mine;
@@ -255,17 +324,12 @@ export class NodePoolController implements Reconciler {
     const candidates = list(ctx.store, T.agent, { namespace: agentNs })
       .filter((a) => isEligible(a) && matchesSelector(a.metadata.labels, selector))
       .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+    const version = releaseVersion(ctx, str(rec(rec(np.spec).release).image) ?? '');
     const bound = [...mine];
     for (const agent of candidates.slice(0, desired - mine.length)) {
-      bound.push(
-        patch(ctx.store, agent, {
-          metadata: {
-            labels: { [L.agentMachineRef]: machineName(np, agent) },
-            annotations: { [L.nodePoolAnnotation]: poolRef },
-          },
-          spec: { clusterDeploymentName: { name: hc.metadata.name, namespace: cpNs } },
-        }),
-      );
+      removeMachine(ctx.store, machineName(np, agent), cpNs);
+      const am = createMachine(ctx, np, hc, agent, version);
+      bound.push(reserveAgent(ctx, agent, am, poolRef, { name: hc.metadata.name, namespace: cpNs }));
     }
     return bound;
   }
@@ -315,14 +379,19 @@ export class NodePoolController implements Reconciler {
     };
   }
 
-  /** Release an Agent from its cluster and remove its Node from the hosted cluster. */
-  private release(agent: KubeObject, hc: KubeObject | undefined): void {
+  /** Release an Agent from its cluster, delete its Machine and remove its Node from the hosted cluster. */
+  private release(np: KubeObject, agent: KubeObject, hc: KubeObject | undefined): void {
     const { ctx } = this;
     patch(ctx.store, agent, {
-      metadata: { labels: { [L.agentMachineRef]: null }, annotations: { [L.nodePoolAnnotation]: null } },
+      metadata: {
+        labels: { [L.agentMachineRef]: null },
+        annotations: { [L.nodePoolAnnotation]: null, [L.agentMachineRefNamespace]: null },
+      },
       spec: { clusterDeploymentName: null },
     });
-    const guest = hc ? ctx.guests.get(hc.metadata.uid ?? '')?.api : undefined;
+    if (!hc) return;
+    removeMachine(ctx.store, machineName(np, agent), hcpNamespace(hc));
+    const guest = ctx.guests.get(hc.metadata.uid ?? '')?.api;
     if (guest) remove(guest.store, T.node, nodeName(agent));
   }
 }
@@ -339,6 +408,33 @@ export function isEligible(agent: KubeObject): boolean {
   );
 }
 
-function machineName(np: KubeObject, agent: KubeObject): string {
-  return `${np.metadata.name}-${shortHash(agent.metadata.name, 5)}`;
+/** UpdatingVersion: True while some Node of the pool does not run the release yet. */
+function updatingVersion(view: UpdateView | undefined): Cond {
+  if (!view?.updating) return { type: 'UpdatingVersion', status: 'False', reason: 'AsExpected', message: '' };
+  const c = view.current;
+  return {
+    type: 'UpdatingVersion',
+    status: 'True',
+    reason: 'AsExpected',
+    message:
+      `Updating version in progress. Target version: ${view.target}` +
+      (c ? `; node ${c.node} (${view.updated + 1} of ${view.total}): ${c.text}` : ''),
+  };
+}
+
+/** Why an installed host's Node is not Ready. */
+function nodeProblem(
+  name: string,
+  machine: string,
+  node: KubeObject | undefined,
+): { registered: boolean; text: string } {
+  if (!node) return { registered: false, text: `Node ${name} (Machine ${machine}) is not registered` };
+  const ready = condition(node, 'Ready');
+  const why = ready
+    ? `Ready=${String(ready.status)} ${String(ready.reason)}: ${String(ready.message)}`
+    : 'no Ready condition';
+  return {
+    registered: true,
+    text: `Node ${name} (Machine ${machine}) is ${node.spec?.unschedulable ? 'cordoned and ' : ''}NotReady (${why})`,
+  };
 }

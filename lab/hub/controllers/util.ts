@@ -31,6 +31,8 @@ export const T = {
   infraEnv: { apiVersion: 'agent-install.openshift.io/v1beta1', kind: 'InfraEnv' },
   agentServiceConfig: { apiVersion: 'agent-install.openshift.io/v1beta1', kind: 'AgentServiceConfig' },
   bmh: { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost' },
+  machine: { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Machine' },
+  agentMachine: { apiVersion: 'capi-provider.agent-install.openshift.io/v1beta1', kind: 'AgentMachine' },
 } as const;
 
 export type TypeRef = { apiVersion: string; kind: string };
@@ -41,7 +43,21 @@ export const L = {
   bmh: 'agent-install.openshift.io/bmh',
   hcpNamespace: 'hypershift.openshift.io/hosted-control-plane',
   nodePoolAnnotation: 'hypershift.openshift.io/nodePool',
+  /** On Machines (the NodePool's name) and guest Nodes. */
+  nodePoolLabel: 'hypershift.openshift.io/nodePool',
+  /** On an Agent: the uid of the AgentMachine that reserved it (cluster-api-provider-agent). */
   agentMachineRef: 'agentMachineRef',
+  /** On an Agent: the namespace of that AgentMachine. */
+  agentMachineRefNamespace: 'agentMachineRefNamespace',
+  clusterName: 'cluster.x-k8s.io/cluster-name',
+  /** On a Machine (any value): CAPI's MachineSet deletes it first when scaling down. */
+  deleteMachine: 'cluster.x-k8s.io/delete-machine',
+  /** On a guest Node: the OpenShift release version it runs. */
+  releaseVersion: 'hypershift.openshift.io/release-version',
+  /** On a guest Node: the machine-config daemon's state (Working while an in-place update runs, else Done). */
+  mcdState: 'machineconfiguration.openshift.io/state',
+  /** On a BareMetalHost: metal3's reboot request (set-and-forget; the operator removes it). */
+  reboot: 'reboot.metal3.io',
   createdBy: 'airgap.lab/simulated-by',
   bmacHostname: 'bmac.agent-install.openshift.io/hostname',
   bmacRole: 'bmac.agent-install.openshift.io/role',
