@@ -40,6 +40,11 @@ export interface LabSiteOptions {
    * found release signatures (the lab's signature bytes are placeholders: nothing here verifies them).
    */
   signatureConfigMap?: boolean;
+  /**
+   * Mirror the update graph data too (`platform.graph: true`): the graph image, built on the
+   * upstream's ubi9, lands at `<mirror>/openshift/graph-image:latest` (graph-image.ts).
+   */
+  graph?: boolean;
 }
 
 export interface LabSite {
@@ -60,6 +65,13 @@ export interface LabSite {
   clusterResources: string;
   pullSecretFile: string;
   hostNames: string[];
+  /** With `graph`: `<mirror>/openshift/graph-image:latest`. */
+  graphImage?: string;
+  /**
+   * Run the same mirror again, after the upstream changed (its update service's graphs or
+   * graph-data tarball): what is there already is skipped, the graph image is built anew.
+   */
+  mirrorAgain(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -276,7 +288,7 @@ export async function buildLabSite(o: LabSiteOptions): Promise<LabSite> {
         mirror: {
           platform: {
             channels: [{ name: up.channel, minVersion: version, maxVersion: o.upgradeTo ?? version }],
-            graph: false,
+            graph: !!o.graph,
           },
           ...(o.noCatalog
             ? {}
@@ -284,18 +296,22 @@ export async function buildLabSite(o: LabSiteOptions): Promise<LabSite> {
         },
       }),
     );
-    const report = await runMirror({
-      config: isc,
-      destination: `docker://${mirrorName}`,
-      workspace: `file://${join(o.dir, 'mirror-workspace')}`,
-      authFile,
-      caFiles: [upstream.caFile, mirror.caFile],
-      certDir: '/nonexistent',
-      graphUrl: up.graph.url,
-      signatureUrl: up.signatureStore.url,
-    });
-    if (report.summary && report.summary.failed > 0)
-      throw new Error(`lab mirror: ${report.summary.failed} images failed`);
+    const mirrorOnce = async () => {
+      const report = await runMirror({
+        config: isc,
+        destination: `docker://${mirrorName}`,
+        workspace: `file://${join(o.dir, 'mirror-workspace')}`,
+        authFile,
+        caFiles: [upstream.caFile, mirror.caFile],
+        certDir: '/nonexistent',
+        graphUrl: up.graph.url,
+        ...(o.graph ? { graphBaseImage: up.ubiRef } : {}),
+        signatureUrl: up.signatureStore.url,
+      });
+      if (report.summary && report.summary.failed > 0)
+        throw new Error(`lab mirror: ${report.summary.failed} images failed`);
+    };
+    await mirrorOnce();
 
     const releaseTag = `${mirrorName}/${LAB_RELEASE_REPO}:${version}-x86_64`;
     const releaseDigest = up.releases.find((r) => r.version === version)!.digest;
@@ -329,6 +345,8 @@ export async function buildLabSite(o: LabSiteOptions): Promise<LabSite> {
       clusterResources,
       pullSecretFile,
       hostNames,
+      ...(o.graph ? { graphImage: `${mirrorName}/openshift/graph-image:latest` } : {}),
+      mirrorAgain: mirrorOnce,
       async stop() {
         await Promise.all([mirror.stop(), upstream.stop(), up.stop()]);
       },

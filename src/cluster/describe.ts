@@ -75,7 +75,58 @@ export function viewHostedCluster(hc: KubeObject | undefined): HostedClusterView
   };
 }
 
+/**
+ * Where a HostedCluster's update to `image` stands, as the hosted cluster-version operator reports
+ * it: the newest version history entry, ClusterVersionProgressing's message (`Working towards
+ * 4.18.3: 712 of 890 done`), and, when the update does not succeed, why (ClusterVersionSucceeding
+ * False, or ClusterVersionFailing True on older operators).
+ */
+export function viewControlPlaneUpdate(
+  hc: KubeObject | undefined,
+  image: string,
+): { done: boolean; state: string; failing?: string } {
+  const top = (
+    field(hc, 'status.version.history') as { image?: string; version?: string; state?: string }[] | undefined
+  )?.[0];
+  const done = top?.image === image && top.state === 'Completed';
+  const progressing = findCondition(hc, 'ClusterVersionProgressing');
+  const succeeding = findCondition(hc, 'ClusterVersionSucceeding');
+  const failingCond = findCondition(hc, 'ClusterVersionFailing');
+  const failing =
+    succeeding?.status === 'False'
+      ? (succeeding.message ?? succeeding.reason)
+      : failingCond?.status === 'True'
+        ? (failingCond.message ?? failingCond.reason)
+        : undefined;
+  const parts = [
+    top?.image === image ? `version ${top.version ?? '?'} ${top.state ?? '?'}` : 'update not started yet',
+    ...(!done && progressing?.status === 'True' && progressing.message ? [progressing.message] : []),
+    ...(!done && failing ? [`not succeeding: ${failing}`] : []),
+  ];
+  return { done, state: parts.join('; '), ...(failing && !done ? { failing } : {}) };
+}
+
 // ---------------------------------------------------------------- NodePool
+
+/**
+ * Where a NodePool's update to `version` stands: Ready nodes, the version it reports, the
+ * UpdatingVersion message (which node is being updated, and how), and the nodes that are not healthy.
+ */
+export function viewNodePoolUpdate(
+  np: KubeObject | undefined,
+  version: string,
+): { done: boolean; state: string } {
+  const v = viewNodePool(np);
+  const running = field(np, 'status.version') as string | undefined;
+  const updating = findCondition(np, 'UpdatingVersion');
+  const healthy = findCondition(np, 'AllNodesHealthy');
+  const parts = [
+    `${v.current}/${v.desired} nodes Ready, version ${running ?? '?'}`,
+    ...(updating?.status === 'True' && updating.message ? [updating.message] : []),
+    ...(healthy?.status === 'False' && healthy.message ? [healthy.message] : []),
+  ];
+  return { done: running === version && v.ready && updating?.status !== 'True', state: parts.join('; ') };
+}
 
 export interface NodePoolView {
   desired: number;

@@ -4,25 +4,27 @@
  * 1. Preflight, before anything changes: the target release (`--to 4.18.3`, the site's release
  *    repository at that version's tag, or an image) resolved to its digest in the mirror, its
  *    payload read and its control-plane-operator image found there (release.ts); a downgrade
- *    refused; the update from the running version checked against the update graph (an
- *    OpenShift Update Service, `--graph-url` / UPDATE_URL_OVERRIDE): a recommended edge goes on, a
- *    conditional one or none needs `--force` and its risks are printed.
+ *    refused; the update from the running version checked in the cluster's channel
+ *    (upgrade-edge.ts: `--graph-url`'s update service, else the graph-data image in the mirror,
+ *    else UPDATE_URL_OVERRIDE's update service): a recommended edge goes on; a conditional one,
+ *    none, or one nothing could check needs `--force`, and its risks are printed.
  * 2. The HostedCluster's `spec.release.image` (and its control-plane-operator pin) patched, and
  *    the control plane's version history followed until the new entry is Completed.
  * 3. Each NodePool's `spec.release.image` patched and followed until it reports the version with
  *    all its nodes Ready.
  * Each step looks at what is there first, so a run that stopped is started again and goes on.
  */
-import { compareSemver, fetchGraph, graphEndpoint, parseReference, parseSemver } from '../mirror/index.js';
+import { compareSemver, parseReference, parseSemver } from '../mirror/index.js';
 import { usageError } from '../util/errors.js';
 import { field } from './conditions.js';
-import { API, viewHostedCluster, viewNodePool } from './describe.js';
+import { API, viewControlPlaneUpdate, viewNodePoolUpdate } from './describe.js';
 import { ClusterError } from './errors.js';
 import { connectHub, type HubConnection } from './identity.js';
 import { describeRef, type KubeObject } from './kube.js';
 import { prepareSite } from './prepare.js';
 import type { InstallReporter } from './progress.js';
 import { resolveRelease, type ReleaseResolution } from './release.js';
+import { judgeUpdateEdge, type UpdateEdge } from './upgrade-edge.js';
 import { waitFor } from './wait.js';
 
 /** The annotation HyperShift reads for the control-plane-operator image of a disconnected cluster. */
@@ -44,7 +46,7 @@ export interface UpgradeOptions {
   force?: boolean;
   /** Print the patches; change nothing. */
   dryRun?: boolean;
-  /** The update service; default UPDATE_URL_OVERRIDE. */
+  /** The update service, asked first; else the graph image in the mirror, else UPDATE_URL_OVERRIDE. */
   graphUrl?: string;
   report: InstallReporter;
   phaseTimeoutMs: number;
@@ -56,8 +58,8 @@ export interface UpgradeResult {
   cluster: string;
   from: string;
   to: ReleaseResolution;
-  /** How the update was judged: recommended, conditional (with risks), unknown (no graph), forced. */
-  edge: { kind: 'recommended' | 'conditional' | 'none' | 'unchecked'; risks: string[] };
+  /** How the update was judged (recommended, conditional with risks, none, unchecked) and by what. */
+  edge: UpdateEdge;
   /** The patches, in the order they are (or would be) applied. */
   patches: { object: string; patch: Record<string, unknown> }[];
   dryRun: boolean;
@@ -75,28 +77,24 @@ function targetImage(to: string, siteRelease: string, arch: string): string {
   return `${ref.registry}/${ref.repository}:${to}-${ARCH_TAG[arch] ?? arch}`;
 }
 
-/** Is there an update edge from → to in `channel`: recommended, conditional (risks), or none. */
-async function updateEdge(
-  from: string,
-  to: string,
-  channel: string,
-  arch: string,
-  graphUrl: string | undefined,
-): Promise<UpgradeResult['edge']> {
-  const endpoint = graphUrl ?? process.env.UPDATE_URL_OVERRIDE;
-  if (!endpoint) return { kind: 'unchecked', risks: [] };
-  const graph = await fetchGraph({ channel, arch, graphUrl: graphEndpoint(endpoint), retries: 1 });
-  const at = (v: string) => graph.nodes.findIndex((n) => n.version === v);
-  const [a, b] = [at(from), at(to)];
-  if (a >= 0 && b >= 0 && graph.edges.some(([x, y]) => x === a && y === b))
-    return { kind: 'recommended', risks: [] };
-  const conditional = graph.conditionalEdges.find((c) => c.edges.some((e) => e.from === from && e.to === to));
-  if (conditional)
-    return {
-      kind: 'conditional',
-      risks: conditional.risks.map((r) => `${r.name}: ${r.message}${r.url ? ` (${r.url})` : ''}`),
-    };
-  return { kind: 'none', risks: [] };
+/** UPGRADE_NOT_RECOMMENDED: why the update needs --force, and what judged it. */
+function notRecommended(edge: UpdateEdge, from: string, to: string, channel: string) {
+  const by = edge.source ? ` (${edge.source})` : '';
+  const why =
+    edge.kind === 'conditional'
+      ? `the update ${from} → ${to} is conditional in ${channel}${by}: ${edge.risks.join('; ')}`
+      : edge.kind === 'none'
+        ? `${channel} recommends no update ${from} → ${to}${by}${edge.reason ? `: ${edge.reason}` : ''}`
+        : edge.reason
+          ? `cannot check ${from} → ${to}: ${edge.reason}`
+          : `no update graph to check ${from} → ${to} against`;
+  const hint =
+    edge.kind === 'unchecked'
+      ? edge.reason
+        ? `mirror the graph data of ${channel} (airgap mirror with ${channel} among platform.channels and platform.graph: true), give --graph-url (the site's OpenShift Update Service), or --force to update without the check`
+        : "mirror the graph data (airgap mirror with platform.graph: true), give --graph-url (the site's OpenShift Update Service), or --force to update without the check"
+      : 'update in steps the graph recommends (airgap mirror list releases --channel shows them), or --force once the risks are understood';
+  return usageError(ClusterError.UPGRADE_NOT_RECOMMENDED, why, { hint });
 }
 
 /** `airgap cluster upgrade`; see the file comment. */
@@ -136,23 +134,22 @@ export async function upgradeCluster(o: UpgradeOptions): Promise<UpgradeResult> 
   const same = from && target && compareSemver(target, from) === 0;
   const channel =
     (field(hc, 'spec.channel') as string | undefined) ?? `stable-${target?.major}.${target?.minor}`;
-  const edge = same
-    ? ({ kind: 'recommended', risks: [] } as UpgradeResult['edge'])
-    : await updateEdge(running, release.version, channel, arch, o.graphUrl);
-  if (edge.kind !== 'recommended' && !o.force) {
-    const why =
-      edge.kind === 'conditional'
-        ? `the update ${running} → ${release.version} is conditional in ${channel}: ${edge.risks.join('; ')}`
-        : edge.kind === 'none'
-          ? `${channel} recommends no update ${running} → ${release.version}`
-          : `no update graph to check ${running} → ${release.version} against`;
-    throw usageError(ClusterError.UPGRADE_NOT_RECOMMENDED, why, {
-      hint:
-        edge.kind === 'unchecked'
-          ? 'give --graph-url (the OpenShift Update Service of the site), or --force to update without the check'
-          : 'update in steps the graph recommends (airgap mirror list releases --channel shows them), or --force once the risks are understood',
-    });
-  }
+  const edge: UpdateEdge = same
+    ? { kind: 'recommended', risks: [] }
+    : await judgeUpdateEdge({
+        from: running,
+        to: release,
+        channel,
+        arch,
+        ...(o.graphUrl ? { graphUrl: o.graphUrl } : {}),
+        siteRelease: site.cluster.release.image,
+        imageContentSources: inputs.imageContentSources,
+        pullSecretFile: site.cluster.pullSecretFile,
+        caFiles: site.mirror.caFiles,
+        ...(o.insecureSkipTlsVerify ? { insecureSkipTlsVerify: true } : {}),
+        warn: (message) => o.report({ phase: 'preflight', level: 'warn', message }),
+      });
+  if (edge.kind !== 'recommended' && !o.force) throw notRecommended(edge, running, release.version, channel);
   for (const r of edge.risks) o.report({ phase: 'preflight', level: 'warn', message: `update risk: ${r}` });
 
   const cpoPinned = typeof hc.metadata?.annotations?.[CPO_ANNOTATION] === 'string';
@@ -190,20 +187,20 @@ export async function upgradeCluster(o: UpgradeOptions): Promise<UpgradeResult> 
     kube,
     hcRef,
     ([obj]) => {
-      const top = (
-        field(obj, 'status.version.history') as { image?: string; state?: string }[] | undefined
-      )?.[0];
-      return {
-        done: top?.image === release.image && top.state === 'Completed',
-        value: obj,
-        state: viewHostedCluster(obj).summary,
-      };
+      const u = viewControlPlaneUpdate(obj, release.image);
+      return { done: u.done, value: obj, state: u.state };
     },
     {
       what: `${describeRef(hcRef)} to complete its update to ${release.version}`,
       ...wait,
-      onState: (s) => o.report({ phase: 'control-plane', object: describeRef(hcRef), message: s }),
-      hint: 'the control plane update is under way: airgap cluster status shows its conditions',
+      onState: (s) =>
+        o.report({
+          phase: 'control-plane',
+          object: describeRef(hcRef),
+          message: s,
+          ...(s.includes('not succeeding:') ? { level: 'warn' as const } : {}),
+        }),
+      hint: 'the control plane update is under way; what holds it is named above (airgap cluster status shows every condition). Run the same command again to keep waiting',
     },
   );
   // Then each NodePool, one after the other.
@@ -214,18 +211,14 @@ export async function upgradeCluster(o: UpgradeOptions): Promise<UpgradeResult> 
       kube,
       ref,
       ([obj]: (KubeObject | undefined)[]) => {
-        const v = viewNodePool(obj);
-        return {
-          done: field(obj, 'status.version') === release.version && v.ready,
-          value: obj,
-          state: `${v.summary}; version ${String(field(obj, 'status.version') ?? '?')}`,
-        };
+        const u = viewNodePoolUpdate(obj, release.version);
+        return { done: u.done, value: obj, state: u.state };
       },
       {
         what: `${describeRef(ref)} to run ${release.version} on all its nodes`,
         ...wait,
         onState: (s) => o.report({ phase: 'nodepool', object: describeRef(ref), message: s }),
-        hint: 'the nodes are being updated: airgap cluster status shows each host and Agent',
+        hint: 'the nodes are updated one at a time; a node named NotReady above did not come back from its reboot: check its host (airgap cluster status), then run the same command again',
       },
     );
   }

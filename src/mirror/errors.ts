@@ -100,6 +100,8 @@ export const MirrorError = {
   GRAPH_DATA_UNREACHABLE: 'GRAPH_DATA_UNREACHABLE',
   /** (mirror/openshift/graph-image.ts) */
   GRAPH_IMAGE_BASE: 'GRAPH_IMAGE_BASE',
+  /** the graph image … has invalid graph data: …: … (mirror/openshift/graph-edges.ts, graph-mirrored.ts) */
+  GRAPH_IMAGE_INVALID: 'GRAPH_IMAGE_INVALID',
   /** the update graph is not valid: … (mirror/openshift/graph.ts) */
   GRAPH_INVALID: 'GRAPH_INVALID',
   /** the update graph URL is not a URL: … (mirror/openshift/graph-data.ts) */

@@ -13,6 +13,14 @@ export { ARCHITECTURES } from './isc/types.js';
 export { compareSemver, parseSemver } from './isc/semver.js';
 export { fetchGraph, graphEndpoint } from './openshift/graph.js';
 export {
+  decideEdge,
+  type BlockedEdge,
+  type EdgeDecision,
+  type EdgeReleaseMetadata,
+  type GraphChannel,
+} from './openshift/graph-edges.js';
+export { graphImageRepo, readMirroredGraph, type MirroredGraph } from './openshift/graph-mirrored.js';
+export {
   listOperators,
   renderOperatorListing,
   type ListOperatorsOptions,

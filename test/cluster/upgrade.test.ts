@@ -115,4 +115,62 @@ describe('airgap cluster upgrade', () => {
     );
     expect((hub.store.get(HC)!.spec as { release: { image: string } }).release.image).not.toBe(oldImage);
   }, 240_000);
+
+  /** A hub with `faults`, the cluster installed on 4.17.3, then `cluster upgrade --to 4.17.5` with a short limit. */
+  async function upgradeWith(faults: Record<string, unknown>) {
+    const releaseVersions = Object.fromEntries(
+      t.lab.up.releases.map((r) => [`${t.lab.mirrorName}/${LAB_RELEASE_REPO}@${r.digest}`, r.version]),
+    );
+    const hub = await t.readyHub({ releaseVersions, faults });
+    const installed = await t.install(hub);
+    expect(installed.exitCode, installed.stderr).toBe(0);
+    const run = await airgap([
+      'cluster',
+      'upgrade',
+      '-f',
+      t.lab.siteFile,
+      '--to',
+      '4.17.5',
+      '--graph-url',
+      t.lab.up.graph.url,
+      '--kubeconfig',
+      hub.kubeconfigFile,
+      '--timeout',
+      '8s',
+    ]);
+    return { hub, run };
+  }
+
+  it('explains a control plane update that does not complete, and leaves the nodes alone', async () => {
+    const { hub, run } = await upgradeWith({ controlPlaneUpdateStuck: true });
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain(
+      'error [WAIT_TIMEOUT]: timed out after 8 s waiting for HostedCluster clusters/lab to complete its update to 4.17.5; last seen: version 4.17.5 Partial',
+    );
+    expect(run.stderr).toContain('not succeeding: Cluster operator kube-apiserver is degraded');
+    expect(run.stderr).toMatch(
+      /\[control-plane\] warning: HostedCluster clusters\/lab: .*kube-apiserver is degraded/,
+    );
+    // The NodePool was not touched: the control plane goes first.
+    const np = hub.store.get(NP)!;
+    expect((np.status as { version: string }).version).toBe('4.17.3');
+    expect((np.spec as { release: { image: string } }).release.image).not.toBe(
+      (hub.store.get(HC)!.spec as { release: { image: string } }).release.image,
+    );
+  }, 120_000);
+
+  it('names the node that does not come back from its update', async () => {
+    const { hub, run } = await upgradeWith({ nodeNotReturning: ['lab-worker-0'] });
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain(
+      'error [WAIT_TIMEOUT]: timed out after 8 s waiting for NodePool clusters/lab to run 4.17.5 on all its nodes',
+    );
+    expect(run.stderr).toMatch(/Node lab-worker-0 .*NotReady/);
+    expect(run.stderr).toContain('Updating version in progress. Target version: 4.17.5');
+    // The control plane is done; the NodePool still reports the version all its nodes ran.
+    const history = (hub.store.get(HC)!.status as { version: { history: { state: string }[] } }).version
+      .history;
+    expect(history[0]!.state).toBe('Completed');
+    expect((hub.store.get(NP)!.status as { version: string }).version).toBe('4.17.3');
+  }, 120_000);
 });

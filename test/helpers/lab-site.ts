@@ -32,7 +32,7 @@ export interface LabFixture {
 
 /** Register the hooks of a lab site (IPv4, no catalog) for the enclosing describe. */
 export function useLabSite(
-  options: Pick<LabSiteOptions, 'version' | 'signatureConfigMap' | 'upgradeTo'> = {},
+  options: Pick<LabSiteOptions, 'version' | 'signatureConfigMap' | 'upgradeTo' | 'hosts' | 'graph'> = {},
 ): LabFixture {
   let lab: LabSite | undefined;
   let dir = '';

@@ -1,0 +1,168 @@
+/**
+ * The graph data read back from a graph image in a registry: built as `airgap mirror` builds it
+ * (graph-image.ts, on a ubi-like base) from the graph-data tarball of the real stable-4.13 graph,
+ * pushed, then read with readMirroredGraph; a missing image is undefined, and images that are not
+ * usable graph data are GRAPH_IMAGE_INVALID errors naming the image.
+ */
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { Header } from 'tar';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { syntheticGraphData } from '../../../lab/graph-server.js';
+import { buildImages, putImageManifest } from '../../../lab/images.js';
+import { CopyEngine } from '../../../src/mirror/copy/engine.js';
+import { LayoutEndpoint, RegistryEndpoint } from '../../../src/mirror/copy/endpoints.js';
+import { MirrorError } from '../../../src/mirror/errors.js';
+import { OciLayout } from '../../../src/mirror/layout/store.js';
+import { MediaType } from '../../../src/mirror/media-types.js';
+import { parseGraph } from '../../../src/mirror/openshift/graph.js';
+import { decideEdge } from '../../../src/mirror/openshift/graph-edges.js';
+import { buildGraphImage } from '../../../src/mirror/openshift/graph-image.js';
+import { graphImageRepo, readMirroredGraph } from '../../../src/mirror/openshift/graph-mirrored.js';
+import type { RegistryClient } from '../../../src/mirror/registry/client.js';
+import { clientFor, tempDir } from '../../helpers/fixtures.js';
+import { realdata, rejection } from '../../helpers/realdata.js';
+import { startRegistry, type TestRegistry } from '../../helpers/registry.js';
+
+const sample = parseGraph(
+  JSON.parse(readFileSync(realdata('samples', 'update-graph', 'cincinnati-amd64-stable-4.13.json'), 'utf8')),
+);
+
+/** A tar.gz of `files` (path → text) at the archive root, as the graph-data tarball has them. */
+function tarGz(files: Record<string, string>): Buffer {
+  const parts: Buffer[] = [];
+  for (const [path, text] of Object.entries(files)) {
+    const body = Buffer.from(text);
+    const h = Buffer.alloc(512);
+    new Header({ path, mode: 0o644, size: body.length, mtime: new Date(0), type: 'File' }).encode(h, 0);
+    parts.push(h, body, Buffer.alloc((512 - (body.length % 512)) % 512));
+  }
+  parts.push(Buffer.alloc(1024));
+  return gzipSync(Buffer.concat(parts));
+}
+
+describe('graph data read from a graph image in a registry', () => {
+  let reg: TestRegistry;
+  let client: RegistryClient;
+
+  beforeAll(async () => {
+    reg = await startRegistry();
+    client = clientFor(reg);
+    const dir = await tempDir('airgap-graph-mirrored-');
+    const layout = await OciLayout.open(join(dir, 'layout'));
+    const [ubi] = await buildImages(layout, [
+      { repo: 'ubi9/ubi', tag: 'latest', format: 'docker', layers: [{ id: 'ubi9', size: 32768 }] },
+    ]);
+    const graph = async (prefix: string, tarball: Buffer) => {
+      const file = join(dir, `${prefix}.tar.gz`);
+      await writeFile(file, tarball);
+      await buildGraphImage(layout, ubi!.digest, file, { refName: `${graphImageRepo(prefix)}:latest` });
+    };
+    await graph('', syntheticGraphData({ 'stable-4.13/amd64': sample }));
+    await graph('broken-yaml', tarGz({ version: '1.1.0\n', 'channels/stable-4.13.yaml': 'name: [stable\n' }));
+    await graph(
+      'schema-2',
+      tarGz({ version: '2.0.0\n', 'channels/stable-4.13.yaml': 'name: stable-4.13\n' }),
+    );
+    await graph(
+      'renamed',
+      tarGz({ version: '1.1.0\n', 'channels/stable-4.13.yaml': 'name: fast-4.13\nversions: []\n' }),
+    );
+    // The base alone under the graph image's name, and an image whose layer is not a tar.
+    const base = await layout.getManifest(ubi!.digest);
+    await layout.setEntry(`${graphImageRepo('plain')}:latest`, base);
+    const junk = Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0x00]), Buffer.alloc(200, 0x41)]);
+    const config = Buffer.from(
+      JSON.stringify({ architecture: 'amd64', os: 'linux', rootfs: { type: 'layers' } }),
+    );
+    const m = await putImageManifest(
+      layout,
+      config,
+      [{ mediaType: MediaType.DockerLayerGzip, digest: await layout.putBytes(junk), size: junk.length }],
+      true,
+    );
+    await layout.setEntry(`${graphImageRepo('junk')}:latest`, m);
+
+    const src = new LayoutEndpoint(layout);
+    const dest = new RegistryEndpoint(client);
+    const summary = await new CopyEngine({ parallel: 4 }).run(
+      (await layout.entries()).map((e) => {
+        const cut = e.refName.lastIndexOf(':');
+        const [repo, ref] = [e.refName.slice(0, cut), e.refName.slice(cut + 1)];
+        return {
+          source: { endpoint: src, repo, ref },
+          dest: { endpoint: dest, repo, ref },
+          digest: e.descriptor.digest,
+        };
+      }),
+    );
+    expect(summary.failed).toBe(0);
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await reg?.stop();
+  });
+
+  it('reads the channel, every blocked edge and the schema, from the layer on the base', async () => {
+    const g = (await readMirroredGraph(client, 'openshift/graph-image', 'latest', {
+      channel: 'stable-4.13',
+    }))!;
+    expect(g.image).toBe(`${reg.host}/openshift/graph-image:latest`);
+    expect(g.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(g.schema).toBe('1.1.0');
+    expect(g.channels).toEqual(['stable-4.13']);
+    expect(g.channel?.name).toBe('stable-4.13');
+    expect(new Set(g.channel?.versions)).toEqual(new Set(sample.nodes.map((n) => n.version)));
+    expect(g.blockedEdges.length).toBeGreaterThan(37);
+    expect(g.blockedEdges.every((b) => b.file.startsWith('blocked-edges/') && b.risk)).toBe(true);
+
+    // A published conditional update comes out conditional, with its risks, from the image.
+    const ce = sample.conditionalEdges[0]!;
+    const e = ce.edges[0]!;
+    const d = decideEdge(g.channel!, g.blockedEdges, {
+      from: e.from,
+      target: { version: e.to, previous: [e.from] },
+      arch: 'amd64',
+    });
+    expect(d.kind).toBe('conditional');
+    for (const r of ce.risks) expect(d.risks.map((x) => x.name)).toContain(r.name);
+  });
+
+  it('names the channels it has when it lacks the one asked for', async () => {
+    const g = (await readMirroredGraph(client, 'openshift/graph-image', 'latest', { channel: 'fast-4.18' }))!;
+    expect(g.channel).toBeUndefined();
+    expect(g.channels).toEqual(['stable-4.13']);
+  });
+
+  it('is undefined where the mirror has no graph image', async () => {
+    expect(
+      await readMirroredGraph(client, 'ocp/openshift/graph-image', 'latest', { channel: 'x' }),
+    ).toBeUndefined();
+  });
+
+  it('refuses what is not usable graph data, naming the image', async () => {
+    const read = (prefix: string) =>
+      rejection(readMirroredGraph(client, graphImageRepo(prefix), 'latest', { channel: 'stable-4.13' }));
+    const cases: [string, string][] = [
+      ['broken-yaml', 'has invalid graph data: channels/stable-4.13.yaml: not YAML'],
+      ['schema-2', 'has invalid graph data: version: schema 2.0.0 is not one this airgap reads (1.x)'],
+      ['renamed', 'channels/stable-4.13.yaml: it names channel fast-4.13, not stable-4.13'],
+      [
+        'plain',
+        'is not readable: no layer holds /var/lib/cincinnati-graph-data/ (it is not a graph-data image)',
+      ],
+      ['junk', 'could not be read as a gzip tar'],
+    ];
+    for (const [prefix, why] of cases) {
+      const e = await read(prefix);
+      const image = `${reg.host}/${prefix}/openshift/graph-image:latest`;
+      expect(e.code, prefix).toBe(MirrorError.GRAPH_IMAGE_INVALID);
+      expect(e.message, prefix).toContain(`the graph image ${image} `);
+      expect(e.message, prefix).toContain(why);
+      expect(e.hint, prefix).toContain('--graph-url');
+    }
+  });
+});
