@@ -12,7 +12,7 @@ export const ClusterError = {
   ASC_RECONCILE_FAILED: 'ASC_RECONCILE_FAILED',
   /** a HostedCluster named … already exists in namespace … (cluster/install/preflight.ts) */
   CLUSTER_NAME_TAKEN: 'CLUSTER_NAME_TAKEN',
-  /** HostedCluster …/… does not exist (cluster/kubeconfig.ts) */
+  /** HostedCluster …/… does not exist (cluster/kubeconfig.ts, scale.ts) */
   CLUSTER_NOT_FOUND: 'CLUSTER_NOT_FOUND',
   /** the hub does not serve … (cluster/install/preflight.ts) */
   HUB_NOT_READY: 'HUB_NOT_READY',
@@ -42,6 +42,16 @@ export const ClusterError = {
   UPGRADE_DOWNGRADE: 'UPGRADE_DOWNGRADE',
   /** the update … is conditional / not recommended / not checked (upgrade.ts) */
   UPGRADE_NOT_RECOMMENDED: 'UPGRADE_NOT_RECOMMENDED',
+  /** the NodePool is autoscaled: its replicas are not set by hand (scale.ts) */
+  SCALE_AUTOSCALED: 'SCALE_AUTOSCALED',
+  /** --replicas with a site file that adds or removes hosts (scale.ts) */
+  SCALE_SITE_CHANGED: 'SCALE_SITE_CHANGED',
+  /** removing … would leave the NodePool with no node (scale.ts) */
+  SCALE_LAST_NODE: 'SCALE_LAST_NODE',
+  /** the NodePool released another host than the one asked for (install/remove.ts) */
+  SCALE_WRONG_NODE: 'SCALE_WRONG_NODE',
+  /** the NodePool cannot have … nodes: only … Agents can be picked (scale.ts) */
+  SCALE_NOT_ENOUGH_AGENTS: 'SCALE_NOT_ENOUGH_AGENTS',
   /** --context names a context the kubeconfig does not have (cluster/kube.ts) */
   KUBECONFIG_NO_CONTEXT: 'KUBECONFIG_NO_CONTEXT',
   /** … (…) is not served by … (cluster/kube.ts) */

@@ -6,4 +6,5 @@ export { writeSelectedKubeconfig } from './kubeconfig.js';
 export { lineReporter, parseDuration, type InstallReporter } from './progress.js';
 export { formatStatus, readClusterStatus } from './status.js';
 export { releasesInUse, type ReleaseInUse } from './releases-in-use.js';
+export { scaleCluster, type ScaleOptions, type ScaleResult } from './scale.js';
 export { upgradeCluster, type UpgradeOptions, type UpgradeResult } from './upgrade.js';

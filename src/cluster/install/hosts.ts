@@ -5,7 +5,15 @@
  * recorded; the others go on, and only when none provisions does the install stop.
  */
 import { AirgapError } from '../../util/errors.js';
-import { API, INFRAENV_LABEL, viewBareMetalHost, viewInfraEnv, type HostView } from '../describe.js';
+import {
+  API,
+  BMH_LABEL,
+  INFRAENV_LABEL,
+  viewAgent,
+  viewBareMetalHost,
+  viewInfraEnv,
+  type HostView,
+} from '../describe.js';
 import { describeRef, type KubeObject } from '../kube.js';
 import { waitFor } from '../wait.js';
 import { applyObjects, type AppliedObject } from './apply.js';
@@ -111,4 +119,34 @@ function hostsState(views: HostView[], total: number): string {
       .map((v) => `${v.name} ${v.state}`)
       .join(', ') || 'none pending'
   }`;
+}
+
+/** metal3's reboot request: set-and-forget, the operator power-cycles the host and removes it. */
+export const REBOOT_ANNOTATION = 'reboot.metal3.io';
+/** The Agent state of a host that left a cluster and waits to boot the discovery ISO again. */
+export const AWAITING_REBOOT = 'unbinding-pending-user-action';
+
+/**
+ * Reboot, through their BareMetalHosts, the hosts whose Agent left a cluster and waits for the
+ * discovery ISO again (`unbinding-pending-user-action`), so each comes back as a free Agent.
+ * Returns the hosts rebooted.
+ */
+export async function rebootReleasedHosts(ctx: InstallContext, agents: KubeObject[]): Promise<string[]> {
+  const rebooted: string[] = [];
+  for (const agent of agents) {
+    const host = agent.metadata.labels?.[BMH_LABEL];
+    if (!host || viewAgent(agent).state !== AWAITING_REBOOT) continue;
+    const ref = { ...API.bareMetalHost, namespace: ctx.agentNs, name: host };
+    const bmh = await ctx.kube.get(ref);
+    if (!bmh) continue;
+    if (bmh.metadata.annotations?.[REBOOT_ANNOTATION] === undefined)
+      await ctx.kube.mergePatch(ref, { metadata: { annotations: { [REBOOT_ANNOTATION]: '' } } });
+    ctx.report({
+      phase: 'hosts',
+      object: describeRef(ref),
+      message: 'rebooting into the discovery ISO (its Agent left the cluster and waits for it)',
+    });
+    rebooted.push(host);
+  }
+  return rebooted;
 }

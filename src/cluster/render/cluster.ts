@@ -298,22 +298,37 @@ export function renderCluster(r: ResolvedSite): RenderedObject[] {
     if (nm) add('infraenv', nm);
   }
   add('infraenv', renderInfraEnv(r, names));
-  for (const host of r.site.hosts) {
-    const creds = r.bmcCredentials[host.name];
-    if (!creds) throw new Error(`renderCluster: no BMC credentials for host ${host.name}`);
-    add(
-      'hosts',
-      secret(
-        names.bmcSecret(host.name),
-        names.controlPlaneNamespace,
-        { username: creds.username, password: creds.password },
-        {
-          type: 'Opaque',
-        },
-      ),
-      true,
-    );
-    add('hosts', renderBareMetalHost(host, names));
-  }
+  for (const host of r.site.hosts) out.push(...renderHostAccess(r, host, names));
   return out;
+}
+
+/** A host's BMC Secret and BareMetalHost (step hosts): what booting it on the hub takes. */
+function renderHostAccess(r: ResolvedSite, host: SiteHost, names: ClusterNames): RenderedObject[] {
+  const creds = r.bmcCredentials[host.name];
+  if (!creds) throw new Error(`render: no BMC credentials for host ${host.name}`);
+  const bmcSecret = secret(
+    names.bmcSecret(host.name),
+    names.controlPlaneNamespace,
+    { username: creds.username, password: creds.password },
+    { type: 'Opaque' },
+  );
+  return [
+    { object: bmcSecret, sensitive: true, step: 'hosts' },
+    { object: renderBareMetalHost(host, names), sensitive: false, step: 'hosts' },
+  ];
+}
+
+/**
+ * The objects of some of the site's hosts, as renderCluster renders them: each host's
+ * NMStateConfig (step infraenv, when it has a static network), BMC Secret and BareMetalHost.
+ * `airgap cluster scale` applies these for the hosts a site file adds.
+ */
+export function renderHostObjects(r: ResolvedSite, hostNames: readonly string[]): RenderedObject[] {
+  const names = clusterNames(r.site);
+  const hosts = r.site.hosts.filter((h) => hostNames.includes(h.name));
+  const nmstate = hosts.flatMap((h) => {
+    const nm = renderNmStateConfig(h, names);
+    return nm ? [{ object: nm, sensitive: false, step: 'infraenv' as RenderStep }] : [];
+  });
+  return [...nmstate, ...hosts.flatMap((h) => renderHostAccess(r, h, names))];
 }

@@ -29,6 +29,9 @@ export interface ClusterNames {
   bmcSecret(host: string): string;
 }
 
+/** The Secret holding a host's BMC credentials. */
+export const bmcSecretName = (host: string): string => `${host}-bmc-secret`;
+
 export function clusterNames(site: Site): ClusterNames {
   const { name, namespace } = site.cluster;
   return {
@@ -41,6 +44,6 @@ export function clusterNames(site: Site): ClusterNames {
     infraEnvPullSecret: 'pull-secret',
     userCaBundle: 'user-ca-bundle',
     capiProviderRole: 'capi-provider-role',
-    bmcSecret: (host) => `${host}-bmc-secret`,
+    bmcSecret: bmcSecretName,
   };
 }
