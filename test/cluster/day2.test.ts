@@ -1,0 +1,186 @@
+/**
+ * Day 2 end to end, through the real CLI against real registries (Debian's docker-registry) and
+ * the hub simulator: 4.18.1 and 4.18.3 mirrored with their update graph data, a hosted cluster
+ * installed on 4.18.1, the mirror checked, the cluster updated to 4.18.3 (the update judged from
+ * the graph data in the mirror), scaled 2 → 3 → 2, then 4.18.1 deleted from the mirror and the
+ * registry garbage-collected, and the mirror checked again (4.18.1 missing, 4.18.3 complete).
+ * kubectl reads the hosted cluster at each step, skopeo the mirror at the end. A delete of the
+ * release the cluster still runs is refused with the cluster's name.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { dump } from 'js-yaml';
+import { describe, expect, it } from 'vitest';
+import { LAB_RELEASE_REPO } from '../../lab/site.js';
+import { airgap } from '../helpers/cli.js';
+import { useLabSite } from '../helpers/lab-site.js';
+import { skopeoDigest } from '../helpers/skopeo.js';
+
+/** kubectl against the hosted cluster: `get <what> -o jsonpath=<path>`. */
+async function kubectl(kubeconfig: string, what: string[], jsonpath: string): Promise<string> {
+  const r = await execa(
+    'kubectl',
+    ['--kubeconfig', kubeconfig, 'get', ...what, '-o', `jsonpath=${jsonpath}`],
+    {
+      reject: false,
+    },
+  );
+  expect(r.exitCode, r.stderr).toBe(0);
+  return r.stdout;
+}
+
+const nodeNames = async (kc: string) =>
+  (await kubectl(kc, ['nodes'], '{.items[*].metadata.name}')).split(' ').sort();
+const cvVersion = (kc: string) => kubectl(kc, ['clusterversion', 'version'], '{.status.history[0].version}');
+
+describe('day 2: check, upgrade, scale, delete through the mirror', () => {
+  const t = useLabSite({ version: '4.18.1', upgradeTo: '4.18.3', hosts: 3, graph: true });
+
+  it('runs the whole life of a disconnected site', async () => {
+    const { lab } = t;
+    const [w0, w1, w2] = lab.hostNames;
+    const releaseOf = (v: string) => lab.up.releases.find((r) => r.version === v)!;
+    const releaseVersions = Object.fromEntries(
+      lab.up.releases.map((r) => [`${lab.mirrorName}/${LAB_RELEASE_REPO}@${r.digest}`, r.version]),
+    );
+    const hub = await t.readyHub({ releaseVersions });
+    const onHub = ['--kubeconfig', hub.kubeconfigFile];
+    const twoHosts = await t.siteWith((s) => (s.hosts = s.hosts.slice(0, 2)));
+    const withoutW1 = await t.siteWith((s) => (s.hosts = s.hosts.filter((h) => h.name !== w1)));
+    const ws = `file://${join(lab.dir, 'mirror-workspace')}`;
+    const dest = `docker://${lab.mirrorName}`;
+    const access = [
+      '--authfile',
+      join(lab.dir, 'auth.json'),
+      '--ca-file',
+      lab.upstream.caFile,
+      '--ca-file',
+      lab.mirror.caFile,
+    ];
+
+    // Install on 4.18.1, two hosts.
+    const installed = await t.install(hub, [], twoHosts);
+    expect(installed.exitCode, installed.stderr).toBe(0);
+    const kc = /admin kubeconfig written to (\S+) \(0600\)/.exec(installed.stderr)![1]!;
+    expect(await nodeNames(kc)).toEqual([w0, w1]);
+    expect(await cvVersion(kc)).toBe('4.18.1');
+
+    // The mirror holds both releases and the cluster resources lead to them.
+    const check = await airgap(['mirror', 'check', '--workspace', ws, dest, ...access]);
+    expect(check.exitCode, check.stdout + check.stderr).toBe(0);
+    expect(check.stdout).toContain(`${dest} is complete`);
+
+    // 4.18.1 cannot be deleted while the cluster runs it.
+    const deleteOld = join(lab.dir, 'delete-4.18.1.yaml');
+    await writeFile(
+      deleteOld,
+      dump({
+        kind: 'DeleteImageSetConfiguration',
+        apiVersion: 'mirror.openshift.io/v2alpha1',
+        delete: {
+          platform: { channels: [{ name: lab.up.channel, minVersion: '4.18.1', maxVersion: '4.18.1' }] },
+        },
+      }),
+    );
+    const generate = () =>
+      airgap([
+        'mirror',
+        'delete',
+        '-c',
+        deleteOld,
+        '--workspace',
+        ws,
+        '--generate',
+        dest,
+        ...onHub,
+        ...access,
+        '--graph-url',
+        lab.up.graph.url,
+      ]);
+    const inUse = await generate();
+    expect(inUse.exitCode, inUse.stdout + inUse.stderr).toBe(2);
+    expect(inUse.stderr).toMatch(
+      /error \[DELETE_IN_USE\]: refusing to delete what hosted clusters run: .*\(clusters\/lab\)/,
+    );
+
+    // Update to 4.18.3 through the mirror: the control plane, then the nodes.
+    const up = await airgap([
+      'cluster',
+      'upgrade',
+      '-f',
+      twoHosts,
+      '--to',
+      '4.18.3',
+      ...onHub,
+      '--timeout',
+      '3m',
+    ]);
+    expect(up.exitCode, up.stderr).toBe(0);
+    expect(up.stdout).toContain('clusters/lab: 4.18.1 → 4.18.3');
+    // Judged from the graph data the mirror holds: no update service runs at the site.
+    expect(up.stdout).toContain(`update: recommended (graph data in ${lab.graphImage}@sha256:`);
+    expect(up.stdout).toContain('clusters/lab runs 4.18.3');
+    expect(await cvVersion(kc)).toBe('4.18.3');
+    expect(await kubectl(kc, ['nodes'], '{.items[*].status.nodeInfo.osImage}')).not.toContain('4.18.1');
+
+    // 2 → 3 → 2: the third host joins, then the second leaves.
+    const three = await airgap(['cluster', 'scale', '-f', lab.siteFile, ...onHub, '--timeout', '3m']);
+    expect(three.exitCode, three.stderr).toBe(0);
+    expect(await nodeNames(kc)).toEqual([w0, w1, w2]);
+    const two = await airgap(['cluster', 'scale', '-f', withoutW1, ...onHub, '--timeout', '3m']);
+    expect(two.exitCode, two.stderr).toBe(0);
+    expect(await nodeNames(kc)).toEqual([w0, w2]);
+
+    // Now 4.18.1 goes: listed, deleted, garbage-collected.
+    const listed = await generate();
+    expect(listed.exitCode, listed.stdout + listed.stderr).toBe(0);
+    const list = join(lab.dir, 'mirror-workspace', 'delete', 'delete-images.yaml');
+    const del = await airgap(['mirror', 'delete', '--delete-yaml-file', list, dest, ...access]);
+    expect(del.exitCode, del.stdout + del.stderr).toBe(0);
+    await lab.mirror.garbageCollect();
+
+    // The workspace's plan (both releases) is no longer complete: 4.18.1 is missing.
+    const after = await airgap(['mirror', 'check', '--workspace', ws, dest, ...access, '--json']);
+    expect(after.exitCode).toBe(1);
+    const report = JSON.parse(after.stdout) as { images: { expected: string; status: string }[] };
+    const missing = report.images.filter((i) => i.status === 'missing').map((i) => i.expected);
+    expect(missing).toContain(releaseOf('4.18.1').digest);
+    expect(missing).not.toContain(releaseOf('4.18.3').digest);
+    // 4.18.3 alone is complete.
+    const only = join(lab.dir, 'imageset-4.18.3.yaml');
+    await writeFile(
+      only,
+      dump({
+        kind: 'ImageSetConfiguration',
+        apiVersion: 'mirror.openshift.io/v2alpha1',
+        mirror: {
+          platform: {
+            channels: [{ name: lab.up.channel, minVersion: '4.18.3', maxVersion: '4.18.3' }],
+            graph: false,
+          },
+        },
+      }),
+    );
+    const current = await airgap([
+      'mirror',
+      'check',
+      '-c',
+      only,
+      '--workspace',
+      `file://${join(lab.dir, 'check-4.18.3')}`,
+      dest,
+      ...access,
+      '--graph-url',
+      lab.up.graph.url,
+    ]);
+    expect(current.exitCode, current.stdout + current.stderr).toBe(0);
+    const skopeo = (v: string) =>
+      skopeoDigest(
+        `docker://${lab.mirror.skopeoHost}/${LAB_RELEASE_REPO}@${releaseOf(v).digest}`,
+        lab.mirror.skopeo,
+      );
+    await expect(skopeo('4.18.1')).rejects.toThrow();
+    expect(await skopeo('4.18.3')).toBe(releaseOf('4.18.3').digest);
+  }, 420_000);
+});
