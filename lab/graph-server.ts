@@ -170,10 +170,13 @@ const bySemver = (a: string, b: string): number => {
   return pa && pb ? compareSemver(pa, pb) : a < b ? -1 : a > b ? 1 : 0;
 };
 
-/** A regular expression matching exactly these versions, as blocked-edges `from` fields are written. */
+/**
+ * A regular expression matching exactly these versions, anchored as the real blocked-edges `from`
+ * fields are (`^4[.]17[.]3[+].*$`: the update service matches it against `<version>+<arch>`).
+ */
 function versionsRegex(versions: string[]): string {
-  const esc = versions.sort(bySemver).map((v) => v.replace(/[.+]/g, (c) => `\\${c}`));
-  return esc.length === 1 ? esc[0] : `(${esc.join('|')})`;
+  const esc = versions.sort(bySemver).map((v) => v.replace(/[.+]/g, (c) => `[${c}]`));
+  return `^(${esc.join('|')})[+].*$`;
 }
 
 /**

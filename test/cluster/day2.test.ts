@@ -2,16 +2,20 @@
  * Day 2 end to end, through the real CLI against real registries (Debian's docker-registry) and
  * the hub simulator: 4.18.1 and 4.18.3 mirrored with their update graph data, a hosted cluster
  * installed on 4.18.1, the mirror checked, the cluster updated to 4.18.3 (the update judged from
- * the graph data in the mirror), scaled 2 → 3 → 2, then 4.18.1 deleted from the mirror and the
- * registry garbage-collected, and the mirror checked again (4.18.1 missing, 4.18.3 complete).
- * kubectl reads the hosted cluster at each step, skopeo the mirror at the end. A delete of the
- * release the cluster still runs is refused with the cluster's name.
+ * the graph data in the mirror), scaled 2 → 3 → 2 with `cluster scale` (the host the site file
+ * drops is the one that goes), then within its Agents with --replicas, then 4.18.1 deleted from
+ * the mirror and the registry garbage-collected, and the mirror checked again (4.18.1 missing,
+ * 4.18.3 complete). kubectl reads the hosted cluster at each step, skopeo the mirror at the end.
+ * Refused before anything changes: a delete of the release the cluster still runs (with the
+ * cluster's name), more nodes than Agents, --replicas with a site file that adds a host, and a
+ * NodePool left with no node.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { dump } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
+import type { Hub } from '../../lab/hub/index.js';
 import { LAB_RELEASE_REPO } from '../../lab/site.js';
 import { airgap } from '../helpers/cli.js';
 import { useLabSite } from '../helpers/lab-site.js';
@@ -30,6 +34,15 @@ async function kubectl(kubeconfig: string, what: string[], jsonpath: string): Pr
   return r.stdout;
 }
 
+const AGENT_NS = 'clusters-lab';
+
+/** The BareMetalHosts of the cluster on the hub. */
+const hostsOnHub = (hub: Hub): string[] =>
+  hub.store
+    .list('metal3.io/v1alpha1', 'BareMetalHost', { namespace: AGENT_NS })
+    .map((b) => b.metadata.name)
+    .sort();
+
 const nodeNames = async (kc: string) =>
   (await kubectl(kc, ['nodes'], '{.items[*].metadata.name}')).split(' ').sort();
 const cvVersion = (kc: string) => kubectl(kc, ['clusterversion', 'version'], '{.status.history[0].version}');
@@ -41,10 +54,7 @@ describe('day 2: check, upgrade, scale, delete through the mirror', () => {
     const { lab } = t;
     const [w0, w1, w2] = lab.hostNames;
     const releaseOf = (v: string) => lab.up.releases.find((r) => r.version === v)!;
-    const releaseVersions = Object.fromEntries(
-      lab.up.releases.map((r) => [`${lab.mirrorName}/${LAB_RELEASE_REPO}@${r.digest}`, r.version]),
-    );
-    const hub = await t.readyHub({ releaseVersions });
+    const hub = await t.readyHub();
     const onHub = ['--kubeconfig', hub.kubeconfigFile];
     const twoHosts = await t.siteWith((s) => (s.hosts = s.hosts.slice(0, 2)));
     const withoutW1 = await t.siteWith((s) => (s.hosts = s.hosts.filter((h) => h.name !== w1)));
@@ -124,12 +134,67 @@ describe('day 2: check, upgrade, scale, delete through the mirror', () => {
     expect(await cvVersion(kc)).toBe('4.18.3');
     expect(await kubectl(kc, ['nodes'], '{.items[*].status.nodeInfo.osImage}')).not.toContain('4.18.1');
 
-    // 2 → 3 → 2: the third host joins, then the second leaves.
-    const three = await airgap(['cluster', 'scale', '-f', lab.siteFile, ...onHub, '--timeout', '3m']);
+    // 2 → 3: the plan first, then the third host is created, provisioned, and joins on 4.18.3.
+    const scale = (site: string, ...extra: string[]) =>
+      airgap(['cluster', 'scale', '-f', site, ...onHub, '--timeout', '3m', ...extra]);
+    const dry = await scale(lab.siteFile, '--dry-run');
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('clusters/lab: NodePool clusters/lab 2 → 3 nodes');
+    expect(dry.stdout).toContain(`would add ${w2}`);
+    expect(hostsOnHub(hub)).toEqual([w0, w1]);
+    // Refused before anything changes: more nodes than Agents, and --replicas with a site that adds a host.
+    const tooMany = await scale(twoHosts, '--replicas', '3');
+    expect(tooMany.exitCode).toBe(2);
+    expect(tooMany.stderr).toContain(
+      'error [SCALE_NOT_ENOUGH_AGENTS]: NodePool clusters/lab cannot have 3 nodes: 2 Agents can be picked',
+    );
+    const mixed = await scale(lab.siteFile, '--replicas', '1');
+    expect(mixed.exitCode).toBe(2);
+    expect(mixed.stderr).toContain(
+      `error [SCALE_SITE_CHANGED]: --replicas scales within the Agents on the hub, but the site file adds ${w2}`,
+    );
+    const three = await scale(lab.siteFile);
     expect(three.exitCode, three.stderr).toBe(0);
+    expect(three.stdout).toContain(`added ${w2}`);
+    expect(three.stdout).toContain('clusters/lab has 3 Ready nodes');
+    expect(three.stderr).toMatch(new RegExp(`\\[hosts\\] BareMetalHost clusters-lab/${w2}: provisioned`));
     expect(await nodeNames(kc)).toEqual([w0, w1, w2]);
-    const two = await airgap(['cluster', 'scale', '-f', withoutW1, ...onHub, '--timeout', '3m']);
+    expect(await kubectl(kc, ['node', w2], '{.status.nodeInfo.osImage}')).toContain('4.18.3');
+
+    // 3 → 2 by dropping the middle host: that node goes (not the newest), and the host is deprovisioned.
+    const two = await scale(withoutW1);
     expect(two.exitCode, two.stderr).toBe(0);
+    expect(two.stdout).toContain(`removed ${w1}: Agent released, host deprovisioned`);
+    expect(two.stderr).toContain(`host ${w1} marked to be removed (cluster.x-k8s.io/delete-machine)`);
+    expect(await nodeNames(kc)).toEqual([w0, w2]);
+    expect(hostsOnHub(hub)).toEqual([w0, w2]);
+    expect(
+      hub.store.get({ apiVersion: 'v1', kind: 'Secret', namespace: AGENT_NS, name: `${w1}-bmc-secret` }),
+    ).toBeUndefined();
+    const again = await scale(withoutW1);
+    expect(again.stdout).toContain('clusters/lab: NodePool clusters/lab 2 → 2 nodes');
+
+    // Within the Agents: 1 node, the other host kept and rebooted into discovery for later; then back.
+    const one = await scale(withoutW1, '--replicas', '1');
+    expect(one.exitCode, one.stderr).toBe(0);
+    expect(one.stdout).toContain('clusters/lab has 1 Ready node');
+    expect(one.stderr).toMatch(/BareMetalHost clusters-lab\/lab-worker-\d: rebooting into the discovery ISO/);
+    expect(hostsOnHub(hub)).toEqual([w0, w2]);
+    expect(await nodeNames(kc)).toHaveLength(1);
+    // No node left: refused, by --replicas 0 and by a site file that drops every host.
+    const zero = await scale(withoutW1, '--replicas', '0');
+    expect(zero.exitCode).toBe(2);
+    expect(zero.stderr).toContain(
+      'error [SCALE_LAST_NODE]: --replicas 0 would leave NodePool clusters/lab with no node',
+    );
+    const none = await scale(await t.siteWith((s) => (s.hosts = [])));
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr).toMatch(
+      /error \[SCALE_LAST_NODE\]: removing lab-worker-\d would leave NodePool clusters\/lab with no node/,
+    );
+    const back = await scale(withoutW1);
+    expect(back.exitCode, back.stderr).toBe(0);
+    expect(back.stdout).toMatch(/added lab-worker-\d \(its BareMetalHost was on the hub\)/);
     expect(await nodeNames(kc)).toEqual([w0, w2]);
 
     // Now 4.18.1 goes: listed, deleted, garbage-collected.

@@ -7,13 +7,11 @@
  * conditional edge and a blocked one are refused without --force, a channel the data lacks is
  * said so; --graph-url is still asked first; restored, the update goes through.
  */
-import { gzipSync } from 'node:zlib';
-import { Header } from 'tar';
 import { describe, expect, it } from 'vitest';
 import type { Hub } from '../../lab/hub/index.js';
-import { LAB_RELEASE_REPO } from '../../lab/site.js';
 import type { UpdateGraph } from '../../src/mirror/openshift/graph.js';
 import { airgap } from '../helpers/cli.js';
+import { tarGz } from '../helpers/fixtures.js';
 import { useLabSite } from '../helpers/lab-site.js';
 
 const HC = {
@@ -29,19 +27,6 @@ const RISK = {
   message: 'A made-up known issue for clusters with the lab feature enabled.',
   matchingRules: [{ type: 'Always' }],
 };
-
-/** A graph-data tarball holding exactly `files` (path → text), as the update service serves it. */
-function graphData(files: Record<string, string>): Buffer {
-  const parts: Buffer[] = [];
-  for (const [path, text] of Object.entries(files)) {
-    const body = Buffer.from(text);
-    const h = Buffer.alloc(512);
-    new Header({ path, mode: 0o644, size: body.length, mtime: new Date(0), type: 'File' }).encode(h, 0);
-    parts.push(h, body, Buffer.alloc((512 - (body.length % 512)) % 512));
-  }
-  parts.push(Buffer.alloc(1024));
-  return gzipSync(Buffer.concat(parts));
-}
 
 /** Set (or clear) the HostedCluster's spec.channel in the hub simulator. */
 function setChannel(hub: Hub, channel: string | undefined): void {
@@ -63,10 +48,7 @@ describe('airgap cluster upgrade against the graph data in the mirror', () => {
   const t = useLabSite({ upgradeTo: '4.17.5', graph: true });
 
   it('judges the update from the mirrored graph image: recommended goes on; conditional, blocked or an unknown channel is refused', async () => {
-    const releaseVersions = Object.fromEntries(
-      t.lab.up.releases.map((r) => [`${t.lab.mirrorName}/${LAB_RELEASE_REPO}@${r.digest}`, r.version]),
-    );
-    const hub = await t.readyHub({ releaseVersions });
+    const hub = await t.readyHub();
     const installed = await t.install(hub);
     expect(installed.exitCode, installed.stderr).toBe(0);
     const graphImage = t.lab.graphImage!;
@@ -135,7 +117,7 @@ describe('airgap cluster upgrade against the graph data in the mirror', () => {
     expect(forced.stderr).toContain('update risk: LabRisk');
 
     // A blocked edge (no matchingRules): not recommended at all.
-    t.lab.up.graph.graphData = graphData({
+    t.lab.up.graph.graphData = tarGz({
       version: '1.1.0\n',
       'channels/stable-4.17.yaml': 'name: stable-4.17\nversions:\n- 4.17.3\n- 4.17.5\n',
       'blocked-edges/4.17.5.yaml': 'to: 4.17.5\nfrom: .*\n',

@@ -7,7 +7,6 @@
 import { describe, expect, it } from 'vitest';
 import { airgap } from '../helpers/cli.js';
 import { useLabSite } from '../helpers/lab-site.js';
-import { LAB_RELEASE_REPO } from '../../lab/site.js';
 
 const HC = {
   apiVersion: 'hypershift.openshift.io/v1beta1',
@@ -21,11 +20,7 @@ describe('airgap cluster upgrade', () => {
   const t = useLabSite({ upgradeTo: '4.17.5' });
 
   it('updates the control plane, then the NodePool, to a release in the mirror; refuses what it cannot confirm and a downgrade', async () => {
-    // The simulator reads each release's version from its image, as HyperShift reads the payload.
-    const releaseVersions = Object.fromEntries(
-      t.lab.up.releases.map((r) => [`${t.lab.mirrorName}/${LAB_RELEASE_REPO}@${r.digest}`, r.version]),
-    );
-    const hub = await t.readyHub({ releaseVersions });
+    const hub = await t.readyHub();
     const installed = await t.install(hub);
     expect(installed.exitCode, installed.stderr).toBe(0);
     const kc = ['--kubeconfig', hub.kubeconfigFile];
@@ -118,10 +113,7 @@ describe('airgap cluster upgrade', () => {
 
   /** A hub with `faults`, the cluster installed on 4.17.3, then `cluster upgrade --to 4.17.5` with a short limit. */
   async function upgradeWith(faults: Record<string, unknown>) {
-    const releaseVersions = Object.fromEntries(
-      t.lab.up.releases.map((r) => [`${t.lab.mirrorName}/${LAB_RELEASE_REPO}@${r.digest}`, r.version]),
-    );
-    const hub = await t.readyHub({ releaseVersions, faults });
+    const hub = await t.readyHub({ faults });
     const installed = await t.install(hub);
     expect(installed.exitCode, installed.stderr).toBe(0);
     const run = await airgap([

@@ -5,7 +5,9 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import yaml from 'js-yaml';
+import { Header } from 'tar';
 import { buildImages, type BuiltImage, type ImageSpec } from '../../lab/images.js';
 import { CopyEngine } from '../../src/mirror/copy/engine.js';
 import { LayoutEndpoint, RegistryEndpoint } from '../../src/mirror/copy/endpoints.js';
@@ -88,4 +90,17 @@ export async function writeAuthFile(path: string, registries: readonly TestRegis
   const auths = Object.fromEntries(registries.map((r) => [r.host, { auth: auth(r) }]));
   await writeFile(path, JSON.stringify({ auths }), { mode: 0o600 });
   return path;
+}
+
+/** A tar.gz holding exactly `files` (path → text) at its root, as the graph-data tarball has them. */
+export function tarGz(files: Record<string, string>): Buffer {
+  const parts: Buffer[] = [];
+  for (const [path, text] of Object.entries(files)) {
+    const body = Buffer.from(text);
+    const h = Buffer.alloc(512);
+    new Header({ path, mode: 0o644, size: body.length, mtime: new Date(0), type: 'File' }).encode(h, 0);
+    parts.push(h, body, Buffer.alloc((512 - (body.length % 512)) % 512));
+  }
+  parts.push(Buffer.alloc(1024));
+  return gzipSync(Buffer.concat(parts));
 }

@@ -9,7 +9,7 @@ import { dump, load } from 'js-yaml';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { SiteDocument } from '../../src/cluster/site/schema.js';
 import { startHub, type Hub, type StartHubOptions } from '../../lab/hub/index.js';
-import { buildLabSite, type LabSite, type LabSiteOptions } from '../../lab/site.js';
+import { LAB_RELEASE_REPO, buildLabSite, type LabSite, type LabSiteOptions } from '../../lab/site.js';
 import { airgap, type CliResult } from './cli.js';
 import { tempDir } from './fixtures.js';
 
@@ -20,7 +20,7 @@ export interface LabFixture {
   readonly hub: Hub;
   /** A fresh name below `dir` (hubs, kubeconfigs, renders). */
   fresh(prefix: string): string;
-  /** Start a hub for this test. */
+  /** Start a hub for this test (it knows the version of each release in the lab mirror). */
   startHub(controllers?: StartHubOptions['controllers']): Promise<Hub>;
   /** Start a hub and run `airgap install hub` on it (which must succeed). */
   readyHub(controllers?: StartHubOptions['controllers']): Promise<Hub>;
@@ -61,7 +61,11 @@ export function useLabSite(
     },
     fresh: (prefix) => join(dir, `${prefix}-${n++}`),
     async startHub(controllers = {}) {
-      const hub = await startHub({ dir: f.fresh('hub'), controllers });
+      // The simulator reads each mirrored release's version from its image, as HyperShift reads the payload.
+      const releaseVersions = Object.fromEntries(
+        lab!.up.releases.map((r) => [`${lab!.mirrorName}/${LAB_RELEASE_REPO}@${r.digest}`, r.version]),
+      );
+      const hub = await startHub({ dir: f.fresh('hub'), controllers: { releaseVersions, ...controllers } });
       hubs.push(hub);
       return hub;
     },

@@ -13,6 +13,17 @@ export function realdata(...parts: string[]): string {
   return resolve(repoRoot, '..', 'shared', 'realdata', ...parts);
 }
 
+/** The AirgapError `f` throws (anything else, or no throw, fails the test). */
+export function thrown(f: () => unknown): AirgapError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof AirgapError) return e;
+    throw e;
+  }
+  throw new Error('expected an AirgapError');
+}
+
 /** The AirgapError a promise rejects with (anything else, or no rejection, fails the test). */
 export async function rejection(p: Promise<unknown>): Promise<AirgapError> {
   try {

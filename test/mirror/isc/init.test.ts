@@ -15,12 +15,11 @@ import {
   parseImageSetConfig,
   type ImageSetConfig,
 } from '../../../src/mirror/isc/index.js';
-import { AirgapError } from '../../../src/util/errors.js';
 import { airgap } from '../../helpers/cli.js';
 import { parseGraph } from '../../../src/mirror/openshift/graph.js';
 import { startGraphServer } from '../../../lab/graph-server.js';
 import { tempDir } from '../../helpers/fixtures.js';
-import { realdata, rejection } from '../../helpers/realdata.js';
+import { realdata, rejection, thrown } from '../../helpers/realdata.js';
 import { CommonError } from '../../../src/util/errors.js';
 
 const RH_INDEX = 'registry.redhat.io/redhat/redhat-operator-index';
@@ -84,17 +83,6 @@ function withDefaults(c: InitImageSetConfig): ImageSetConfig {
       samples: [],
     },
   };
-}
-
-/** The AirgapError `fn` throws; fails the test if it returns. */
-function errorOf(fn: () => unknown): AirgapError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof AirgapError) return e;
-    throw e;
-  }
-  throw new Error('expected an AirgapError');
 }
 
 /** A release channel as the loader returns it. */
@@ -466,7 +454,7 @@ describe('the hosted-agent preset', () => {
   });
 
   it('needs the release of the hosted cluster', () => {
-    const e = errorOf(() => buildImageSetConfig({ preset: 'hosted-agent' }));
+    const e = thrown(() => buildImageSetConfig({ preset: 'hosted-agent' }));
     expect(e).toMatchObject({ code: CommonError.FLAG_MISSING, exitCode: 2 });
     expect(e.hint).toMatch(/--version 4\.18/);
   });
@@ -653,7 +641,7 @@ describe('bad input: a usage error (exit 2) that names the flag and how to fix i
   ];
 
   it.each(BAD)('$name', ({ opts, code, hint }) => {
-    const e = errorOf(() => buildImageSetConfig(opts));
+    const e = thrown(() => buildImageSetConfig(opts));
     expect(e.code).toBe(code);
     expect(e.exitCode).toBe(2);
     expect(e.where).toMatch(/^--/);

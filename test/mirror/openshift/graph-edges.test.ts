@@ -8,7 +8,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AirgapError } from '../../../src/util/errors.js';
 import { toYaml } from '../../../src/util/yaml.js';
 import { MirrorError } from '../../../src/mirror/errors.js';
 import { parseGraph, type GraphRisk, type UpdateGraph } from '../../../src/mirror/openshift/graph.js';
@@ -22,7 +21,7 @@ import {
   type EdgeReleaseMetadata,
   type GraphChannel,
 } from '../../../src/mirror/openshift/graph-edges.js';
-import { realdata } from '../../helpers/realdata.js';
+import { realdata, thrown } from '../../helpers/realdata.js';
 
 const IMAGE = 'mirror.example.com:8443/openshift/graph-image:latest';
 
@@ -294,16 +293,6 @@ describe('edges from graph data, synthetic cases', () => {
 });
 
 describe('graph-data files that cannot be used', () => {
-  const fail = (f: () => unknown): AirgapError => {
-    try {
-      f();
-    } catch (e) {
-      if (e instanceof AirgapError) return e;
-      throw e;
-    }
-    throw new Error('expected an AirgapError');
-  };
-
   it('names the image and the file, with code GRAPH_IMAGE_INVALID', () => {
     const cases: [() => unknown, string][] = [
       [() => parseChannelFile('name: [unclosed', IMAGE, 'channels/a.yaml'), 'channels/a.yaml: not YAML'],
@@ -332,7 +321,7 @@ describe('graph-data files that cannot be used', () => {
       ],
     ];
     for (const [f, why] of cases) {
-      const e = fail(f);
+      const e = thrown(f);
       expect(e.code).toBe(MirrorError.GRAPH_IMAGE_INVALID);
       expect(e.message).toContain(`the graph image ${IMAGE} has invalid graph data: `);
       expect(e.message).toContain(why);

@@ -7,8 +7,6 @@
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
-import { Header } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syntheticGraphData } from '../../../lab/graph-server.js';
 import { buildImages, putImageManifest } from '../../../lab/images.js';
@@ -22,26 +20,13 @@ import { decideEdge } from '../../../src/mirror/openshift/graph-edges.js';
 import { buildGraphImage } from '../../../src/mirror/openshift/graph-image.js';
 import { graphImageRepo, readMirroredGraph } from '../../../src/mirror/openshift/graph-mirrored.js';
 import type { RegistryClient } from '../../../src/mirror/registry/client.js';
-import { clientFor, tempDir } from '../../helpers/fixtures.js';
+import { clientFor, tarGz, tempDir } from '../../helpers/fixtures.js';
 import { realdata, rejection } from '../../helpers/realdata.js';
 import { startRegistry, type TestRegistry } from '../../helpers/registry.js';
 
 const sample = parseGraph(
   JSON.parse(readFileSync(realdata('samples', 'update-graph', 'cincinnati-amd64-stable-4.13.json'), 'utf8')),
 );
-
-/** A tar.gz of `files` (path → text) at the archive root, as the graph-data tarball has them. */
-function tarGz(files: Record<string, string>): Buffer {
-  const parts: Buffer[] = [];
-  for (const [path, text] of Object.entries(files)) {
-    const body = Buffer.from(text);
-    const h = Buffer.alloc(512);
-    new Header({ path, mode: 0o644, size: body.length, mtime: new Date(0), type: 'File' }).encode(h, 0);
-    parts.push(h, body, Buffer.alloc((512 - (body.length % 512)) % 512));
-  }
-  parts.push(Buffer.alloc(1024));
-  return gzipSync(Buffer.concat(parts));
-}
 
 describe('graph data read from a graph image in a registry', () => {
   let reg: TestRegistry;

@@ -4,8 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseGraph, type UpdateGraph } from '../../../src/mirror/openshift/graph.js';
 import { resolveReleases, selectReleases } from '../../../src/mirror/openshift/releases.js';
 import type { ReleaseChannel } from '../../../src/mirror/isc/types.js';
-import { AirgapError } from '../../../src/util/errors.js';
-import { realdata } from '../../helpers/realdata.js';
+import { realdata, thrown } from '../../helpers/realdata.js';
 import { MirrorError } from '../../../src/mirror/errors.js';
 
 const samplePath = realdata('samples', 'update-graph', 'cincinnati-amd64-stable-4.13.json');
@@ -23,16 +22,6 @@ const ch = (name: string, extra: Partial<ReleaseChannel> = {}): ReleaseChannel =
   ...extra,
 });
 const versions = (s: { releases: { version: string }[] }) => s.releases.map((r) => r.version);
-
-function thrown(f: () => unknown): AirgapError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof AirgapError) return e;
-    throw e;
-  }
-  throw new Error('expected an AirgapError');
-}
 
 describe('selectReleases on the real stable-4.13 graph (oc-mirror v2 rules)', () => {
   const graphs = { 'stable-4.13': stable413 };

@@ -14,9 +14,8 @@ import {
   type ClusterImagePolicyObject,
 } from '../../../src/mirror/outputs/index.js';
 import { MirrorError } from '../../../src/mirror/errors.js';
-import { AirgapError } from '../../../src/util/errors.js';
 import { CRD_DIR, validateAgainstCrd } from '../../helpers/crd.js';
-import { realdata } from '../../helpers/realdata.js';
+import { realdata, thrown } from '../../helpers/realdata.js';
 
 const CRD_FILE = 'config.openshift.io_clusterimagepolicies.crd.yaml';
 const SCOPES = [
@@ -68,16 +67,6 @@ function celProblems(o: ClusterImagePolicyObject): string[] {
   if (!pem.endsWith('-----END PUBLIC KEY-----\n') && !pem.endsWith('-----END PUBLIC KEY-----'))
     problems.push('keyData does not end with END PUBLIC KEY');
   return problems;
-}
-
-function thrown(f: () => unknown): AirgapError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof AirgapError) return e;
-    throw e;
-  }
-  throw new Error('expected an AirgapError');
 }
 
 describe('clusterImagePolicyExample', () => {

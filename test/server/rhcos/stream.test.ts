@@ -13,8 +13,7 @@ import {
   type CoreosArch,
 } from '../../../src/server/rhcos/stream.js';
 import { syntheticStream } from '../../helpers/boot-files.js';
-import { realdata } from '../../helpers/realdata.js';
-import { AirgapError } from '../../../src/util/errors.js';
+import { realdata, thrown } from '../../helpers/realdata.js';
 import { ServerError } from '../../../src/server/errors.js';
 
 const samplePath = (f: string) => realdata('samples', 'coreos', f);
@@ -31,16 +30,6 @@ function raw(
     artifacts: { metal: { formats: Record<string, Record<string, { location: string; sha256: string }>> } };
   };
   return a.artifacts.metal.formats[format]![key]!;
-}
-
-function thrown(f: () => unknown): AirgapError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof AirgapError) return e;
-    throw e;
-  }
-  throw new Error('expected an AirgapError');
 }
 
 describe('CoreOS stream metadata: the real samples', () => {
