@@ -61,6 +61,10 @@ export interface DeletePlan {
   /** Images the configuration names that stay: still used by what the workspace keeps, or not there. */
   skipped: { image: string; reason: string }[];
   reclaim: { blobs: number; bytes: number; sharedBlobs: number };
+  /** Tags of the destination read to know what else it holds (0 when it could not be walked). */
+  walkedTags: number;
+  /** Why the destination could not be walked, when it could not. */
+  walkNote?: string;
   gcHint: string;
 }
 
@@ -82,30 +86,77 @@ export const GC_HINT =
 export interface DeleteTarget {
   client: RegistryClient;
   registry: string;
+  /** The destination's prefix (`ocp` of docker://host/ocp): what else is there is walked below it. */
+  prefix: string;
   repo(e: PlanEntry): string;
 }
 
+/** What the destination holds besides what is deleted: manifests (`repo@digest` → a tag naming it) and blobs. */
+interface Held {
+  manifests: Map<string, string>;
+  blobs: Set<string>;
+  /** Tags read. */
+  tags: number;
+  /** Why the walk could not be made (the registry does not list its repositories to us). */
+  note?: string;
+}
+
+/**
+ * Walk every tag of every repository below the prefix, except those being deleted: their manifests
+ * (index children included) and blobs stay. A registry that does not list its repositories leaves
+ * only what the workspace's last plan keeps to go by, and the report says so.
+ */
+async function walkDestination(target: DeleteTarget, doomed: Set<string>, limit: Limiter): Promise<Held> {
+  const held: Held = { manifests: new Map(), blobs: new Set(), tags: 0 };
+  const under = (r: string) => !target.prefix || r === target.prefix || r.startsWith(`${target.prefix}/`);
+  let repos: string[];
+  try {
+    repos = (await target.client.listRepositories(target.prefix || 'airgap')).filter(under);
+  } catch (e) {
+    held.note = `${target.registry} did not list its repositories (${messageOf(e)}): what else it holds was not read, only what the workspace's last plan keeps is kept`;
+    return held;
+  }
+  await Promise.all(
+    repos.map((repo) =>
+      limit.run(async () => {
+        const tags = await target.client.listTags(repo).catch(() => [] as string[]);
+        await Promise.all(
+          tags
+            .filter((t) => !doomed.has(`${repo}:${t}`))
+            .map(async (tag) => {
+              const b = await blobsAt(target.client, repo, tag).catch(() => undefined);
+              if (!b) return;
+              held.tags++;
+              held.manifests.set(`${repo}@${b.digest}`, `${repo}:${tag}`);
+              for (const c of b.children) held.manifests.set(`${repo}@${c}`, `${repo}:${tag}`);
+              for (const d of b.blobs.keys()) held.blobs.add(d);
+            }),
+        );
+      }),
+    ),
+  );
+  return held;
+}
+
 interface ImageBlobs {
+  /** The manifest's digest. */
+  digest: string;
   /** Manifests of an index (children), then the image's own blobs with sizes. */
   children: string[];
   blobs: Map<string, number>;
 }
 
-/** An image's blobs at the destination, its index's children included; undefined when not there. */
-async function blobsAt(
-  client: RegistryClient,
-  repo: string,
-  digest: string,
-): Promise<ImageBlobs | undefined> {
+/** An image's blobs at the destination (by tag or digest), its index's children included; undefined when not there. */
+async function blobsAt(client: RegistryClient, repo: string, ref: string): Promise<ImageBlobs | undefined> {
   let m;
   try {
-    m = await client.getManifest(repo, digest);
+    m = await client.getManifest(repo, ref);
   } catch (e) {
     if (e instanceof RegistryError && e.status === 404) return undefined;
     throw e;
   }
-  const parsed = parseManifest(m.bytes, m.mediaType, `${repo}@${digest}`);
-  const out: ImageBlobs = { children: [], blobs: new Map() };
+  const parsed = parseManifest(m.bytes, m.mediaType, `${repo}${ref.includes(':') ? '@' : ':'}${ref}`);
+  const out: ImageBlobs = { digest: m.digest, children: [], blobs: new Map() };
   if (parsed.kind === 'image') {
     for (const b of blobsOf(parsed)) out.blobs.set(b.digest, b.size);
     return out;
@@ -164,6 +215,11 @@ export async function planDeletion(
     ),
   );
 
+  // What else the destination holds under the prefix (other workspaces, images pushed by hand).
+  const held = await walkDestination(target, doomed, limit);
+  for (const d of held.blobs) keptBlobs.add(d);
+  for (const m of held.manifests.keys()) keptManifests.add(m);
+
   const running = (e: PlanEntry) =>
     (opts.inUse ?? []).filter(
       (u) =>
@@ -191,6 +247,8 @@ export async function planDeletion(
         if (!e.digest) return { e, skip: `not resolved: ${e.unresolved?.message ?? 'no digest'}` };
         const k = keptAt.get(key(e));
         if (k) return { e, skip: `still used by ${k.context}` };
+        const tagged = held.manifests.get(key(e));
+        if (tagged) return { e, skip: `still tagged at the destination as ${tagged}` };
         const b = await blobsAt(target.client, target.repo(e), e.digest);
         return b ? { e, b } : { e, skip: 'not in the mirror' };
       }),
@@ -248,6 +306,8 @@ export async function planDeletion(
     items,
     skipped,
     reclaim: { blobs: freed.size, bytes, sharedBlobs: shared },
+    walkedTags: held.tags,
+    ...(held.note ? { walkNote: held.note } : {}),
     gcHint: GC_HINT,
   };
 }
@@ -341,7 +401,8 @@ export function renderDeletion(r: DeletePlan | DeleteOutcome, destination: strin
     const images = r.items.filter((i) => i.type !== 'child').length;
     lines.push(
       `wrote ${r.file}: ${images} image(s) to delete (${r.items.length} manifest(s) with their children)`,
-      `a garbage collection would then reclaim ${r.reclaim.blobs} blob(s), ${formatBytes(r.reclaim.bytes)}; ${r.reclaim.sharedBlobs} blob(s) stay, still used by what the workspace keeps`,
+      `a garbage collection would then reclaim ${r.reclaim.blobs} blob(s), ${formatBytes(r.reclaim.bytes)}; ${r.reclaim.sharedBlobs} blob(s) stay, still used by what the workspace keeps or by the ${r.walkedTags} other tag(s) the destination holds`,
+      ...(r.walkNote ? [`note: ${r.walkNote}`] : []),
       `nothing was deleted yet: review the list, then run airgap mirror delete --delete-yaml-file ${r.file} ${destination}`,
     );
   } else {
@@ -426,6 +487,7 @@ export async function runDelete(o: DeleteRunOptions): Promise<DeletePlan | Delet
       {
         client: (target.endpoint as RegistryEndpoint).client,
         registry: destination.registry,
+        prefix: destination.prefix,
         repo: target.repo,
       },
       {

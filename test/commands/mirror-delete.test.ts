@@ -13,7 +13,7 @@ import type { BuiltImage } from '../../lab/images.js';
 import { airgap } from '../helpers/cli.js';
 import { refOf, seedRegistry, tempDir, writeIsc, writeAuthFile } from '../helpers/fixtures.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
-import { skopeoCopy, skopeoDigest } from '../helpers/skopeo.js';
+import { skopeoCopy, skopeoDelete, skopeoDigest } from '../helpers/skopeo.js';
 
 const blobFile = (r: TestRegistry, digest: string) =>
   join(
@@ -81,6 +81,44 @@ describe('airgap mirror delete', () => {
   afterAll(async () => {
     await Promise.all([src?.stop(), dst?.stop(), locked?.stop()]);
   });
+
+  it('keeps what other tags under the prefix use: the destination is walked, not only the workspace plan', async () => {
+    // Someone else's copy of 1.0 under the same prefix, which no workspace plan knows about.
+    const elsewhere = `docker://${dst.skopeoHost}/m/elsewhere/app:kept`;
+    await skopeoCopy(`docker://${dst.skopeoHost}/m/app/server:1.0`, elsewhere, {
+      ...dst.skopeo,
+      extraArgs: ['--preserve-digests'],
+    });
+    expect(await skopeoDigest(elsewhere, dst.skopeo)).toBe(old.digest);
+    try {
+      const disc = join(dir, 'delete-old-only.yaml');
+      await writeFile(
+        disc,
+        `kind: DeleteImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\ndelete:\n  additionalImages:\n    - name: ${refOf(src, old)}\n`,
+      );
+      const gen = await airgap([
+        'mirror',
+        'delete',
+        '-c',
+        disc,
+        '--workspace',
+        `file://${ws()}`,
+        '--generate',
+        `docker://${dst.host}/m`,
+        ...access(),
+        '--json',
+      ]);
+      expect(gen.exitCode, gen.stderr).toBe(0);
+      const listed = JSON.parse(gen.stdout);
+      // 1.0's manifest in app/server goes; none of its blobs would be reclaimed: the other tag uses them.
+      expect(listed.items).toHaveLength(1);
+      expect(listed.reclaim).toMatchObject({ blobs: 0, bytes: 0, sharedBlobs: 3 });
+      expect(listed.walkedTags).toBe(3); // 2.0, stable, elsewhere/app:kept (1.0 is the one deleted)
+      expect(listed.walkNote).toBeUndefined();
+    } finally {
+      await skopeoDelete(elsewhere, dst.skopeo);
+    }
+  }, 60_000);
 
   it('lists what goes and what stays, deletes it, and garbage-collect reclaims only what nothing kept uses', async () => {
     // Delete 1.0, and the "stable" tag of 2.0 (the same manifest as 2.0, which the mirror keeps).

@@ -172,3 +172,8 @@ export async function skopeoListTags(repoRef: string, opts: SkopeoOptions = {}):
   const parsed = JSON.parse(Buffer.from(out).toString('utf8')) as { Tags?: string[] };
   return [...(parsed.Tags ?? [])].sort();
 }
+
+/** `skopeo delete` of an image (a tag or digest reference). */
+export async function skopeoDelete(ref: string, opts: SkopeoOptions = {}): Promise<void> {
+  await run([...globalFlags(opts), 'delete', ...sideFlags('', opts), ref], opts.timeoutMs);
+}

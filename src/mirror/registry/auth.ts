@@ -109,6 +109,7 @@ export class RegistryAuth implements Authorizer {
   }
 
   private scopesFor(req: RegistryRequest): string[] {
+    if (req.scope) return [req.scope];
     if (!req.repo) return [];
     const scopes = [`repository:${req.repo}:${req.action ?? 'pull'}`];
     if (req.mountFrom && req.mountFrom !== req.repo) scopes.push(`repository:${req.mountFrom}:pull`);

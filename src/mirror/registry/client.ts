@@ -16,6 +16,7 @@ import { MANIFEST_ACCEPT } from '../media-types.js';
 import type { ManifestData } from '../manifest.js';
 import { RegistryAuth } from './auth.js';
 import { RegistryError } from './errors.js';
+import { listPages } from './listing.js';
 import { ContentMemo } from './memo.js';
 import type { ReadRedirector } from './redirect.js';
 import {
@@ -48,18 +49,6 @@ export interface RegistryClientOptions extends AgentOptions {
 
 /** The largest manifest read: containers/image's limit (maxManifestBodySize, 4 MiB). */
 const MAX_MANIFEST = 4 * 1024 * 1024;
-/** The largest page of a tag listing read (a page of 1,000 long tags is well under 1 MiB). */
-const MAX_TAG_PAGE = 8 * 1024 * 1024;
-
-/** A JSON body, or REGISTRY_ERROR saying whose it was. */
-function parseJsonBody(bytes: Buffer, what: string): unknown {
-  try {
-    return JSON.parse(bytes.toString('utf8'));
-  } catch (e) {
-    throw new AirgapError(MirrorError.REGISTRY_ERROR, `${what} is not JSON: ${(e as Error).message}`);
-  }
-}
-
 /**
  * A manifest reference as it may appear in a URL: a digest or a tag, checked (a reference read
  * from a plan or a manifest never adds path segments or a query).
@@ -527,41 +516,34 @@ export class RegistryClient {
     pageSize: number,
     maxPages: number,
   ): Promise<{ tags: string[]; complete: boolean }> {
-    const tags: string[] = [];
-    let path: string | undefined = `/v2/${repo}/tags/list?n=${pageSize}`;
-    for (let pages = 0; path; pages++) {
-      if (pages >= maxPages) return { tags, complete: false };
-      const res = await this.send({
-        method: 'GET',
-        path,
-        repo,
-        ok: [200],
-        what: `tags of ${this.registry}/${repo}`,
-      });
-      const page = await readBounded(res.body, MAX_TAG_PAGE);
-      if (!page)
-        throw new RegistryError(
-          MirrorError.REGISTRY_ERROR,
-          `${this.registry}/${repo}: a page of its tag list is over ${MAX_TAG_PAGE / 1024 / 1024} MiB`,
-          { registry: this.registry, status: res.statusCode },
-        );
-      const doc = parseJsonBody(page, `the tag list of ${this.registry}/${repo}`) as {
-        tags?: string[] | null;
-      };
-      tags.push(...(doc.tags ?? []));
-      const link = header(res, 'link');
-      const m = link ? /<([^>]+)>\s*;\s*rel="?next"?/.exec(link) : null;
-      const next = m ? new URL(m[1]!, this.base) : undefined;
-      // The next page is on this registry, or the listing ends: a Link elsewhere is not followed.
-      if (next && next.origin !== new URL(this.base).origin)
-        throw new RegistryError(
-          MirrorError.REGISTRY_ERROR,
-          `${this.registry}/${repo}: its tag list continues at ${next.origin}, another server; it is not followed`,
-          { registry: this.registry, status: res.statusCode },
-        );
-      path = next ? `${next.pathname}${next.search}` : undefined;
-    }
-    return { tags, complete: true };
+    const r = await listPages((req) => this.send(req), {
+      registry: this.registry,
+      base: this.base,
+      path: `/v2/${repo}/tags/list?n=${pageSize}`,
+      field: 'tags',
+      what: `the tag list of ${this.registry}/${repo}`,
+      auth: { repo },
+      maxPages,
+    });
+    return { tags: r.names, complete: r.complete };
+  }
+
+  /**
+   * Every repository the registry lists (`/v2/_catalog`, scope `registry:catalog:*`); `credentialRepo`
+   * picks the credentials (an auth.json entry may be for a namespace). Registries that do not serve
+   * the catalog to these credentials answer with an error.
+   */
+  async listRepositories(credentialRepo: string, pageSize = 1000): Promise<string[]> {
+    const r = await listPages((req) => this.send(req), {
+      registry: this.registry,
+      base: this.base,
+      path: `/v2/_catalog?n=${pageSize}`,
+      field: 'repositories',
+      what: `the repository catalog of ${this.registry}`,
+      auth: { repo: credentialRepo, scope: 'registry:catalog:*' },
+      maxPages: Infinity,
+    });
+    return r.names;
   }
 
   /** Read a whole blob into memory, verified (configs, small files). */

@@ -33,6 +33,8 @@ export interface RegistryRequest {
   path: string;
   repo?: string;
   action?: Action;
+  /** The token scope instead of the repository's (`registry:catalog:*` for the catalog). */
+  scope?: string;
   /** Extra repository pulled from in the same token (cross-repository mount). */
   mountFrom?: string;
   headers?: Record<string, string>;
