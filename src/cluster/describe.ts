@@ -140,11 +140,17 @@ export function viewNodePool(np: KubeObject | undefined): NodePoolView {
   const desired = Number(field(np, 'spec.replicas') ?? 0);
   const current = Number(field(np, 'status.replicas') ?? 0);
   const ready = findCondition(np, 'Ready');
+  const version = field(np, 'status.version') as string | undefined;
+  const updating = findCondition(np, 'UpdatingVersion');
   return {
     desired,
     current,
     ready: conditionIs(np, 'Ready') && current === desired,
-    summary: `${current}/${desired} nodes${ready ? `; ${describeCondition(ready)}` : ''}`,
+    summary: [
+      `${current}/${desired} nodes${version ? ` on ${version}` : ''}`,
+      ...(ready ? [describeCondition(ready)] : []),
+      ...(updating?.status === 'True' && updating.message ? [updating.message] : []),
+    ].join('; '),
   };
 }
 

@@ -164,5 +164,17 @@ describe('airgap cluster upgrade', () => {
       .history;
     expect(history[0]!.state).toBe('Completed');
     expect((hub.store.get(NP)!.status as { version: string }).version).toBe('4.17.3');
+    // cluster status shows the update stalled on that node.
+    const status = await airgap([
+      'cluster',
+      'status',
+      '-f',
+      t.lab.siteFile,
+      '--kubeconfig',
+      hub.kubeconfigFile,
+    ]);
+    expect(status.stdout).toMatch(
+      /NodePool clusters\/lab: 1\/2 nodes on 4\.17\.3; Ready=False .*; Updating version in progress\. Target version: 4\.17\.5; node lab-worker-0/,
+    );
   }, 120_000);
 });
