@@ -11,6 +11,7 @@ import { componentsOf, readReleasePayload, MirrorError } from '../mirror/index.j
 import { parseReference, type ImageReference } from '../mirror/index.js';
 import { RegistryClient } from '../mirror/index.js';
 import { AirgapError, CommonError, hasCode, isAirgapError, usageError } from '../util/errors.js';
+import { Limiter } from '../util/limit.js';
 
 import type { ImageContentSource } from './site/types.js';
 import { ClusterError } from './errors.js';
@@ -84,7 +85,15 @@ export interface ResolveReleaseOptions {
   arch?: string;
   /** Registry attempts per request (default 3: preflight should fail fast). */
   attempts?: number;
+  /**
+   * Check that every payload component is in the mirror (one HEAD each, by digest), not only the
+   * hypershift image: an update that cannot pull one stalls half-way.
+   */
+  checkComponents?: boolean;
 }
+
+/** Components checked at once. */
+const COMPONENT_CHECKS = 16;
 
 /** `repo/path` of an image without tag or digest. */
 function repoOf(r: ImageReference): string {
@@ -169,6 +178,8 @@ export async function resolveRelease(opts: ResolveReleaseOptions): Promise<Relea
           },
         );
     }
+    if (opts.checkComponents)
+      await requireComponents(client, ref.registry, payload.metadata.version, payload.imageReferences, opts);
     await requireReleaseSignature(client, ref, payload.digest, payload.metadata.version, opts.caFiles);
     return {
       image: `${repoOf(ref)}@${payload.digest}`,
@@ -180,6 +191,43 @@ export async function resolveRelease(opts: ResolveReleaseOptions): Promise<Relea
   } finally {
     await client.close();
   }
+}
+
+/**
+ * Every component of the payload in the mirror, by digest (those the content sources map to this
+ * registry); RELEASE_INCOMPLETE_IN_MIRROR names what is missing.
+ */
+async function requireComponents(
+  client: RegistryClient,
+  registry: string,
+  version: string,
+  refs: Parameters<typeof componentsOf>[0],
+  opts: ResolveReleaseOptions,
+): Promise<void> {
+  const limit = new Limiter(COMPONENT_CHECKS);
+  const components = componentsOf(refs)
+    .map((c) => ({ name: c.name, ref: parseReference(mapToMirror(c.image, opts.imageContentSources).image) }))
+    .filter((c) => c.ref.registry === registry && c.ref.digest);
+  const missing = (
+    await Promise.all(
+      components.map((c) =>
+        limit.run(async () => {
+          const there = await client.headManifest(c.ref.repository, c.ref.digest!).catch((e: unknown) => {
+            throw explainMirrorFailure(e, `${repoOf(c.ref)}@${c.ref.digest}`, registry, opts.caFiles);
+          });
+          return there ? undefined : `${c.name} (${repoOf(c.ref)}@${c.ref.digest})`;
+        }),
+      ),
+    )
+  ).filter((m): m is string => m !== undefined);
+  if (missing.length)
+    throw usageError(
+      ClusterError.RELEASE_INCOMPLETE_IN_MIRROR,
+      `release ${version} is incomplete in the mirror: ${missing.length} of ${components.length} component images are missing: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? `, and ${missing.length - 5} more` : ''}`,
+      {
+        hint: 'run the mirror again (airgap mirror with the same ImageSetConfiguration resumes and fills the gaps; airgap mirror check lists what is missing): a node that cannot pull a component stops the update half-way',
+      },
+    );
 }
 
 /** The first release whose nodes verify the release image's Sigstore signature. */

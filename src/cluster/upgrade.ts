@@ -3,7 +3,7 @@
  *
  * 1. Preflight, before anything changes: the target release (`--to 4.18.3`, the site's release
  *    repository at that version's tag, or an image) resolved to its digest in the mirror, its
- *    payload read and its control-plane-operator image found there (release.ts); a downgrade
+ *    payload read and every one of its component images found there (release.ts); a downgrade
  *    refused; the update from the running version checked in the cluster's channel
  *    (upgrade-edge.ts: `--graph-url`'s update service, else the graph-data image in the mirror,
  *    else UPDATE_URL_OVERRIDE's update service): a recommended edge goes on; a conditional one,
@@ -107,6 +107,7 @@ export async function upgradeCluster(o: UpgradeOptions): Promise<UpgradeResult> 
     pullSecretFile: site.cluster.pullSecretFile,
     arch,
     caFiles: site.mirror.caFiles,
+    checkComponents: true,
     ...(o.insecureSkipTlsVerify ? { insecureSkipTlsVerify: true } : {}),
   });
   const kube = connectHub(o.hub);

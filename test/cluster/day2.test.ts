@@ -19,7 +19,7 @@ import type { Hub } from '../../lab/hub/index.js';
 import { LAB_RELEASE_REPO } from '../../lab/site.js';
 import { airgap } from '../helpers/cli.js';
 import { useLabSite } from '../helpers/lab-site.js';
-import { skopeoDigest } from '../helpers/skopeo.js';
+import { skopeoDelete, skopeoDigest } from '../helpers/skopeo.js';
 
 /** kubectl against the hosted cluster: `get <what> -o jsonpath=<path>`. */
 async function kubectl(kubeconfig: string, what: string[], jsonpath: string): Promise<string> {
@@ -113,6 +113,23 @@ describe('day 2: check, upgrade, scale, delete through the mirror', () => {
     expect(inUse.stderr).toMatch(
       /error \[DELETE_IN_USE\]: refusing to delete what hosted clusters run: .*\(clusters\/lab\)/,
     );
+
+    // A component of 4.18.3 lost from the mirror: the update is refused before anything changes,
+    // mirror check names it, and the mirror run again puts it back.
+    const only43 = releaseOf('4.18.3').components.find((c) => !releaseOf('4.18.1').components.includes(c))!;
+    const lost = `docker://${lab.mirror.skopeoHost}/openshift/release@${only43.split('@')[1]}`;
+    await skopeoDelete(lost, lab.mirror.skopeo);
+    const incomplete = await airgap(['cluster', 'upgrade', '-f', twoHosts, '--to', '4.18.3', ...onHub]);
+    expect(incomplete.exitCode, incomplete.stderr).toBe(2);
+    expect(incomplete.stderr).toMatch(
+      /error \[RELEASE_INCOMPLETE_IN_MIRROR\]: release 4\.18\.3 is incomplete in the mirror: 1 of \d+ component images are missing: /,
+    );
+    expect(await cvVersion(kc)).toBe('4.18.1');
+    const gap = await airgap(['mirror', 'check', '--workspace', ws, dest, ...access]);
+    expect(gap.exitCode).toBe(1);
+    expect(gap.stdout).toMatch(/MISSING +\S+\/openshift\/release:4\.18\.3-x86_64-\S+ \(release 4\.18\.3/);
+    expect(gap.stdout).toContain('1 missing');
+    await lab.mirrorAgain();
 
     // Update to 4.18.3 through the mirror: the control plane, then the nodes.
     const up = await airgap([

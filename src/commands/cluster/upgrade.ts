@@ -18,8 +18,9 @@ export default class ClusterUpgrade extends AirgapCommand {
 
   static override description = `Before anything changes:
   - the target release is resolved to its digest in the mirror (--to 4.18.3 is the site's release
-    repository at 4.18.3-<arch>; an image can be given instead), its payload read and its
-    control-plane-operator image found in the mirror;
+    repository at 4.18.3-<arch>; an image can be given instead), its payload read and every
+    component image it names found in the mirror (a node that cannot pull one would stop the
+    update half-way);
   - a downgrade is refused;
   - the update from the version the cluster runs is checked in the cluster's channel (its
     spec.channel, else stable-<major.minor> of the target), against, in this order:
