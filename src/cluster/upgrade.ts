@@ -15,7 +15,7 @@
  * Each step looks at what is there first, so a run that stopped is started again and goes on.
  */
 import { compareSemver, parseReference, parseSemver } from '../mirror/index.js';
-import { usageError } from '../util/errors.js';
+import { hasCode, usageError } from '../util/errors.js';
 import { field } from './conditions.js';
 import { API, viewControlPlaneUpdate, viewNodePoolUpdate } from './describe.js';
 import { ClusterError } from './errors.js';
@@ -101,14 +101,26 @@ function notRecommended(edge: UpdateEdge, from: string, to: string, channel: str
 export async function upgradeCluster(o: UpgradeOptions): Promise<UpgradeResult> {
   const { site, inputs } = await prepareSite({ siteFile: o.siteFile });
   const arch = site.cluster.nodePool.arch ?? 'amd64';
+  const targetRef = targetImage(o.to, site.cluster.release.image, arch);
   const release = await resolveRelease({
-    release: targetImage(o.to, site.cluster.release.image, arch),
+    release: targetRef,
     imageContentSources: inputs.imageContentSources,
     pullSecretFile: site.cluster.pullSecretFile,
     arch,
     caFiles: site.mirror.caFiles,
     checkComponents: true,
     ...(o.insecureSkipTlsVerify ? { insecureSkipTlsVerify: true } : {}),
+  }).catch((e: unknown) => {
+    if (!hasCode(e, ClusterError.RELEASE_NOT_IN_MIRROR)) throw e;
+    throw usageError(
+      ClusterError.RELEASE_NOT_IN_MIRROR,
+      `${o.to} is not in the mirror: there is no ${targetRef}`,
+      {
+        hint: parseSemver(o.to)
+          ? `mirror it first (airgap mirror, with ${o.to} within platform.channels' minVersion..maxVersion; airgap mirror list releases --channel shows what a channel holds)`
+          : 'give a release image the mirror holds, or mirror it first (airgap mirror)',
+      },
+    );
   });
   const kube = connectHub(o.hub);
   const ns = site.cluster.namespace;

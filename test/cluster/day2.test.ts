@@ -6,7 +6,8 @@
  * drops is the one that goes), then within its Agents with --replicas, then 4.18.1 deleted from
  * the mirror and the registry garbage-collected, and the mirror checked again (4.18.1 missing,
  * 4.18.3 complete). kubectl reads the hosted cluster at each step, skopeo the mirror at the end.
- * Refused before anything changes: a delete of the release the cluster still runs (with the
+ * Refused before anything changes: an update to a release the mirror does not hold, or holds
+ * without one of its components; a delete of the release the cluster still runs (with the
  * cluster's name), more nodes than Agents, --replicas with a site file that adds a host, and a
  * NodePool left with no node.
  */
@@ -112,6 +113,13 @@ describe('day 2: check, upgrade, scale, delete through the mirror', () => {
     expect(inUse.exitCode, inUse.stdout + inUse.stderr).toBe(2);
     expect(inUse.stderr).toMatch(
       /error \[DELETE_IN_USE\]: refusing to delete what hosted clusters run: .*\(clusters\/lab\)/,
+    );
+
+    // A release the mirror does not hold (4.18.2 was never mirrored): refused, with how to mirror it.
+    const absent = await airgap(['cluster', 'upgrade', '-f', twoHosts, '--to', '4.18.2', ...onHub]);
+    expect(absent.exitCode).toBe(2);
+    expect(absent.stderr).toContain(
+      `error [RELEASE_NOT_IN_MIRROR]: 4.18.2 is not in the mirror: there is no ${lab.mirrorName}/${LAB_RELEASE_REPO}:4.18.2-x86_64`,
     );
 
     // A component of 4.18.3 lost from the mirror: the update is refused before anything changes,
