@@ -1,6 +1,9 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
+import { DigestVerifier } from './digest.js';
+import type { Descriptor } from './manifest.js';
+import type { RegistryClient } from './registry/client.js';
 
 /** An opened layer: its tar bytes, whether it was gzipped, and how to stop reading it. */
 export interface LayerTar {
@@ -40,4 +43,24 @@ export async function openLayerTar(
   const done = pipeline(source, gunzip);
   done.catch(() => undefined); // surfaces through the iteration of `tar`, or moot after an early stop
   return { tar: gunzip, gzip, empty: false, done, destroy: () => source.destroy() };
+}
+
+/**
+ * A layer blob read from a registry, hashed as it streams: `verify(what)` (after the whole blob
+ * was read) throws when its bytes are not its digest.
+ */
+export async function registryLayer(
+  client: RegistryClient,
+  repo: string,
+  layer: Descriptor,
+): Promise<{ bytes: AsyncGenerator<Buffer>; verify(what: string): void }> {
+  const verifier = new DigestVerifier(layer.digest, layer.size);
+  const { body } = await client.openBlob(repo, layer.digest);
+  const bytes = (async function* () {
+    for await (const c of body) {
+      verifier.update(c);
+      yield c;
+    }
+  })();
+  return { bytes, verify: (what) => verifier.verify(what) };
 }

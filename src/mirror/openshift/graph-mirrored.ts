@@ -9,9 +9,8 @@
  */
 import { Parser, type ReadEntry } from 'tar';
 import { AirgapError, messageOf } from '../../util/errors.js';
-import { DigestVerifier } from '../digest.js';
 import { MirrorError } from '../errors.js';
-import { openLayerTar } from '../layer-stream.js';
+import { openLayerTar, registryLayer } from '../layer-stream.js';
 import { parseManifest, type Descriptor } from '../manifest.js';
 import type { RegistryClient } from '../registry/client.js';
 import { RegistryError } from '../registry/errors.js';
@@ -120,15 +119,8 @@ async function scanLayer(
     entry.on('data', (c: Buffer) => parts.push(c));
     entry.on('end', () => out.files.set(rel, Buffer.concat(parts)));
   });
-  const verifier = new DigestVerifier(layer.digest, layer.size);
-  const { body } = await client.openBlob(repo, layer.digest);
-  const hashed = (async function* () {
-    for await (const c of body) {
-      verifier.update(c);
-      yield c;
-    }
-  })();
-  const opened = await openLayerTar(hashed, () => corrupt(image, `${what} is zstd-compressed`));
+  const blob = await registryLayer(client, repo, layer);
+  const opened = await openLayerTar(blob.bytes, () => corrupt(image, `${what} is zstd-compressed`));
   try {
     for await (const chunk of opened.tar) {
       parser.write(chunk);
@@ -150,7 +142,7 @@ async function scanLayer(
   }
   if (parseError instanceof AirgapError) throw parseError;
   if (parseError) throw corrupt(image, `${what} is not a valid tar: ${messageOf(parseError)}`, parseError);
-  verifier.verify(`${image} ${what}`);
+  blob.verify(`${image} ${what}`);
   return out;
 }
 

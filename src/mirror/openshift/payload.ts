@@ -1,8 +1,8 @@
 import yaml from 'js-yaml';
 import { Parser, type ReadEntry } from 'tar';
 import { AirgapError, messageOf } from '../../util/errors.js';
-import { DigestVerifier, type Digest } from '../digest.js';
-import { openLayerTar } from '../layer-stream.js';
+import type { Digest } from '../digest.js';
+import { openLayerTar, registryLayer } from '../layer-stream.js';
 import { parseManifest, platformString, type Descriptor, type ParsedManifest } from '../manifest.js';
 import { MediaType } from '../media-types.js';
 import { parseReference } from '../reference.js';
@@ -199,16 +199,9 @@ async function scanLayer(
     entry.on('end', () => found.set(path, Buffer.concat(parts)));
   });
 
-  const verifier = new DigestVerifier(layer.digest, layer.size);
-  const { body } = await client.openBlob(repo, layer.digest);
-  const hashed = (async function* () {
-    for await (const c of body) {
-      verifier.update(c);
-      yield c;
-    }
-  })();
+  const blob = await registryLayer(client, repo, layer);
   const opened = await openLayerTar(
-    hashed,
+    blob.bytes,
     () =>
       new AirgapError(
         MirrorError.PAYLOAD_UNSUPPORTED,
@@ -239,7 +232,7 @@ async function scanLayer(
   }
   if (parseError instanceof AirgapError) throw parseError;
   if (parseError) throw invalid(`${what} is not a valid tar: ${messageOf(parseError)}`, what);
-  if (!stoppedEarly) verifier.verify(what);
+  if (!stoppedEarly) blob.verify(what);
   for (const f of layerHidden.files) hidden.files.add(f);
   for (const d of layerHidden.dirs) hidden.dirs.add(d);
 }
