@@ -2,9 +2,9 @@
  * The preflight of `airgap install hub` and `airgap install cluster`, before anything is applied:
  * the site file loaded and checked (file:line field errors), the files it names read, and — for a
  * cluster — the release resolved to its digest through the mirror with the site's CA and pull
- * secret, the control-plane-operator image found in the payload and in the mirror, the mirrored
- * default catalogs pinned by digest, and an existing cluster's etcd encryption key kept (a new key
- * would make its etcd data unreadable).
+ * secret, the control-plane-operator image found in the payload and in the mirror (for an install,
+ * every component image), the mirrored default catalogs pinned by digest, and an existing
+ * cluster's etcd encryption key kept (a new key would make its etcd data unreadable).
  */
 import { applySiteOverrides, loadSite } from './site/index.js';
 import { readSiteInputs, resolveSite } from './site/inputs.js';
@@ -73,6 +73,8 @@ export async function prepareCluster(opts: PrepareOptions): Promise<PreparedClus
       imageContentSources: inputs.imageContentSources,
       pullSecretFile: site.cluster.pullSecretFile,
       arch: site.cluster.nodePool.arch,
+      // An install finds every component in the mirror first: a node that cannot pull one stalls.
+      ...(opts.kube ? { checkComponents: true } : {}),
       ...tls,
     });
   } catch (e) {

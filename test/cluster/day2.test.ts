@@ -133,6 +133,24 @@ describe('day 2: check, upgrade, scale, delete through the mirror', () => {
       /error \[RELEASE_INCOMPLETE_IN_MIRROR\]: release 4\.18\.3 is incomplete in the mirror: 1 of \d+ component images are missing: /,
     );
     expect(await cvVersion(kc)).toBe('4.18.1');
+    // An install of that release is refused the same way, before anything is applied.
+    const install43 = await t.install(
+      hub,
+      ['--name', 'other', '--release', `${lab.mirrorName}/${LAB_RELEASE_REPO}:4.18.3-x86_64`],
+      twoHosts,
+    );
+    expect(install43.exitCode).toBe(2);
+    expect(install43.stderr).toContain(
+      'error [RELEASE_INCOMPLETE_IN_MIRROR]: release 4.18.3 is incomplete in the mirror',
+    );
+    expect(
+      hub.store.get({
+        apiVersion: 'hypershift.openshift.io/v1beta1',
+        kind: 'HostedCluster',
+        namespace: 'clusters',
+        name: 'other',
+      }),
+    ).toBeUndefined();
     const gap = await airgap(['mirror', 'check', '--workspace', ws, dest, ...access]);
     expect(gap.exitCode).toBe(1);
     expect(gap.stdout).toMatch(/MISSING +\S+\/openshift\/release:4\.18\.3-x86_64-\S+ \(release 4\.18\.3/);
