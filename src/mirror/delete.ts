@@ -202,23 +202,23 @@ export async function planDeletion(
     detail: `${del.images.length} images named, ${kept.length} kept`,
   });
 
-  // What every kept image uses: its manifests and blobs stay.
-  const keptBlobs = new Set<string>();
-  const keptManifests = new Set<string>();
-  await Promise.all(
-    kept.map((e) =>
-      limit.run(async () => {
-        const b = await blobsAt(target.client, target.repo(e), e.digest).catch(() => undefined);
-        for (const c of b?.children ?? []) keptManifests.add(`${target.repo(e)}@${c}`);
-        for (const d of b?.blobs.keys() ?? []) keptBlobs.add(d);
-      }),
-    ),
-  );
-
-  // What else the destination holds under the prefix (other workspaces, images pushed by hand).
+  // What the destination holds under the prefix besides what is deleted (this workspace's images,
+  // other workspaces', images pushed by hand): their manifests and blobs stay.
   const held = await walkDestination(target, doomed, limit);
-  for (const d of held.blobs) keptBlobs.add(d);
-  for (const m of held.manifests.keys()) keptManifests.add(m);
+  const keptBlobs = new Set(held.blobs);
+  const keptManifests = new Set(held.manifests.keys());
+  // What the last plan keeps and the walk did not read (no catalog, or a tag moved since): read by digest.
+  await Promise.all(
+    kept
+      .filter((e) => !held.manifests.has(key(e)))
+      .map((e) =>
+        limit.run(async () => {
+          const b = await blobsAt(target.client, target.repo(e), e.digest).catch(() => undefined);
+          for (const c of b?.children ?? []) keptManifests.add(`${target.repo(e)}@${c}`);
+          for (const d of b?.blobs.keys() ?? []) keptBlobs.add(d);
+        }),
+      ),
+  );
 
   const running = (e: PlanEntry) =>
     (opts.inUse ?? []).filter(
