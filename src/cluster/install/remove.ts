@@ -24,26 +24,26 @@ const AGENT_MACHINE_VERSIONS = [
 ];
 
 /**
- * The CAPI Machine that holds an Agent: the AgentMachine whose `status.agentRef` names the Agent,
- * and the Machine that owns it. Undefined when the hub has no such objects.
+ * The CAPI Machine that holds each Agent (by Agent name): the AgentMachine whose `status.agentRef`
+ * names the Agent, and the Machine that owns it. Empty when the hub has no such objects.
  */
-export async function machineOf(ctx: InstallContext, agent: KubeObject): Promise<ObjectRef | undefined> {
+async function machinesByAgent(ctx: InstallContext): Promise<Map<string, ObjectRef>> {
   const cpNs = ctx.agentNs;
+  const out = new Map<string, ObjectRef>();
   for (const apiVersion of AGENT_MACHINE_VERSIONS) {
     if (!(await ctx.kube.resource(apiVersion, 'AgentMachine'))) continue;
     const { items } = await ctx.kube.list(apiVersion, 'AgentMachine', { namespace: cpNs });
-    const am = items.find(
-      (m) =>
-        field(m, 'status.agentRef.name') === agent.metadata.name &&
-        (field(m, 'status.agentRef.namespace') ?? agent.metadata.namespace) === agent.metadata.namespace,
-    );
-    if (!am) continue;
-    const owners =
-      (field(am, 'metadata.ownerReferences') as { kind?: string; name?: string }[] | undefined) ?? [];
-    const owner = owners.find((r) => r.kind === 'Machine');
-    return { ...MACHINE, namespace: cpNs, name: owner?.name ?? am.metadata.name };
+    for (const am of items) {
+      const agent = field(am, 'status.agentRef.name') as string | undefined;
+      const agentNs = (field(am, 'status.agentRef.namespace') as string | undefined) ?? cpNs;
+      if (!agent || agentNs !== ctx.agentNs || out.has(agent)) continue;
+      const owners =
+        (field(am, 'metadata.ownerReferences') as { kind?: string; name?: string }[] | undefined) ?? [];
+      const owner = owners.find((r) => r.kind === 'Machine');
+      out.set(agent, { ...MACHINE, namespace: cpNs, name: owner?.name ?? am.metadata.name });
+    }
   }
-  return undefined;
+  return out;
 }
 
 /**
@@ -52,9 +52,10 @@ export async function machineOf(ctx: InstallContext, agent: KubeObject): Promise
  */
 export async function markMachines(ctx: InstallContext, agents: KubeObject[]): Promise<string[]> {
   const marked: string[] = [];
+  const machines = agents.length ? await machinesByAgent(ctx) : new Map<string, ObjectRef>();
   for (const agent of agents) {
     const host = agent.metadata.labels?.[BMH_LABEL] ?? agent.metadata.name;
-    const machine = await machineOf(ctx, agent);
+    const machine = machines.get(agent.metadata.name);
     if (!machine) {
       ctx.report({
         phase: 'scale',
