@@ -117,21 +117,23 @@ export function viewNodePoolUpdate(
   version: string,
 ): { done: boolean; state: string } {
   const v = viewNodePool(np);
-  const running = field(np, 'status.version') as string | undefined;
-  const updating = findCondition(np, 'UpdatingVersion');
   const healthy = findCondition(np, 'AllNodesHealthy');
-  const parts = [
-    `${v.current}/${v.desired} nodes Ready, version ${running ?? '?'}`,
-    ...(updating?.status === 'True' && updating.message ? [updating.message] : []),
-    ...(healthy?.status === 'False' && healthy.message ? [healthy.message] : []),
-  ];
-  return { done: running === version && v.ready && updating?.status !== 'True', state: parts.join('; ') };
+  return {
+    done: v.version === version && v.ready && v.updating === undefined,
+    state: [v.summary, ...(healthy?.status === 'False' && healthy.message ? [healthy.message] : [])].join(
+      '; ',
+    ),
+  };
 }
 
 export interface NodePoolView {
   desired: number;
   current: number;
   ready: boolean;
+  /** The release all its nodes run (`status.version`). */
+  version?: string;
+  /** While UpdatingVersion is True, its message (which node is being updated, and how). */
+  updating?: string;
   summary: string;
 }
 
@@ -141,15 +143,18 @@ export function viewNodePool(np: KubeObject | undefined): NodePoolView {
   const current = Number(field(np, 'status.replicas') ?? 0);
   const ready = findCondition(np, 'Ready');
   const version = field(np, 'status.version') as string | undefined;
-  const updating = findCondition(np, 'UpdatingVersion');
+  const updatingCond = findCondition(np, 'UpdatingVersion');
+  const updating = updatingCond?.status === 'True' ? (updatingCond.message ?? 'updating') : undefined;
   return {
     desired,
     current,
     ready: conditionIs(np, 'Ready') && current === desired,
+    ...(version ? { version } : {}),
+    ...(updating ? { updating } : {}),
     summary: [
       `${current}/${desired} nodes${version ? ` on ${version}` : ''}`,
       ...(ready ? [describeCondition(ready)] : []),
-      ...(updating?.status === 'True' && updating.message ? [updating.message] : []),
+      ...(updating ? [updating] : []),
     ].join('; '),
   };
 }
