@@ -10,10 +10,16 @@ import { applySiteOverrides, loadSite } from './site/index.js';
 import { readSiteInputs, resolveSite } from './site/inputs.js';
 import type { CatalogOverrides, ResolvedSite, Site, SiteInputs, SiteOverrides } from './site/types.js';
 import { parseReference } from '../mirror/index.js';
-import { RegistryClient } from '../mirror/index.js';
+import type { RegistryClient } from '../mirror/index.js';
 import { API } from './describe.js';
 import type { Kube } from './kube.js';
-import { mirrorOutOfReach, releaseFromSite, resolveRelease, type ReleaseResolution } from './release.js';
+import {
+  mirrorClient,
+  mirrorOutOfReach,
+  releaseFromSite,
+  resolveRelease,
+  type ReleaseResolution,
+} from './release.js';
 
 export interface PrepareOptions {
   siteFile: string;
@@ -130,13 +136,7 @@ async function pinCatalogImages(
       }
       let client = clients.get(ref.registry);
       if (!client) {
-        client = new RegistryClient(ref.registry, {
-          caFiles: tls.caFiles,
-          certDirs: [],
-          ...(tls.insecureSkipTlsVerify ? { insecureSkipVerify: true } : {}),
-          credentials: { authFile: pullSecretFile, env: {}, home: '/nonexistent' },
-          retry: { attempts: 3, baseDelayMs: 200 },
-        });
+        client = mirrorClient(ref.registry, { ...tls, pullSecretFile });
         clients.set(ref.registry, client);
       }
       const found = await client.headManifest(ref.repository, ref.tag ?? 'latest').catch(() => undefined);

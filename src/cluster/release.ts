@@ -72,19 +72,21 @@ export function releaseFromSite(
   return { image, digest: ref.digest ?? '', version, controlPlaneOperatorImage: '', unpinned };
 }
 
-export interface ResolveReleaseOptions {
+/** How the site reaches its mirror: the CA files that must verify it and the pull secret that logs in. */
+export interface MirrorAccess {
+  caFiles: string[];
+  pullSecretFile: string;
+  insecureSkipTlsVerify?: boolean;
+  /** Registry attempts per request (default 3: preflight should fail fast). */
+  attempts?: number;
+}
+
+export interface ResolveReleaseOptions extends MirrorAccess {
   /** The release as the site names it: a tag or digest in the mirror, or an upstream reference. */
   release: string;
   imageContentSources: ImageContentSource[];
-  /** CA files that must verify the mirror. */
-  caFiles: string[];
-  /** The pull secret (its `auths` are used to log in to the mirror). */
-  pullSecretFile: string;
-  insecureSkipTlsVerify?: boolean;
   /** Payload architecture (OCI name, default amd64). */
   arch?: string;
-  /** Registry attempts per request (default 3: preflight should fail fast). */
-  attempts?: number;
   /**
    * Check that every payload component is in the mirror (one HEAD each, by digest), not only the
    * hypershift image: an update that cannot pull one stalls half-way.
@@ -94,6 +96,20 @@ export interface ResolveReleaseOptions {
 
 /** Components checked at once. */
 const COMPONENT_CHECKS = 16;
+
+/**
+ * A registry client for the site's mirror: only the site's CA files and pull secret, never the
+ * bastion's own auth files or certificate directories.
+ */
+export function mirrorClient(registry: string, a: MirrorAccess): RegistryClient {
+  return new RegistryClient(registry, {
+    caFiles: a.caFiles,
+    certDirs: [],
+    ...(a.insecureSkipTlsVerify ? { insecureSkipVerify: true } : {}),
+    credentials: { authFile: a.pullSecretFile, env: {}, home: '/nonexistent' },
+    retry: { attempts: a.attempts ?? 3, baseDelayMs: 200 },
+  });
+}
 
 /** `repo/path` of an image without tag or digest. */
 function repoOf(r: ImageReference): string {
@@ -124,13 +140,7 @@ export function mapToMirror(
 export async function resolveRelease(opts: ResolveReleaseOptions): Promise<ReleaseResolution> {
   const { image: inMirror } = mapToMirror(opts.release, opts.imageContentSources);
   const ref = parseReference(inMirror);
-  const client = new RegistryClient(ref.registry, {
-    caFiles: opts.caFiles,
-    certDirs: [],
-    ...(opts.insecureSkipTlsVerify ? { insecureSkipVerify: true } : {}),
-    credentials: { authFile: opts.pullSecretFile, env: {}, home: '/nonexistent' },
-    retry: { attempts: opts.attempts ?? 3, baseDelayMs: 200 },
-  });
+  const client = mirrorClient(ref.registry, opts);
   const shown = ref.digest ? `${repoOf(ref)}@${ref.digest}` : `${repoOf(ref)}:${ref.tag ?? 'latest'}`;
   try {
     let payload;

@@ -27,7 +27,7 @@ import {
   type MirroredGraph,
 } from '../mirror/index.js';
 import { hasCode } from '../util/errors.js';
-import { mapToMirror, type ReleaseResolution } from './release.js';
+import { mapToMirror, mirrorClient, type MirrorAccess, type ReleaseResolution } from './release.js';
 import type { ImageContentSource } from './site/types.js';
 
 /** How the update was judged. */
@@ -42,7 +42,7 @@ export interface UpdateEdge {
   reason?: string;
 }
 
-export interface UpdateEdgeOptions {
+export interface UpdateEdgeOptions extends MirrorAccess {
   /** The version the cluster runs. */
   from: string;
   /** The target, resolved in the mirror. */
@@ -55,9 +55,6 @@ export interface UpdateEdgeOptions {
   /** The site's release image (upstream or mirror reference): where else the mirror's graph image may be. */
   siteRelease: string;
   imageContentSources: ImageContentSource[];
-  pullSecretFile: string;
-  caFiles: string[];
-  insecureSkipTlsVerify?: boolean;
   /** A note for the person (a graph image that could not be read, so the next source was asked). */
   warn(message: string): void;
 }
@@ -95,16 +92,6 @@ async function fromUpdateService(o: UpdateEdgeOptions, endpoint: string): Promis
   if (a >= 0 && b >= 0 && graph.edges.some(([x, y]) => x === a && y === b))
     return { kind: 'recommended', risks: [], source };
   return { kind: 'none', risks: [], source };
-}
-
-function clientFor(o: UpdateEdgeOptions, registry: string): RegistryClient {
-  return new RegistryClient(registry, {
-    caFiles: o.caFiles,
-    certDirs: [],
-    ...(o.insecureSkipTlsVerify ? { insecureSkipVerify: true } : {}),
-    credentials: { authFile: o.pullSecretFile, env: {}, home: '/nonexistent' },
-    retry: { attempts: 3, baseDelayMs: 200 },
-  });
 }
 
 /** The mirror's graph data for the channel, from the first graph image there is; undefined when none. */
@@ -169,7 +156,7 @@ export async function judgeUpdateEdge(o: UpdateEdgeOptions): Promise<UpdateEdge>
   const clients = new Map<string, RegistryClient>();
   const client = (registry: string) => {
     let c = clients.get(registry);
-    if (!c) clients.set(registry, (c = clientFor(o, registry)));
+    if (!c) clients.set(registry, (c = mirrorClient(registry, o)));
     return c;
   };
   try {
