@@ -116,6 +116,8 @@ export const CommonError = {
   FS_TOO_MANY_FILES: 'FS_TOO_MANY_FILES',
   /** an I/O error on the device holding … (util/fs-errors.ts) */
   FS_IO: 'FS_IO',
+  /** …: "…" cannot name a file: it holds a path separator (util/path-segment.ts) */
+  PATH_SEGMENT_INVALID: 'PATH_SEGMENT_INVALID',
   /** … resolved to … (cluster/release.ts) */
   RELEASE_DIGEST_MISMATCH: 'RELEASE_DIGEST_MISMATCH',
   /** another airgap run (pid …) is using … (util/lock.ts) */

@@ -19,6 +19,7 @@
  * `data.stream` is the default stream, and newer releases add `data.streams`, a map of every stream
  * the release ships by name (`rhel-9`, `rhel-10`).
  */
+import { segmentProblem } from '../../util/path-segment.js';
 import yaml from 'js-yaml';
 import { AirgapError, messageOf, usageError, type ExitCode } from '../../util/errors.js';
 import { parseBootImages, type BootImages, type CoreosStream } from '../../mirror/index.js';
@@ -195,14 +196,11 @@ export function fileNameFromLocation(location: string, where: string, source: st
   } catch {
     throw invalid(`${where} has a badly encoded file name: ${JSON.stringify(raw)}`, source, 2);
   }
-  const bad =
-    name === '' ||
-    name.startsWith('.') ||
-    name.length > 255 ||
-    [...name].some((c) => c === '/' || c === '\\' || c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
-  if (bad)
+  // One file name (util/path-segment.ts), and not a hidden one.
+  const problem = name.startsWith('.') ? 'it starts with a dot' : segmentProblem(name);
+  if (problem)
     throw invalid(
-      `${where} (${location}) does not end in a usable file name (${JSON.stringify(name)})`,
+      `${where} (${location}) does not end in a usable file name (${JSON.stringify(name)}: ${problem})`,
       source,
       2,
       'the location must end in the file name, e.g. …/rhcos-9.8.20260403-0-live-iso.x86_64.iso',
