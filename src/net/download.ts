@@ -11,7 +11,8 @@ import { basename, dirname, join } from 'node:path';
 import { AirgapError, usageError } from '../util/errors.js';
 import { DownloadFailure, downloadCode } from './errors.js';
 import type { TlsOptions } from './http.js';
-import { AgentPool, getFollowingRedirects, shownUrl, type HttpResponse } from './get.js';
+import { AgentPool, getFollowingRedirects, type HttpResponse } from './get.js';
+import { parseHttpUrl, shownUrl } from './url.js';
 import { isRetryableStatus, netErrorCode, waitBeforeRetry } from './retry.js';
 
 /** Options of {@link downloadVerified}. */
@@ -171,22 +172,7 @@ function checkDownloadRequest(
   sha256: string,
   prefix: string,
 ): { target: URL; expected: string } {
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    throw usageError(downloadCode(prefix, DownloadFailure.URL_INVALID), `not a URL: ${url}`, {
-      hint: 'give an http:// or https:// URL',
-    });
-  }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:')
-    throw usageError(
-      downloadCode(prefix, DownloadFailure.URL_INVALID),
-      `not an http(s) URL: ${shownUrl(target)}`,
-      {
-        hint: 'give an http:// or https:// URL',
-      },
-    );
+  const target = parseHttpUrl(url, prefix, 'give an http:// or https:// URL');
   const expected = sha256Hex(sha256);
   if (!expected)
     throw usageError(

@@ -2,6 +2,8 @@
 export const NetError = {
   /** cannot read … …: … (net/http.ts) */
   TLS_FILE_UNREADABLE: 'TLS_FILE_UNREADABLE',
+  /** … is written with a user name and password; they were not sent (net/url.ts) */
+  URL_CREDENTIALS: 'URL_CREDENTIALS',
 } as const;
 export type NetError = (typeof NetError)[keyof typeof NetError];
 

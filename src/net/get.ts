@@ -8,19 +8,14 @@ import { AirgapError } from '../util/errors.js';
 import { DownloadFailure, downloadCode } from './errors.js';
 import { createAgent, type TlsOptions } from './http.js';
 import { netErrorCode, isTlsError } from './retry.js';
+import { shownUrl } from './url.js';
 
 /** An HTTP response as undici gives it. */
 export type HttpResponse = Dispatcher.ResponseData;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-/** A URL without its credentials, for messages. */
-export function shownUrl(u: URL): string {
-  const c = new URL(u.href);
-  c.username = '';
-  c.password = '';
-  return c.href;
-}
+export { shownUrl };
 
 /** One dispatcher per host for the length of a download (one connection each), closed together. */
 export class AgentPool {

@@ -14,6 +14,7 @@ import { isRetryableStatus, isTlsError, netErrorCode, waitBeforeRetry } from './
 import { NetError } from './errors.js';
 import { readBounded } from './body.js';
 import { systemTrust } from './trust.js';
+import { parseHttpUrl, shownUrl } from './url.js';
 
 // The retry rule and the network-error helpers live in retry.ts; re-exported for existing importers.
 export { backoffMs, isTlsError, netErrorCode, retryAfterMs } from './retry.js';
@@ -163,6 +164,8 @@ export function requestOn(
 export interface GetJsonOptions extends AgentOptions {
   /** Accept header; default `application/json`. */
   accept?: string;
+  /** More request headers (an `authorization` from the auth file: never shown). */
+  headers?: Record<string, string>;
   /** Time limit for one attempt (headers and body), in ms; default 60 s. */
   timeoutMs?: number;
   /** Retries after the first attempt on network errors, 408, 429 and 5xx; default 4. */
@@ -179,14 +182,6 @@ export interface GetJsonOptions extends AgentOptions {
 
 /** The default bound of a body held in memory (graph JSON of every channel is a few MiB). */
 const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
-
-/** Strip credentials from a URL before it goes into a message. */
-function displayUrl(url: URL): string {
-  const u = new URL(url.href);
-  u.username = '';
-  u.password = '';
-  return u.href;
-}
 
 /**
  * GET a JSON document: {@link getBytes}, then JSON. `<prefix>_STATUS` for any non-2xx,
@@ -249,20 +244,8 @@ async function getOnce(
   opts: GetJsonOptions,
 ): Promise<{ status: number; body: Buffer; shown: string }> {
   const prefix = opts.errorPrefix ?? 'HTTP';
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    throw usageError(`${prefix}_URL_INVALID`, `not a URL: ${url}`, {
-      hint: 'write an http:// or https:// URL',
-    });
-  }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-    throw usageError(`${prefix}_URL_INVALID`, `not an http(s) URL: ${displayUrl(target)}`, {
-      hint: 'write an http:// or https:// URL',
-    });
-  }
-  const shown = displayUrl(target);
+  const target = parseHttpUrl(url, prefix);
+  const shown = shownUrl(target);
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const retries = opts.retries ?? 4;
   const base = opts.baseDelayMs ?? 250;
@@ -276,7 +259,7 @@ async function getOnce(
       try {
         res = await requestOn(agent, target, {
           method: 'GET',
-          headers: { accept: opts.accept ?? 'application/json' },
+          headers: { ...opts.headers, accept: opts.accept ?? 'application/json' },
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
           signal: AbortSignal.timeout(timeoutMs),
