@@ -60,14 +60,20 @@ export function chartIndex(charts: readonly RepoChart[]): string {
 /** Serve charts on a free loopback port (plain HTTP; `index` replaces the generated index.yaml). */
 export async function startChartRepo(
   charts: readonly RepoChart[],
-  opts: { index?: string; path?: string } = {},
+  opts: { index?: string; path?: string; auth?: { username: string; password: string } } = {},
 ): Promise<ChartRepo> {
   const app = Fastify({ logger: false });
   const base = opts.path ?? '/stable';
   const requests: string[] = [];
   const repo: Omit<ChartRepo, 'url' | 'stop'> = { requests, tamper: new Map() };
-  app.addHook('onRequest', async (req) => {
+  const basic = opts.auth
+    ? `Basic ${Buffer.from(`${opts.auth.username}:${opts.auth.password}`).toString('base64')}`
+    : undefined;
+  app.addHook('onRequest', async (req, reply) => {
     requests.push(req.url);
+    // A repository behind Basic auth, as chartmuseum with BASIC_AUTH_USER/PASS serves one.
+    if (basic && req.headers.authorization !== basic)
+      return reply.code(401).header('www-authenticate', 'Basic realm="charts"').send('unauthorized');
   });
   app.get(`${base}/index.yaml`, async (_req, reply) =>
     reply.type('application/x-yaml').send(opts.index ?? chartIndex(charts)),

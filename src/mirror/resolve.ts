@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import type { CredentialOptions } from './auth/credentials.js';
 import { AirgapError, isAirgapError, usageError } from '../util/errors.js';
 import { Limiter } from '../util/limit.js';
 import type { ProgressSink } from '../util/progress.js';
@@ -47,6 +48,8 @@ export interface ResolveOptions {
   graphUrl?: string;
   /** TLS for the update service (the same CA flags as registries). */
   graphTls?: TlsOptions;
+  /** The auth files (--authfile): chart repositories' credentials, by host. */
+  credentials?: CredentialOptions;
   /** Base image of the graph-data image (default {@link GRAPH_BASE_IMAGE}). */
   graphBaseImage?: string;
   /** The version a (hosted) cluster runs: the update path the graph recommends from it is kept too. */
@@ -222,6 +225,7 @@ export async function resolvePlan(o: ResolveOptions): Promise<MirrorPlan> {
     const h = await planHelm(helm, {
       workspace: o.workspace,
       tls: o.graphTls,
+      credentials: o.credentials,
       pin: (img, context, platforms) => pin(img, 'helm', context, platforms),
     });
     plan.charts = h.charts;

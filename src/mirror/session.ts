@@ -227,6 +227,7 @@ export function resolveConfig(run: Session): Promise<MirrorPlan> {
     dependencies: o.dependencies,
     graphUrl: o.graphUrl,
     fromVersion: o.fromVersion,
+    credentials: { authFile: o.authFile },
     graphTls: {
       caFiles: o.caFiles,
       ...(o.certDir ? { certDirs: [o.certDir] } : {}),

@@ -10,7 +10,9 @@ import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { isAirgapError, messageOf } from '../../util/errors.js';
 import { writeFileAtomic } from '../../util/fs.js';
+import { joinSegments, pathSegment } from '../../util/path-segment.js';
 import type { TlsOptions } from '../../net/http.js';
+import { findCredential, type CredentialOptions } from '../auth/credentials.js';
 import type { Helm, HelmChart } from '../isc/types.js';
 import {
   planAdditionalImages,
@@ -35,6 +37,8 @@ export interface HelmPlanContext {
   workspace: string;
   /** TLS for chart repositories (the same CA flags as registries). */
   tls?: TlsOptions;
+  /** Where chart repositories' credentials are found: the registries' auth files, by host. */
+  credentials?: CredentialOptions;
   /**
    * A plan entry for an image, its tag pinned to a digest as the other sections pin theirs (an
    * image that cannot be resolved is an unresolved entry, reported failed by the run).
@@ -66,9 +70,12 @@ export async function planHelm(helm: Helm, ctx: HelmPlanContext): Promise<HelmPl
 
   for (const repo of helm.repositories) {
     let index;
+    let authorization: string | undefined;
     try {
-      index = await fetchIndex(repo.name, repo.url, ctx.tls);
+      authorization = await repositoryAuthorization(repo.url, ctx.credentials);
+      index = await fetchIndex(repo.name, repo.url, ctx.tls, authorization);
       await writeFileAtomic(join(ctx.workspace, indexDirOf(repo.url), 'index.yaml'), index.text);
+      out.warnings.push(...index.skipped);
     } catch (e) {
       if (isAirgapError(e) && e.exitCode === 2) throw e;
       for (const c of repo.charts.length > 0 ? repo.charts : [{ name: '*' } as HelmChart])
@@ -83,9 +90,9 @@ export async function planHelm(helm: Helm, ctx: HelmPlanContext): Promise<HelmPl
             chart,
           }));
     for (const { spec, chart } of wanted) {
-      const file = join(chartsDir, `${chart.name}-${chart.version}.tgz`);
       try {
-        await downloadChart(repo.name, index, chart, file, ctx.tls);
+        const file = joinSegments(chartsDir, chart.file);
+        await downloadChart(repo.name, index, chart, file, ctx.tls, authorization);
         sources.push({
           label: `${chart.name} ${chart.version}`,
           version: chart.version,
@@ -114,7 +121,7 @@ export async function planHelm(helm: Helm, ctx: HelmPlanContext): Promise<HelmPl
     let file = local.path;
     if (info.isFile()) {
       // Kept beside the repository charts, so an archive carries it too.
-      file = join(chartsDir, basename(local.path));
+      file = joinSegments(chartsDir, pathSegment(basename(local.path), `helm local chart ${local.name}`));
       if (file !== local.path) await copyFile(local.path, file);
     }
     sources.push({ label: local.name, file, spec: local });
@@ -156,6 +163,21 @@ export async function planHelm(helm: Helm, ctx: HelmPlanContext): Promise<HelmPl
   for (const c of out.charts.filter((c) => c.error))
     out.warnings.push(`helm chart ${c.name}${c.version ? ` ${c.version}` : ''}: ${c.error}`);
   return out;
+}
+
+/**
+ * The Authorization header for a chart repository, from the auth file entry of its host (or
+ * host/path), as a registry's: Basic with the user and password. Never shown.
+ */
+async function repositoryAuthorization(
+  url: string,
+  credentials: CredentialOptions | undefined,
+): Promise<string | undefined> {
+  if (!credentials) return undefined;
+  const u = new URL(url);
+  const c = await findCredential(u.host, u.pathname.replace(/^\/+|\/+$/g, ''), credentials);
+  if (!c?.username || c.password === undefined) return undefined;
+  return `Basic ${Buffer.from(`${c.username}:${c.password}`).toString('base64')}`;
 }
 
 /** Errors about a chart itself (it does not load or render): reported for that chart, not the run. */

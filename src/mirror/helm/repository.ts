@@ -13,13 +13,17 @@ import yaml from 'js-yaml';
 import { AirgapError, usageError } from '../../util/errors.js';
 import { writeFileAtomic } from '../../util/fs.js';
 import { getBytes, type TlsOptions } from '../../net/http.js';
-import { compareSemver, parseSemver } from '../isc/semver.js';
+import { shownUrl } from '../../net/url.js';
+import { pathSegment, segmentProblem, shownInput, type PathSegment } from '../../util/path-segment.js';
+import { compareSemver, parseSemver, parseVersion } from '../isc/semver.js';
 import { MirrorError } from '../errors.js';
 
-/** One version of a chart in a repository index. */
+/** One version of a chart in a repository index: its name and version checked as Helm checks them. */
 export interface IndexedChart {
-  name: string;
+  name: PathSegment;
   version: string;
+  /** `<name>-<version>.tgz`, the file it is kept as (checked: it names one file). */
+  file: PathSegment;
   urls: string[];
   /** The sha256 of the chart archive (hex), when the index gives one. */
   digest?: string;
@@ -33,6 +37,8 @@ export interface ChartIndex {
   /** The index as served (kept in the workspace). */
   text: string;
   entries: Map<string, IndexedChart[]>;
+  /** Entries left out, as Helm leaves them out (`skipping loading invalid entry …`), with why. */
+  skipped: string[];
 }
 
 /** The largest index.yaml read (Bitnami's full index is ~15 MiB). */
@@ -45,23 +51,46 @@ export function indexUrlOf(repoUrl: string): string {
   return repoUrl.endsWith('/index.yaml') ? repoUrl : `${repoUrl.replace(/\/+$/, '')}/index.yaml`;
 }
 
-/** `helm/indexes/<host/path>` of a repository, as oc-mirror names it. */
+/**
+ * `helm/indexes/<host/path>` of a repository, as oc-mirror names it; each part of the URL is a
+ * checked path segment (a dot segment the URL parser left, or a NUL, is refused).
+ */
 export function indexDirOf(repoUrl: string): string {
   const u = new URL(indexUrlOf(repoUrl));
+  const where = `helm repository ${shownUrl(u)}`;
   const path = u.pathname.split('/').slice(0, -1).filter(Boolean);
-  return join('helm', 'indexes', u.host, ...path);
+  return join(
+    'helm',
+    'indexes',
+    ...[u.host, ...path].map((p) => pathSegment(decodeURIComponentSafe(p), where)),
+  );
+}
+
+/** A URL path segment as the file name it becomes (`%2F` is a separator once decoded, and refused). */
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Fetch and read a repository's index; HELM_REPO_* errors name the repository. */
-export async function fetchIndex(name: string, repoUrl: string, tls: TlsOptions = {}): Promise<ChartIndex> {
+export async function fetchIndex(
+  name: string,
+  repoUrl: string,
+  tls: TlsOptions = {},
+  authorization?: string,
+): Promise<ChartIndex> {
   const url = indexUrlOf(repoUrl);
   let body: Buffer | undefined;
   try {
     body = await getBytes(url, {
       ...tls,
+      ...(authorization ? { headers: { authorization } } : {}),
       accept: 'application/x-yaml, text/yaml, */*',
       errorPrefix: 'HELM_REPO',
       retries: 2,
@@ -72,18 +101,35 @@ export async function fetchIndex(name: string, repoUrl: string, tls: TlsOptions 
     if (e instanceof AirgapError) {
       throw new AirgapError(e.code, `helm repository "${name}": ${e.message}`, {
         ...(e.hint ? { hint: e.hint } : {}),
-        where: url,
+        where: shownUrl(url),
         cause: e,
       });
     }
     throw e;
   }
   const text = body!.toString('utf8');
-  return { url, text, entries: parseIndex(text, `helm repository "${name}" (${url})`) };
+  return { url, text, ...parseIndex(text, `helm repository "${name}" (${shownUrl(url)})`) };
 }
 
-/** Read an index.yaml; HELM_INDEX_INVALID says what is wrong. */
-export function parseIndex(text: string, what: string): Map<string, IndexedChart[]> {
+/**
+ * Why an index entry is not loaded, as Helm's index loader skips it (metadata.Validate: a name that
+ * is its own base name, a SemVer version as Masterminds parses it), or undefined. The file it
+ * becomes (`<name>-<version>.tgz`) must be one file name too.
+ */
+function entryProblem(name: string, version: unknown): string | undefined {
+  const bad = segmentProblem(name); // Helm: the name is its own base name; here: one file name
+  if (bad) return `its name cannot name a file: ${bad}`;
+  if (typeof version !== 'string' || version === '') return 'it has no version';
+  if (!parseVersion(version)) return `its version ${shownInput(version)} is not a semantic version`;
+  const file = segmentProblem(`${name}-${version}.tgz`);
+  return file ? `its file name cannot be made: ${file}` : undefined;
+}
+
+/** Read an index.yaml; HELM_INDEX_INVALID says what is wrong. Invalid entries are skipped, as Helm skips them. */
+export function parseIndex(
+  text: string,
+  what: string,
+): { entries: Map<string, IndexedChart[]>; skipped: string[] } {
   let doc: unknown;
   try {
     doc = yaml.load(text, { json: true });
@@ -99,22 +145,32 @@ export function parseIndex(text: string, what: string): Map<string, IndexedChart
     });
   }
   const out = new Map<string, IndexedChart[]>();
+  const skipped: string[] = [];
   for (const [name, versions] of Object.entries(doc.entries)) {
     if (!Array.isArray(versions)) continue;
     const list: IndexedChart[] = [];
     for (const v of versions) {
-      if (!isObject(v) || typeof v.version !== 'string' || !Array.isArray(v.urls)) continue;
+      if (!isObject(v) || !Array.isArray(v.urls)) continue;
+      const problem = entryProblem(name, v.version);
+      if (problem) {
+        skipped.push(
+          `${what}: skipped the entry for chart ${shownInput(name)} ${shownInput(v.version)}: ${problem}`,
+        );
+        continue;
+      }
+      const version = v.version as string;
       list.push({
-        name,
-        version: v.version,
+        name: name as PathSegment,
+        version,
+        file: `${name}-${version}.tgz` as PathSegment,
         urls: v.urls.filter((u): u is string => typeof u === 'string'),
         ...(typeof v.digest === 'string' ? { digest: v.digest } : {}),
         ...(typeof v.type === 'string' ? { type: v.type } : {}),
       });
     }
-    out.set(name, list);
+    if (list.length > 0) out.set(name, list);
   }
-  return out;
+  return { entries: out, skipped };
 }
 
 /**
@@ -172,6 +228,7 @@ export async function downloadChart(
   chart: IndexedChart,
   file: string,
   tls: TlsOptions = {},
+  authorization?: string,
 ): Promise<Buffer> {
   const first = chart.urls[0];
   if (!first) {
@@ -180,14 +237,23 @@ export async function downloadChart(
       `helm repository "${repo}": chart ${chart.name} ${chart.version} has no URL in its index`,
     );
   }
-  const url = new URL(first, index.url).href;
+  const target = new URL(first, index.url);
+  const url = target.href;
   const what = `chart ${chart.name} ${chart.version} of helm repository "${repo}"`;
+  // The repository's credentials go to the repository's host only (Helm's default, --pass-credentials off).
+  const sameHost = target.host === new URL(index.url).host;
   let bytes: Buffer | undefined;
   try {
-    bytes = await getBytes(url, { ...tls, errorPrefix: 'HELM_REPO', retries: 2, maxBytes: MAX_CHART });
+    bytes = await getBytes(url, {
+      ...tls,
+      ...(authorization && sameHost ? { headers: { authorization } } : {}),
+      errorPrefix: 'HELM_REPO',
+      retries: 2,
+      maxBytes: MAX_CHART,
+    });
   } catch (e) {
     if (e instanceof AirgapError)
-      throw new AirgapError(e.code, `${what}: ${e.message}`, { where: url, cause: e });
+      throw new AirgapError(e.code, `${what}: ${e.message}`, { where: shownUrl(url), cause: e });
     throw e;
   }
   const hex = createHash('sha256').update(bytes!).digest('hex');
@@ -197,7 +263,7 @@ export async function downloadChart(
       MirrorError.HELM_CHART_DIGEST,
       `${what}: the archive hashes to ${hex}, its index says ${want}`,
       {
-        where: url,
+        where: shownUrl(url),
         hint: 'the repository or a proxy served something else; nothing was kept',
       },
     );

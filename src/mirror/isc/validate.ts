@@ -2,6 +2,7 @@
  * oc-mirror's checks on a decoded configuration (internal/pkg/config/validate.go, and the catalog
  * filter's rules), with a few more that oc-mirror only hits later (tags, target paths, min > max).
  */
+import { hasUrlCredentials, shownUrl, urlCredentialsHint } from '../../net/url.js';
 import { itemPath } from '../../config/positions.js';
 import { isAirgapError } from '../../util/errors.js';
 import { parseReference } from '../reference.js';
@@ -44,9 +45,16 @@ export function validateContent(content: ImageSetContent, base: string, problems
   content.helm?.repositories.forEach((repo, i) => {
     const p = `${itemPath(`${base}.helm.repositories`, i)}.url`;
     if (!URL.canParse(repo.url)) {
-      problems.add(IscErrorCode.Invalid, p, `${p} ${JSON.stringify(repo.url)} is not a URL`, {
+      problems.add(IscErrorCode.Invalid, p, `${p} ${JSON.stringify(shownUrl(repo.url))} is not a URL`, {
         hint: 'write the repository URL in full, e.g. https://charts.example.com/stable',
       });
+    } else if (hasUrlCredentials(repo.url)) {
+      problems.add(
+        IscErrorCode.Invalid,
+        p,
+        `${p} ${shownUrl(repo.url)} is written with a user name and password`,
+        { hint: urlCredentialsHint(new URL(repo.url).host) },
+      );
     }
   });
 }
