@@ -35,11 +35,10 @@ import { loadRegistriesConf } from './registry/registries-conf.js';
 import { clientOptions, openSession, openTarget, resolveConfig, type MirrorOptions } from './session.js';
 import { resolveWorkflow } from './workflow.js';
 import { toYaml } from '../util/yaml.js';
-import { parseDigest } from './digest.js';
 import { MirrorError } from './errors.js';
 import { blobsOf, parseManifest } from './manifest.js';
 import type { MirrorPlan, PlanEntry } from './plan.js';
-import { parseReference } from './reference.js';
+import { parseReference, referenceInScope, type ReferenceScope } from './reference.js';
 import type { RegistryClient } from './registry/client.js';
 import { RegistryError } from './registry/errors.js';
 
@@ -76,8 +75,6 @@ export interface DeleteOutcome {
 }
 
 /** An item's imageReference: `docker://<registry>/<repo>@sha256:<hex>` (registry, repo, digest). */
-const DELETE_REF = /^docker:\/\/([^/]+)\/(.+)@(sha256:[0-9a-f]{64})$/;
-
 /** How to have the registry give the space back (deleting manifests frees no blob by itself). */
 export const GC_HINT =
   'deleting manifests frees no disk until the registry collects its garbage: for distribution (docker-registry, the mirror-registry of podman), stop it or set it read-only, then run `registry garbage-collect --delete-untagged /etc/docker/registry/config.yml`; Quay collects by itself once the tags expire';
@@ -113,18 +110,25 @@ async function walkDestination(target: DeleteTarget, doomed: Set<string>, limit:
   try {
     repos = (await target.client.listRepositories(target.prefix || 'airgap')).filter(under);
   } catch (e) {
+    // Only a registry that does not serve the catalog to us leaves the walk to the plan (said in a
+    // note); a listing that fails otherwise, or is bounded or malformed, stops the list being made.
+    if (!(e instanceof RegistryError && [401, 403, 404, 405].includes(e.status ?? 0))) throw e;
     held.note = `${target.registry} did not list its repositories (${messageOf(e)}): what else it holds was not read, only what the workspace's last plan keeps is kept`;
     return held;
   }
   await Promise.all(
     repos.map((repo) =>
       limit.run(async () => {
-        const tags = await target.client.listTags(repo).catch(() => [] as string[]);
+        const tags = await target.client.listTags(repo).catch((e: unknown) => {
+          // A repository deleted since the catalog was read holds nothing; any other failure stops the walk.
+          if (e instanceof RegistryError && e.status === 404) return [] as string[];
+          throw e;
+        });
         await Promise.all(
           tags
             .filter((t) => !doomed.has(`${repo}:${t}`))
             .map(async (tag) => {
-              const b = await blobsAt(target.client, repo, tag).catch(() => undefined);
+              const b = await blobsAt(target.client, repo, tag); // undefined only for a 404
               if (!b) return;
               held.tags++;
               held.manifests.set(`${repo}@${b.digest}`, `${repo}:${tag}`);
@@ -313,7 +317,7 @@ export async function planDeletion(
 }
 
 /** Read a delete-images.yaml; DELETE_LIST_INVALID names what is wrong with it. */
-export async function readDeleteList(path: string, registry: string): Promise<DeleteItem[]> {
+export async function readDeleteList(path: string, scope: ReferenceScope): Promise<DeleteItem[]> {
   let doc: unknown;
   try {
     doc = yaml.load(await readFile(path, 'utf8'), { json: true });
@@ -330,29 +334,19 @@ export async function readDeleteList(path: string, registry: string): Promise<De
   }
   return items.map((it: unknown, i) => {
     const ref = (it as { imageReference?: unknown })?.imageReference;
-    const at = `${path}: items[${i}].imageReference`;
-    const m = typeof ref === 'string' ? DELETE_REF.exec(ref) : null;
-    if (!m)
-      throw usageError(MirrorError.DELETE_LIST_INVALID, `${at} is not docker://<registry>/<repo>@sha256:…`);
-    parseDigest(m[3]!, at);
-    if (m[1] !== registry) {
-      throw usageError(
-        MirrorError.DELETE_LIST_INVALID,
-        `${at} is at ${m[1]}, not at the destination ${registry}`,
-        {
-          hint: 'give the destination the list was generated for',
-        },
-      );
-    }
+    referenceInScope(ref, scope, `${path}: items[${i}].imageReference`);
     return { ...(it as DeleteItem), imageReference: ref as string };
   });
 }
 
-/** Delete the listed manifests, in list order (children before their index), `parallel` at a time. */
+/**
+ * Delete the listed manifests, in list order (children before their index), `parallel` at a time.
+ * Each item is checked against the scope again just before its delete (the list is outside input).
+ */
 export async function executeDeletion(
   client: RegistryClient,
   items: readonly DeleteItem[],
-  opts: { parallel?: number; progress: ProgressSink },
+  opts: { parallel?: number; progress: ProgressSink; scope: ReferenceScope },
 ): Promise<DeleteOutcome> {
   const out: DeleteOutcome = { deleted: [], absent: [], failed: [], gcHint: GC_HINT };
   opts.progress({ type: 'items-total', total: items.length });
@@ -364,9 +358,9 @@ export async function executeDeletion(
     await Promise.all(
       batch.map((it) =>
         limit.run(async () => {
-          const [, , repo, digest] = DELETE_REF.exec(it.imageReference)!;
+          const ref = referenceInScope(it.imageReference, opts.scope, 'delete list item');
           try {
-            const gone = await client.deleteManifest(repo!, digest!);
+            const gone = await client.deleteManifest(ref.repository, ref.digest!);
             (gone ? out.deleted : out.absent).push(it.imageReference);
             opts.progress({ type: 'item-done', ok: true, name: it.imageReference });
           } catch (e) {
@@ -443,12 +437,14 @@ export async function runDelete(o: DeleteRunOptions): Promise<DeletePlan | Delet
     });
   }
   if (o.deleteYamlFile) {
-    const items = await readDeleteList(o.deleteYamlFile, destination.registry);
+    const scope = { registry: destination.registry, prefix: destination.prefix };
+    const items = await readDeleteList(o.deleteYamlFile, scope);
     const pool = new ClientPool(clientOptions(o));
     try {
       const endpoint = pool.get(destination.registry, 'destination', o.destTlsVerify === false);
       await endpoint.client.ping(joinRepo(destination.prefix, 'airgap-preflight'), 'pull,push');
       return await executeDeletion(endpoint.client, items, {
+        scope,
         parallel: o.parallel,
         progress: o.progress ?? noProgress,
       });

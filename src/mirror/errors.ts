@@ -186,6 +186,8 @@ export const MirrorError = {
   PLAN_INVALID: 'PLAN_INVALID',
   /** invalid image reference "…": … (mirror/reference.ts) */
   REF_INVALID: 'REF_INVALID',
+  /** delete-images.yaml: items[3].imageReference "…" is outside the destination prefix … (reference.ts) */
+  REF_OUTSIDE_SCOPE: 'REF_OUTSIDE_SCOPE',
   /** token service of … answered … … (mirror/registry/auth.ts) */
   REGISTRY_AUTH_FAILED: 'REGISTRY_AUTH_FAILED',
   /** … sent a Bearer challenge without a realm (mirror/registry/auth.ts) */
@@ -194,6 +196,8 @@ export const MirrorError = {
   REGISTRY_DENIED: 'REGISTRY_DENIED',
   /** … answered a range request for … without Content-Range (mirror/registry/client.ts) */
   REGISTRY_ERROR: 'REGISTRY_ERROR',
+  /** the tag list of … goes on past 10000 pages; the listing was stopped (mirror/registry/listing.ts) */
+  REGISTRY_LISTING_INVALID: 'REGISTRY_LISTING_INVALID',
   /** network error talking to …: … (mirror/registry/errors.ts) */
   REGISTRY_NETWORK: 'REGISTRY_NETWORK',
   /** gave up on …: it stopped answering (… stalls in a row…) (mirror/registry/stalls.ts) */

@@ -109,6 +109,55 @@ export function repositoryName(r: Pick<ImageReference, 'registry' | 'repository'
   return `${r.registry}/${r.repository}`;
 }
 
+/** Where a list we act on may reach: a registry and the repository prefix below it ('' for all of it). */
+export interface ReferenceScope {
+  registry: string;
+  prefix: string;
+}
+
+/** Whether `repository` lies below `prefix` (the prefix itself is a namespace, not an image). */
+export function isWithinPrefix(repository: string, prefix: string): boolean {
+  const p = prefix.replace(/^\/+|\/+$/g, '');
+  return p === '' || repository.startsWith(`${p}/`);
+}
+
+/**
+ * A `docker://registry/repository@digest` from a list we act on (a delete list), made canonical
+ * before it is compared: parsed as containers/image parses it (so a dot segment, a percent-encoded
+ * separator or an upper-case letter is no repository), pinned by digest, then checked to lie in
+ * `scope` (the same registry, below the prefix). REF_OUTSIDE_SCOPE or REF_INVALID names `where`.
+ * The one check for every such item: where the list is read and again just before acting.
+ */
+export function referenceInScope(raw: unknown, scope: ReferenceScope, where: string): ImageReference {
+  const shown = JSON.stringify(typeof raw === 'string' && raw.length > 160 ? `${raw.slice(0, 160)}…` : raw);
+  const refuse = (why: string, code: string = MirrorError.REF_INVALID): never => {
+    throw usageError(code, `${where} ${shown} ${why}`, {
+      hint: `each item names one manifest below the destination: docker://${scope.registry}/${scope.prefix ? `${scope.prefix}/` : ''}<repository>@sha256:<64 hex>; regenerate the list with --generate`,
+    });
+  };
+  if (typeof raw !== 'string' || !raw.startsWith('docker://'))
+    return refuse('is not docker://<registry>/<repository>@sha256:…');
+  let ref: ImageReference;
+  try {
+    ref = parseReference(raw.slice('docker://'.length));
+  } catch (e) {
+    return refuse(
+      `is not a canonical reference: ${(e as Error).message.replace(/^invalid image reference "[^"]*": /, '')}`,
+    );
+  }
+  if (!ref.digest || ref.tag) return refuse('is not pinned by digest alone (repository@sha256:…)');
+  if (formatReference(ref) !== raw.slice('docker://'.length))
+    return refuse(`is not canonical: it means ${formatReference(ref)}`);
+  if (ref.registry.toLowerCase() !== scope.registry.toLowerCase())
+    return refuse(
+      `is at ${ref.registry}, not at the destination ${scope.registry}`,
+      MirrorError.REF_OUTSIDE_SCOPE,
+    );
+  if (!isWithinPrefix(ref.repository, scope.prefix))
+    return refuse(`is outside the destination prefix ${scope.prefix}/`, MirrorError.REF_OUTSIDE_SCOPE);
+  return ref;
+}
+
 /** Where a transfer reads or writes: a registry, an OCI layout directory, or an archive directory. */
 export type TransportReference =
   | { transport: 'docker'; reference: ImageReference }

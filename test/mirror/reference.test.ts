@@ -3,11 +3,13 @@ import {
   formatReference,
   parseTransport,
   parseReference,
+  referenceInScope,
   type ImageReference,
   type TransportReference,
 } from '../../src/mirror/reference.js';
 import { AirgapError } from '../../src/util/errors.js';
 import { MirrorError } from '../../src/mirror/errors.js';
+import { thrown } from '../helpers/realdata.js';
 
 const HEX = 'a'.repeat(56) + '0123abcd';
 const DIGEST = `sha256:${HEX}`;
@@ -314,5 +316,67 @@ describe('parseTransport: images', () => {
     expect(caught).toBeInstanceOf(AirgapError);
     expect((caught as AirgapError).code).toBe(MirrorError.REF_INVALID);
     expect((caught as AirgapError).message).toContain('quay.io/Org/app');
+  });
+});
+
+describe('referenceInScope: a list item made canonical before it is compared with the destination', () => {
+  const scope = { registry: 'mirror.example:5000', prefix: 'ocp' };
+  const d = `sha256:${'a'.repeat(64)}`;
+  const where = 'delete-images.yaml: items[0].imageReference';
+
+  it('takes a canonical item below the prefix', () => {
+    expect(referenceInScope(`docker://mirror.example:5000/ocp/app/server@${d}`, scope, where)).toEqual({
+      registry: 'mirror.example:5000',
+      repository: 'ocp/app/server',
+      digest: d,
+    });
+    expect(
+      referenceInScope(`docker://MIRROR.example:5000/other@${d}`, { ...scope, prefix: '' }, where).repository,
+    ).toBe('other');
+  });
+
+  it('refuses dot segments, percent-encoding, other repositories, other registries and tags, naming the item', () => {
+    const cases: [string, string, RegExp][] = [
+      [
+        `docker://mirror.example:5000/ocp/../other/app@${d}`,
+        MirrorError.REF_INVALID,
+        /not a canonical reference/,
+      ],
+      [
+        `docker://mirror.example:5000/ocp/%2e%2e/other/app@${d}`,
+        MirrorError.REF_INVALID,
+        /not a canonical reference/,
+      ],
+      [`docker://mirror.example:5000/ocp/%2Fapp@${d}`, MirrorError.REF_INVALID, /not a canonical reference/],
+      [
+        `docker://mirror.example:5000/other/app@${d}`,
+        MirrorError.REF_OUTSIDE_SCOPE,
+        /outside the destination prefix ocp\//,
+      ],
+      [
+        `docker://mirror.example:5000/ocpx/app@${d}`,
+        MirrorError.REF_OUTSIDE_SCOPE,
+        /outside the destination prefix/,
+      ],
+      [
+        `docker://mirror.example:5000/ocp@${d}`,
+        MirrorError.REF_OUTSIDE_SCOPE,
+        /outside the destination prefix/,
+      ],
+      [
+        `docker://elsewhere:5000/ocp/app@${d}`,
+        MirrorError.REF_OUTSIDE_SCOPE,
+        /not at the destination mirror\.example:5000/,
+      ],
+      ['docker://mirror.example:5000/ocp/app:1.0', MirrorError.REF_INVALID, /not pinned by digest/],
+      [`mirror.example:5000/ocp/app@${d}`, MirrorError.REF_INVALID, /is not docker:\/\//],
+    ];
+    for (const [ref, code, why] of cases) {
+      const e = thrown(() => referenceInScope(ref, scope, where));
+      expect([ref, e.code]).toEqual([ref, code]);
+      expect(e.message).toContain(where);
+      expect(e.message).toMatch(why);
+      expect(e.exitCode).toBe(2);
+    }
   });
 });

@@ -10,7 +10,7 @@ import { AirgapError } from '../../util/errors.js';
 import type { AgentOptions } from '../../net/http.js';
 import type { CredentialOptions } from '../auth/credentials.js';
 import { DigestVerifier, isDigest, parseDigest, sha256Digest, type Digest } from '../digest.js';
-import { isValidTag } from '../reference.js';
+import { isValidRepository, isValidTag } from '../reference.js';
 import { readBounded } from '../../net/body.js';
 import { MANIFEST_ACCEPT } from '../media-types.js';
 import type { ManifestData } from '../manifest.js';
@@ -53,6 +53,18 @@ const MAX_MANIFEST = 4 * 1024 * 1024;
  * A manifest reference as it may appear in a URL: a digest or a tag, checked (a reference read
  * from a plan or a manifest never adds path segments or a query).
  */
+/**
+ * `/v2/<repo>`: only a repository the reference grammar allows becomes part of a URL (no dot
+ * segment, no percent sign, no empty component), whatever list or listing it came from.
+ */
+function v2(repo: string): string {
+  if (isValidRepository(repo)) return `/v2/${repo}`;
+  const shown = JSON.stringify(repo.length > 160 ? `${repo.slice(0, 160)}…` : repo);
+  throw new AirgapError(MirrorError.REF_INVALID, `${shown} is not a repository path`, {
+    hint: 'a repository is lowercase letters, digits and separators (. _ __ -) in components joined by /; nothing was sent for it',
+  });
+}
+
 function manifestRef(ref: string): string {
   if (isDigest(ref) || isValidTag(ref)) return ref;
   throw new AirgapError(MirrorError.REF_INVALID, `${JSON.stringify(ref)} is neither a tag nor a digest`, {
@@ -166,7 +178,7 @@ export class RegistryClient {
     const what = `manifest ${this.registry}/${repo}${ref.includes(':') ? '@' : ':'}${ref}`;
     const res = await this.send({
       method: 'GET',
-      path: `/v2/${repo}/manifests/${manifestRef(ref)}`,
+      path: `${v2(repo)}/manifests/${manifestRef(ref)}`,
       repo,
       action,
       headers: { accept: MANIFEST_ACCEPT },
@@ -225,7 +237,7 @@ export class RegistryClient {
     const what = `manifest ${this.registry}/${repo}${ref.includes(':') ? '@' : ':'}${ref}`;
     const res = await this.send({
       method: 'PUT',
-      path: `/v2/${repo}/manifests/${manifestRef(ref)}`,
+      path: `${v2(repo)}/manifests/${manifestRef(ref)}`,
       repo,
       action: 'pull,push',
       headers: { 'content-type': m.mediaType },
@@ -253,7 +265,7 @@ export class RegistryClient {
   async deleteManifest(repo: string, digest: string): Promise<boolean> {
     const res = await this.send({
       method: 'DELETE',
-      path: `/v2/${repo}/manifests/${parseDigest(digest, 'manifest digest')}`,
+      path: `${v2(repo)}/manifests/${parseDigest(digest, 'manifest digest')}`,
       repo,
       action: 'pull,push',
       ok: [200, 202, 404],
@@ -275,7 +287,7 @@ export class RegistryClient {
   private async hasBlobHere(repo: string, digest: string, action: Action): Promise<boolean> {
     const res = await this.send({
       method: 'GET',
-      path: `/v2/${repo}/blobs/${parseDigest(digest, 'blob digest')}`,
+      path: `${v2(repo)}/blobs/${parseDigest(digest, 'blob digest')}`,
       repo,
       action,
       headers: { range: 'bytes=0-0' },
@@ -322,7 +334,7 @@ export class RegistryClient {
     }
     const res = await this.send({
       method: 'GET',
-      path: `/v2/${repo}/blobs/${parseDigest(digest, 'blob digest')}`,
+      path: `${v2(repo)}/blobs/${parseDigest(digest, 'blob digest')}`,
       repo,
       headers: offset > 0 ? { range: `bytes=${offset}-` } : {},
       ok: [200, 206],
@@ -361,7 +373,7 @@ export class RegistryClient {
     const q = mountFrom ? `?mount=${encodeURIComponent(digest)}&from=${encodeURIComponent(mountFrom)}` : '';
     const res = await this.send({
       method: 'POST',
-      path: `/v2/${repo}/blobs/uploads/${q}`,
+      path: `${v2(repo)}/blobs/uploads/${q}`,
       repo,
       action: 'pull,push',
       mountFrom,
@@ -519,7 +531,7 @@ export class RegistryClient {
     const r = await listPages((req) => this.send(req), {
       registry: this.registry,
       base: this.base,
-      path: `/v2/${repo}/tags/list?n=${pageSize}`,
+      path: `${v2(repo)}/tags/list?n=${pageSize}`,
       field: 'tags',
       what: `the tag list of ${this.registry}/${repo}`,
       auth: { repo },
