@@ -16,7 +16,7 @@ import https from 'node:https';
 import type net from 'node:net';
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 
-export type FaultKind = 'reset' | 'status' | 'retry-after' | 'truncate' | 'corrupt' | 'slow';
+export type FaultKind = 'reset' | 'status' | 'retry-after' | 'truncate' | 'corrupt' | 'slow' | 'answer';
 
 export interface FaultRule {
   /** Which requests the rule applies to; omitted = all. `path` tests the path with its query string. */
@@ -30,8 +30,11 @@ export interface FaultRule {
    * - corrupt: flip one byte of the body (at offset `afterBytes`, default the middle), length kept.
    * - slow: wait `delayMs` (default 1000) before the headers, or, with `afterBytes`, after that many
    *   body bytes (a mid-body stall).
+   * - answer: the proxy lies: `answer(path)` gives the status, headers and body sent; the target
+   *   is not asked (a listing that never ends, a page that is not JSON).
    */
   fault: FaultKind;
+  answer?: (path: string) => { status?: number; headers?: Record<string, string>; body: string };
   status?: number;
   retryAfterSeconds?: number;
   afterBytes?: number;
@@ -230,6 +233,19 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
       entry.status = status;
       res.writeHead(status, headers);
       res.end(method === 'HEAD' ? undefined : body);
+      return;
+    }
+    if (rule?.fault === 'answer' && rule.answer) {
+      req.resume();
+      const a = rule.answer(path);
+      entry.status = a.status ?? 200;
+      res.writeHead(entry.status, {
+        'content-type': 'application/json',
+        'docker-distribution-api-version': 'registry/2.0',
+        ...a.headers,
+        'content-length': Buffer.byteLength(a.body),
+      });
+      res.end(method === 'HEAD' ? undefined : a.body);
       return;
     }
     if (rule?.fault === 'slow' && rule.afterBytes === undefined) await sleep(rule.delayMs ?? 1000);
