@@ -324,6 +324,23 @@ export interface PlanReleaseSignatures {
 export const PLAN_API_VERSION = 'airgap.io/v1alpha1';
 export const BUILD_SOURCE = 'build:';
 
+/** A reference a plan carries, as containers/image parses it; PLAN_INVALID naming the field otherwise. */
+function canonicalInPlan(v: unknown, at: string): void {
+  try {
+    if (typeof v !== 'string') throw new Error('it is not a string');
+    parseReference(v);
+  } catch (e) {
+    const shown = JSON.stringify(typeof v === 'string' && v.length > 120 ? `${v.slice(0, 120)}…` : v);
+    throw usageError(
+      MirrorError.PLAN_INVALID,
+      `${at} ${shown} is not an image reference: ${(e as Error).message}`,
+      {
+        hint: 'give the plan.json that `airgap mirror plan` wrote, unchanged',
+      },
+    );
+  }
+}
+
 /** Read a plan written by `airgap mirror plan` (or carried by an archive); PLAN_INVALID names what is wrong. */
 export function parsePlan(text: string, where: string): MirrorPlan {
   let p: MirrorPlan;
@@ -360,6 +377,15 @@ export function parsePlan(text: string, where: string): MirrorPlan {
       (!Array.isArray(e.platforms) || !e.platforms.every((x) => typeof x === 'string' && PLATFORM.test(x)))
     )
       throw usageError(MirrorError.PLAN_INVALID, `${at}.platforms is not a list of os/architecture`);
+    // Origins and sources become IDMS/ITMS sources, registries.conf entries and requests: canonical first.
+    canonicalInPlan(e.origin, `${at}.origin`);
+    if (e.source.startsWith(BUILD_SOURCE)) {
+      if (!isValidRepository(e.source.slice(BUILD_SOURCE.length)))
+        throw usageError(
+          MirrorError.PLAN_INVALID,
+          `${at}.source ${JSON.stringify(e.source)} is not build:<repository>`,
+        );
+    } else canonicalInPlan(e.source, `${at}.source`);
     if (!isValidRepository(e.destRepo))
       throw usageError(
         MirrorError.PLAN_INVALID,

@@ -2,12 +2,15 @@ import { describe, expect, it } from 'vitest';
 import {
   digestTag,
   joinRepo,
+  parsePlan,
   planAdditionalImages,
+  PLAN_API_VERSION,
   type AdditionalImageSpec,
 } from '../../src/mirror/plan.js';
 import { AirgapError } from '../../src/util/errors.js';
 import { IscErrorCode } from '../../src/mirror/isc/errors.js';
 import { MirrorError } from '../../src/mirror/errors.js';
+import { thrown } from '../helpers/realdata.js';
 
 const HEX = '0123456789abcdef'.repeat(4);
 const DIGEST = `sha256:${HEX}`;
@@ -237,5 +240,38 @@ describe('digestTag and joinRepo', () => {
     expect(joinRepo('', 'org/app')).toBe('org/app');
     expect(joinRepo('ocp', 'org/app')).toBe('ocp/org/app');
     expect(joinRepo('ocp/mirror//', 'org/app')).toBe('ocp/mirror/org/app');
+  });
+});
+
+describe('a plan read back: every reference it carries is canonical before it is used', () => {
+  const entry = {
+    kind: 'additional',
+    origin: 'quay.io/org/app:v1',
+    source: `quay.io/org/app@sha256:${'a'.repeat(64)}`,
+    digest: `sha256:${'a'.repeat(64)}`,
+    destRepo: 'org/app',
+    destTag: 'v1',
+    byTag: true,
+    byDigest: false,
+    context: 'additionalImages[0]',
+  };
+  const planWith = (e: Record<string, unknown>) =>
+    JSON.stringify({ apiVersion: PLAN_API_VERSION, kind: 'MirrorPlan', images: [{ ...entry, ...e }] });
+
+  it('takes a plan as airgap wrote it, build sources included', () => {
+    expect(parsePlan(planWith({}), 'plan.json').images).toHaveLength(1);
+    expect(parsePlan(planWith({ source: 'build:redhat/catalog' }), 'plan.json').images).toHaveLength(1);
+  });
+
+  it.each([
+    ['origin', 'quay.io/org/../other/app:v1'],
+    ['origin', 'quay.io/org/%2e%2e/app:v1'],
+    ['origin', 'quay.io/org/app:v1\n[[registry]]'],
+    ['source', 'quay.io/Org/app@sha256:x'],
+    ['source', 'build:../x'],
+  ])('refuses a plan whose %s is %j, naming the field', (field, value) => {
+    const e = thrown(() => parsePlan(planWith({ [field]: value }), 'plan.json'));
+    expect(e.code).toBe(MirrorError.PLAN_INVALID);
+    expect(e.message).toContain(`plan.json images[0].${field}`);
   });
 });
