@@ -192,6 +192,8 @@ export const MirrorError = {
   REGISTRY_AUTH_FAILED: 'REGISTRY_AUTH_FAILED',
   /** … sent a Bearer challenge without a realm (mirror/registry/auth.ts) */
   REGISTRY_AUTH_INVALID: 'REGISTRY_AUTH_INVALID',
+  /** … sends clients to its token service at http://…, over plain http …: the credentials … were not sent (mirror/registry/auth.ts) */
+  REGISTRY_AUTH_INSECURE: 'REGISTRY_AUTH_INSECURE',
   /** … denied …: the token service did not grant …; used … (mirror/registry/auth.ts) */
   REGISTRY_DENIED: 'REGISTRY_DENIED',
   /** … answered a range request for … without Content-Range (mirror/registry/client.ts) */

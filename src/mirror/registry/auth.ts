@@ -185,7 +185,14 @@ export class RegistryAuth implements Authorizer {
         `${this.registry} sent a Bearer challenge without a realm`,
         { registry: this.registry, temporary: false },
       );
-    const url = new URL(realm);
+    const url = URL.canParse(realm) ? new URL(realm) : undefined;
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:'))
+      throw new RegistryError(
+        MirrorError.REGISTRY_AUTH_INVALID,
+        `${this.registry} names a token service that is not an http(s) URL`,
+        { registry: this.registry, temporary: false },
+      );
+    this.checkRealmTransport(url, cred);
     const res = await this.requestToken(url, ch, scopes, cred, what);
     if (res.statusCode === 401 || res.statusCode === 403) {
       const { text, registryErrors } = await readErrorBody(res);
@@ -225,6 +232,26 @@ export class RegistryAuth implements Authorizer {
         },
       );
     return { value, expiresAt: Date.now() + Math.max(60, doc.expires_in ?? 60) * 1000 };
+  }
+
+  /**
+   * Credentials go to a token service over https only; over plain http only to the registry's own
+   * host, when the registry itself was reached over http by the user's choice (a lab registry). A
+   * realm elsewhere over http gets no password: REGISTRY_AUTH_INSECURE, before anything is sent.
+   */
+  private checkRealmTransport(url: URL, cred: Credential | undefined): void {
+    if (url.protocol === 'https:' || !(cred?.password !== undefined || cred?.identityToken)) return;
+    const base = new URL(this.transport.base);
+    if (base.protocol === 'http:' && url.host === base.host) return;
+    throw new RegistryError(
+      MirrorError.REGISTRY_AUTH_INSECURE,
+      `${this.registry} sends clients to its token service at ${url.protocol}//${url.host}${url.pathname}, over plain http${base.protocol === 'http:' ? ' on another host' : ' although the registry is reached over https'}: the credentials from ${cred!.source} were not sent`,
+      {
+        registry: this.registry,
+        temporary: false,
+        hint: 'serve the token service over https (the realm in the registry\'s auth configuration), or ask the registry\'s owner to',
+      },
+    );
   }
 
   /**

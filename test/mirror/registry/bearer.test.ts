@@ -15,6 +15,7 @@ import { sha256Digest } from '../../../src/mirror/digest.js';
 import { OciLayout } from '../../../src/mirror/layout/store.js';
 import { RegistryClient } from '../../../src/mirror/registry/client.js';
 import { AirgapError } from '../../../src/util/errors.js';
+import { startFaultProxy } from '../../helpers/fault-proxy.js';
 import { tempDir } from '../../helpers/fixtures.js';
 import { startRegistry, type TestRegistry } from '../../helpers/registry.js';
 import { skopeoDigest } from '../../helpers/skopeo.js';
@@ -139,6 +140,39 @@ describe('RegistryClient with Bearer tokens from a token server (real distributi
     await Promise.all(clients.map((c) => c.close()));
     await Promise.all([reg?.stop(), ts?.close()]);
     if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('sends no password to a token service over plain http: refused before the request, the password unsaid', async () => {
+    // The same token service, named by the registry at an http:// realm (a plain proxy in front of it).
+    const caFile = join(dir, 'pki', 'ca.crt');
+    const proxy = await startFaultProxy({ target: ts.url, caFile });
+    const plain = await startRegistry({
+      token: {
+        realm: `${proxy.url}/token`,
+        service: ts.service,
+        issuer: ts.issuer,
+        rootCertBundle: caFile,
+      },
+    });
+    try {
+      const authFile = join(dir, 'plain.auth.json');
+      const entry = { auth: Buffer.from(`mirror:${PASSWORDS.mirror}`).toString('base64') };
+      await writeFile(authFile, JSON.stringify({ auths: { [plain.host]: entry } }), { mode: 0o600 });
+      const client = new RegistryClient(plain.host, {
+        caFiles: [plain.caFile],
+        certDirs: [],
+        credentials: { authFile },
+        retry: { baseDelayMs: 20, maxDelayMs: 200 },
+      });
+      clients.push(client);
+      const e = await rejection(client.getManifest('dst/app', 'v1'));
+      expect(e.code).toBe(MirrorError.REGISTRY_AUTH_INSECURE);
+      expect(e.message).toContain(`http://${proxy.host}/token`);
+      expect(shown(e)).not.toContain(PASSWORDS.mirror);
+      expect(proxy.stats().requests).toBe(0);
+    } finally {
+      await Promise.all([plain.stop(), proxy.stop()]);
+    }
   });
 
   it('pushes and pulls through Bearer tokens: ping, uploads, manifests, blobs, tags', async () => {
