@@ -98,9 +98,9 @@ function contextFor(cas: string[], cert?: string, key?: string): SecureContext {
   const id = JSON.stringify([cas, cert ?? '', key ?? '']);
   let ctx = contexts.get(id);
   if (!ctx) {
-    const system = systemTrust().pems;
+    const system = systemTrust();
     ctx = createSecureContext({
-      ca: [...(system.length > 0 ? system : rootCertificates), ...cas],
+      ca: [...(system.pems.length > 0 ? system.pems : rootCertificates), ...system.extra, ...cas],
       ...(cert ? { cert, key } : {}),
     });
     contexts.set(id, ctx);

@@ -6,7 +6,9 @@
  *
  * Where, in order: the file SSL_CERT_FILE names and the directories SSL_CERT_DIR names (OpenSSL's
  * variables; either set means exactly those), else the first bundle of the list Go's crypto/x509
- * reads on Linux. The PEMs are read once per process.
+ * reads on Linux. Then, beside them, the file NODE_EXTRA_CA_CERTS names (Node's own variable for
+ * extra CAs, which users of Node tools set: Node stops honouring it once a CA list is given, so it
+ * is read here). The PEMs are read once per process.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,7 +38,12 @@ function readEnvFile(variable: string, path: string): string {
     throw usageError(
       NetError.TLS_FILE_UNREADABLE,
       `${variable} names ${path}, which cannot be read: ${(e as Error).message}`,
-      { hint: `point ${variable} at a PEM bundle, or unset it to use the system's CA store` },
+      {
+        hint:
+          variable === 'NODE_EXTRA_CA_CERTS'
+            ? `point ${variable} at a PEM file of extra CAs, or unset it`
+            : `point ${variable} at a PEM bundle, or unset it to use the system's CA store`,
+      },
     );
   }
 }
@@ -64,7 +71,10 @@ function pemsInDir(dir: string): string[] {
 
 /** Where the system store was found, for messages; undefined when none was. */
 export interface SystemTrust {
+  /** The store's CAs (none when the host has no bundle: Node's own roots are used instead). */
   pems: string[];
+  /** NODE_EXTRA_CA_CERTS's CAs, trusted beside the store or Node's roots. */
+  extra: string[];
   from: string[];
 }
 
@@ -74,6 +84,7 @@ let cached: SystemTrust | undefined;
 export function systemTrust(env: NodeJS.ProcessEnv = process.env): SystemTrust {
   if (env === process.env && cached) return cached;
   const pems: string[] = [];
+  const extra: string[] = [];
   const from: string[] = [];
   if (env.SSL_CERT_FILE || env.SSL_CERT_DIR) {
     if (env.SSL_CERT_FILE) {
@@ -97,7 +108,16 @@ export function systemTrust(env: NodeJS.ProcessEnv = process.env): SystemTrust {
       break;
     }
   }
-  const trust = { pems: [...new Set(pems.map((p) => p.trim()))], from };
+  if (env.NODE_EXTRA_CA_CERTS) {
+    // Beside the store (never instead of it): with no store found, Node's own roots stay in use.
+    extra.push(...pemsIn(readEnvFile('NODE_EXTRA_CA_CERTS', env.NODE_EXTRA_CA_CERTS)));
+    from.push(env.NODE_EXTRA_CA_CERTS);
+  }
+  const trust = {
+    pems: [...new Set(pems.map((p) => p.trim()))],
+    extra: [...new Set(extra.map((p) => p.trim()))],
+    from,
+  };
   if (env === process.env) cached = trust;
   return trust;
 }

@@ -62,6 +62,16 @@ describe('trust from the operating system', () => {
     expect(untrusted.stdout).toContain('[REGISTRY_TLS]');
   });
 
+  it('NODE_EXTRA_CA_CERTS naming the CA: trusted beside the system store, with no --ca-file', async () => {
+    const r = await airgap(mirrorArgs('by-node-extra'), { env: { NODE_EXTRA_CA_CERTS: src.caFile } });
+    expect(r.exitCode, `${r.stdout}\n${r.stderr}`).toBe(0);
+    const missing = await airgap(mirrorArgs('by-node-extra-2'), {
+      env: { NODE_EXTRA_CA_CERTS: join(dir, 'no-such.crt') },
+    });
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toContain('NODE_EXTRA_CA_CERTS names');
+  });
+
   it('SSL_CERT_FILE naming a bundle with the CA: mirrors with no --ca-file', async () => {
     const r = await airgap(mirrorArgs('by-env'), { env: { SSL_CERT_FILE: bundle } });
     expect(r.exitCode, `${r.stdout}\n${r.stderr}`).toBe(0);
@@ -107,7 +117,7 @@ describe('systemTrust', () => {
       await writeFile(join(dir, 'one.pem'), pem);
       await writeFile(join(dir, 'abcd1234.0'), pem); // OpenSSL's hashed name for the same certificate
       await writeFile(join(dir, 'notes.txt'), host.pems[1]!); // not a certificate file name: skipped
-      expect(systemTrust({ SSL_CERT_DIR: dir })).toEqual({ pems: [pem.trim()], from: [dir] });
+      expect(systemTrust({ SSL_CERT_DIR: dir })).toEqual({ pems: [pem.trim()], extra: [], from: [dir] });
     },
   );
 });
