@@ -39,6 +39,8 @@ import { MirrorError } from './errors.js';
 import { blobsOf, parseManifest } from './manifest.js';
 import type { MirrorPlan, PlanEntry } from './plan.js';
 import { parseReference, referenceInScope, type ReferenceScope } from './reference.js';
+import { tagsKeeping } from './delete-guard.js';
+import { isDigest } from './digest.js';
 import type { RegistryClient } from './registry/client.js';
 import { RegistryError } from './registry/errors.js';
 
@@ -52,6 +54,11 @@ export interface DeleteItem {
   type: string;
   /** The blobs only deleted images use (what garbage collection would reclaim). */
   relatedBlobs: string[];
+  /**
+   * The destination tags of its repository that go with it (deleting by digest removes them): any
+   * other tag found pointing to it when the list is carried out keeps it. airgap's addition.
+   */
+  tags?: string[];
 }
 
 export interface DeletePlan {
@@ -70,6 +77,8 @@ export interface DeletePlan {
 export interface DeleteOutcome {
   deleted: string[];
   absent: string[];
+  /** Listed manifests left in place: a tag outside the list points to them now. */
+  kept: { image: string; reason: string }[];
   failed: { image: string; reason: string }[];
   gcHint: string;
 }
@@ -217,7 +226,7 @@ export async function planDeletion(
       .filter((e) => !held.manifests.has(key(e)))
       .map((e) =>
         limit.run(async () => {
-          const b = await blobsAt(target.client, target.repo(e), e.digest).catch(() => undefined);
+          const b = await blobsAt(target.client, target.repo(e), e.digest); // undefined only for a 404
           for (const c of b?.children ?? []) keptManifests.add(`${target.repo(e)}@${c}`);
           for (const d of b?.blobs.keys() ?? []) keptBlobs.add(d);
         }),
@@ -289,13 +298,19 @@ export async function planDeletion(
       });
     }
     const ref = `${repo}@${e.digest}`;
-    if (named.has(ref)) continue;
+    const tags = isDigest(e.destTag) ? [] : [e.destTag];
+    const same = items.find((i) => i.imageReference === `docker://${target.registry}/${ref}`);
+    if (same) {
+      same.tags = [...new Set([...(same.tags ?? []), ...tags])].sort();
+      continue;
+    }
     named.add(ref);
     items.push({
       imageName: name,
       imageReference: `docker://${target.registry}/${ref}`,
       type: e.kind,
       relatedBlobs: related.sort(),
+      tags,
     });
   }
   const bytes = [...freed.values()].reduce((a, n) => a + n, 0);
@@ -348,8 +363,17 @@ export async function executeDeletion(
   items: readonly DeleteItem[],
   opts: { parallel?: number; progress: ProgressSink; scope: ReferenceScope },
 ): Promise<DeleteOutcome> {
-  const out: DeleteOutcome = { deleted: [], absent: [], failed: [], gcHint: GC_HINT };
+  const out: DeleteOutcome = { deleted: [], absent: [], kept: [], failed: [], gcHint: GC_HINT };
   opts.progress({ type: 'items-total', total: items.length });
+  // The last look: a tag outside the list that points to a listed manifest now keeps it.
+  const keeping = await tagsKeeping(
+    client,
+    items.map((it) => ({
+      ref: referenceInScope(it.imageReference, opts.scope, 'delete list item'),
+      tags: it.tags ?? [],
+    })),
+    opts.parallel,
+  );
   // Children (listed before their index) go first, then the rest.
   const children = items.filter((i) => i.type === 'child');
   const tops = items.filter((i) => i.type !== 'child');
@@ -359,6 +383,15 @@ export async function executeDeletion(
       batch.map((it) =>
         limit.run(async () => {
           const ref = referenceInScope(it.imageReference, opts.scope, 'delete list item');
+          const tag = keeping.get(`${ref.repository}@${ref.digest}`);
+          if (tag) {
+            out.kept.push({
+              image: it.imageReference,
+              reason: `${tag} points to it now, and the list does not delete that tag`,
+            });
+            opts.progress({ type: 'item-done', ok: true, name: it.imageReference });
+            return;
+          }
           try {
             const gone = await client.deleteManifest(ref.repository, ref.digest!);
             (gone ? out.deleted : out.absent).push(it.imageReference);
@@ -400,9 +433,10 @@ export function renderDeletion(r: DeletePlan | DeleteOutcome, destination: strin
       `nothing was deleted yet: review the list, then run airgap mirror delete --delete-yaml-file ${r.file} ${destination}`,
     );
   } else {
+    for (const k of r.kept) lines.push(`warning: kept ${k.image}: ${k.reason}`);
     for (const f of r.failed) lines.push(`FAILED   ${f.image}: ${f.reason}`);
     lines.push(
-      `deleted ${r.deleted.length} manifest(s)${r.absent.length ? `, ${r.absent.length} already gone` : ''}${r.failed.length ? `, ${r.failed.length} failed` : ''}`,
+      `deleted ${r.deleted.length} manifest(s)${r.absent.length ? `, ${r.absent.length} already gone` : ''}${r.kept.length ? `, ${r.kept.length} kept` : ''}${r.failed.length ? `, ${r.failed.length} failed` : ''}`,
       r.gcHint,
     );
   }
