@@ -8,7 +8,8 @@
  * graph image) and say whether those are there. Nothing is written.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Limiter } from '../util/limit.js';
 import { CommonError, usageError } from '../util/errors.js';
@@ -166,8 +167,9 @@ async function checkResources(
   let text: string;
   try {
     text = await readFile(file, 'utf8');
-  } catch {
-    return { problems: [] };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { problems: [] }; // no cluster resources yet
+    throw e;
   }
   const redirect = new ReadRedirect({ files: [file], tables: parseRegistriesConf(text, file) });
   const problems: ResourceProblem[] = [];
@@ -244,6 +246,20 @@ export function renderCheckReport(r: CheckReport): string {
  * is there. Writes nothing.
  */
 export async function runCheck(o: MirrorOptions): Promise<CheckReport> {
+  // With -c and neither --workspace nor --from, the configuration is resolved as `mirror plan`
+  // resolves it, in a workspace of its own that is removed afterwards: checking writes nothing.
+  if (o.config && !o.workspace && !o.from) {
+    const scratch = await mkdtemp(join(tmpdir(), 'airgap-check-'));
+    try {
+      return await runCheckIn({ ...o, workspace: `file://${scratch}` }, true);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  }
+  return runCheckIn(o, false);
+}
+
+async function runCheckIn(o: MirrorOptions, scratch: boolean): Promise<CheckReport> {
   const placeholder = o.plan ?? (o.config ? undefined : 'plan.json');
   const flow = resolveWorkflow({ ...o, plan: placeholder, dryRun: true });
   if (flow.destination.kind !== 'registry') {
@@ -270,7 +286,7 @@ export async function runCheck(o: MirrorOptions): Promise<CheckReport> {
     const fix =
       flow.mode === 'diskToMirror'
         ? `airgap mirror --from file://${flow.archiveDir} ${o.destination}`
-        : `airgap mirror ${o.config ? `-c ${o.config}` : `--plan ${planFile}`} --workspace file://${flow.workspace} ${o.destination}`;
+        : `airgap mirror ${o.config ? `-c ${o.config}` : `--plan ${planFile}`} --workspace file://${scratch ? '<dir>' : flow.workspace} ${o.destination}`;
     return await checkPairs(
       plan,
       plan.images.map((e) => ({

@@ -3,7 +3,7 @@
  * each way a mirror can be short named with the command that fixes it: an image missing, a tag
  * moved to another image, cluster resources that send a node elsewhere.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltImage } from '../../lab/images.js';
@@ -57,6 +57,14 @@ describe('airgap mirror check', () => {
   }, 60_000);
   afterAll(async () => {
     await Promise.all([src?.stop(), dst?.stop()]);
+  });
+
+  it('checks an ImageSetConfiguration alone, with no workspace, and writes nothing', async () => {
+    const before = await readdir(dir, { recursive: true });
+    const r = await airgap(['mirror', 'check', '-c', isc, `docker://${dst.host}/m`, ...access()]);
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain(`docker://${dst.host}/m is complete: 3 image(s) at their digests`);
+    expect(await readdir(dir, { recursive: true })).toEqual(before);
   });
 
   it('says a mirror is complete after a run, cluster resources included, and exits 0', async () => {

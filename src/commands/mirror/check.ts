@@ -14,14 +14,18 @@ export default class MirrorCheck extends AirgapCommand {
     through the generated registries.conf as a node sends it, reaches the image;
   - for releases, what an install pulls besides the payload (the KubeVirt disk, the graph image).
 The plan is the workspace's plan.json (--workspace, or --from for an archive pushed earlier),
---plan <file>, or -c <ImageSetConfiguration> resolved now (needs the source side). Nothing is
-written. Exit 0 only when the mirror is complete; otherwise the report lists what is missing and
+--plan <file>, or -c <ImageSetConfiguration> resolved now (needs the source side, and no
+--workspace). Nothing is written. Exit 0 only when the mirror is complete; otherwise the report lists what is missing and
 the command that fetches it (running it again resumes and fills the gaps).`;
 
   static override examples = [
     {
       description: 'After a registry → registry run, with its workspace:',
       command: '<%= config.bin %> mirror check --workspace file://./ws docker://mirror.example.com:8443/ocp',
+    },
+    {
+      description: 'Whether a mirror holds what an ImageSetConfiguration names (no workspace needed):',
+      command: '<%= config.bin %> mirror check -c imageset-config.yaml docker://mirror.example.com:8443/ocp',
     },
     {
       description: 'On the disconnected side, after pushing an archive:',
