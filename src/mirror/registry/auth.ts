@@ -249,7 +249,7 @@ export class RegistryAuth implements Authorizer {
       {
         registry: this.registry,
         temporary: false,
-        hint: 'serve the token service over https (the realm in the registry\'s auth configuration), or ask the registry\'s owner to',
+        hint: "serve the token service over https (the realm in the registry's auth configuration), or ask the registry's owner to",
       },
     );
   }
