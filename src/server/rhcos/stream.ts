@@ -19,7 +19,7 @@
  * `data.stream` is the default stream, and newer releases add `data.streams`, a map of every stream
  * the release ships by name (`rhel-9`, `rhel-10`).
  */
-import yaml from 'js-yaml';
+import { isYamlLimitError, parseYaml } from '../../config/yaml-load.js';
 import { AirgapError, messageOf, usageError, type ExitCode } from '../../util/errors.js';
 import { parseBootImages, type BootImages, type CoreosStream } from '../../mirror/index.js';
 import { ServerError } from '../errors.js';
@@ -123,8 +123,9 @@ export function parseStreamDocument(text: string, source: string, exitCode: Exit
     doc = JSON.parse(text);
   } catch {
     try {
-      doc = yaml.load(text);
+      doc = parseYaml(text, { source, exitCode });
     } catch (e) {
+      if (isYamlLimitError(e)) throw e;
       throw invalid(`${source} is neither JSON nor YAML: ${messageOf(e).split('\n')[0]}`, source, exitCode);
     }
   }
