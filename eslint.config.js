@@ -77,15 +77,52 @@ const boundaries = {
   },
 };
 
+/**
+ * YAML from outside is read through one bounded loader (src/config/yaml-load.ts: a byte, node,
+ * depth and alias limit, and a budget per source): js-yaml's `load` and `loadAll` are called only
+ * in the config kit. Its types, schemas and `dump` may be imported anywhere.
+ */
+const YAML_LOADERS = new Set(['load', 'loadAll']);
+const YAML_LOADER_MESSAGE =
+  "js-yaml's load/loadAll reads without limits: use parseYaml or parseYamlDocuments (src/config/yaml-load.ts), or loadYamlWithPositions.";
+const yamlLoader = {
+  meta: { type: 'problem', schema: [] },
+  create(context) {
+    const file = posix(relative(ROOT, context.filename));
+    if (!file.startsWith('src/') || file.startsWith('src/config/')) return {};
+    const modules = new Set();
+    return {
+      ImportDeclaration(node) {
+        if (node.source.value !== 'js-yaml') return;
+        for (const s of node.specifiers) {
+          if (s.type === 'ImportSpecifier' && YAML_LOADERS.has(s.imported.name))
+            context.report({ node: s, message: YAML_LOADER_MESSAGE });
+          else if (s.type !== 'ImportSpecifier') modules.add(s.local.name);
+        }
+      },
+      MemberExpression(node) {
+        if (
+          node.object.type === 'Identifier' &&
+          modules.has(node.object.name) &&
+          !node.computed &&
+          YAML_LOADERS.has(node.property.name)
+        )
+          context.report({ node, message: YAML_LOADER_MESSAGE });
+      },
+    };
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'build/**', 'node_modules/**', '.work/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    plugins: { airgap: { rules: { boundaries } } },
+    plugins: { airgap: { rules: { boundaries, 'yaml-loader': yamlLoader } } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'airgap/boundaries': 'error',
+      'airgap/yaml-loader': 'error',
       'no-restricted-syntax': [
         'error',
         {

@@ -6,8 +6,8 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { loadAll } from 'js-yaml';
 import type { MirrorMapping } from '../mirror/index.js';
+import { isYamlLimitError, parseYamlDocuments } from '../config/yaml-load.js';
 import { usageError, CommonError } from '../util/errors.js';
 import { parseHostPort } from './names.js';
 import { CertsError } from './errors.js';
@@ -168,8 +168,9 @@ async function readYamlDocuments(path: string, code: string): Promise<unknown[]>
     });
   }
   try {
-    return loadAll(text);
+    return parseYamlDocuments(text, { source: path, exitCode: 2 });
   } catch (e) {
+    if (isYamlLimitError(e)) throw e;
     throw usageError(code, `not valid YAML: ${(e as Error).message.split('\n')[0]}`, {
       where: path,
       hint: 'give the idms-oc-mirror.yaml / itms-oc-mirror.yaml that airgap mirror (or oc-mirror) wrote',

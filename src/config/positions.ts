@@ -7,6 +7,7 @@
  * for: the path is walked down that table from the root, beside the source text.
  */
 import * as yaml from 'js-yaml';
+import { YamlGuard, type YamlReadOptions } from './yaml-load.js';
 
 /** A place in the source text. `line` and `column` are 1-based; `offset` is a 0-based string index. */
 export interface SourcePosition {
@@ -101,51 +102,32 @@ const SCHEMA = runtimeTypes?.merge
   : yaml.CORE_SCHEMA;
 
 /**
- * Load one YAML document and map every field path to its position. Throws js-yaml's
+ * Load one YAML document and map every field path to its position, under the limits of
+ * `options` (yaml-load.ts: a YAML_LIMIT error names `options.source`). Throws js-yaml's
  * `YAMLException` on a syntax error (its `mark` holds 0-based line and column).
  */
-export function loadYamlWithPositions(text: string): LoadedYaml {
+export function loadYamlWithPositions(
+  text: string,
+  options: YamlReadOptions = { source: 'the YAML text' },
+): LoadedYaml {
+  const guard = new YamlGuard(text, options);
   const builder = new NodeBuilder();
-  const value = yaml.load(text, {
-    schema: SCHEMA,
-    listener(event, state) {
-      if (event === 'open') builder.open(state.position, state.input);
-      else builder.close(state);
-    },
-  });
+  let value: unknown;
+  try {
+    value = yaml.load(text, {
+      ...guard.loadOptions(SCHEMA),
+      listener(event, state) {
+        guard.event(event, state);
+        if (event === 'open') builder.open(state.position, state.input);
+        else builder.close(state);
+      },
+    });
+  } catch (e) {
+    throw guard.translate(e);
+  }
   const positions = builder.finish(text);
-  if (builder.aliased) refuseAliasBomb(value);
+  guard.finish([value]);
   return { value, positions, text: positions.text, aliased: builder.aliased };
-}
-
-/**
- * The most nodes a document may stand for once its aliases are expanded, beyond what it holds
- * itself. Aliases let a few kilobytes stand for billions of nodes ("billion laughs"); everything
- * that walks the value (validation, decoding) would walk each of them.
- */
-export const MAX_ALIAS_EXPANSION = 1_000_000;
-
-/**
- * Refuse a value whose aliases expand it far past its own size: the expanded size is counted once
- * per distinct mapping or list (memoised), so the check itself is linear in the document.
- */
-function refuseAliasBomb(value: unknown): void {
-  const sizes = new Map<object, number>();
-  const size = (v: unknown): number => {
-    if (v === null || typeof v !== 'object') return 1;
-    const known = sizes.get(v);
-    if (known !== undefined) return known;
-    sizes.set(v, 1); // a cycle (an alias inside its own anchor) counts once
-    let n = 1;
-    for (const child of Array.isArray(v) ? v : Object.values(v as Record<string, unknown>)) n += size(child);
-    sizes.set(v, n);
-    return n;
-  };
-  const expanded = size(value);
-  if (expanded > MAX_ALIAS_EXPANSION + 10 * sizes.size)
-    throw new yaml.YAMLException(
-      `its aliases expand it to about ${expanded.toPrecision(3)} nodes from ${sizes.size} mappings and lists (a "billion laughs" document); at most ${MAX_ALIAS_EXPANSION} more are allowed`,
-    );
 }
 
 // info bits of a node: its kind (js-yaml's state.kind), whether its value is null, whether a ':'

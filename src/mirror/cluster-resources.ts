@@ -6,7 +6,7 @@
  * at a mirror that does not hold them.
  */
 import { readFile } from 'node:fs/promises';
-import yaml from 'js-yaml';
+import { parseYaml } from '../config/yaml-load.js';
 import { usageError } from '../util/errors.js';
 import type { CopySummary } from './copy/engine.js';
 import type { MirroredImage } from './outputs/types.js';
@@ -98,5 +98,5 @@ async function catalogTemplate(path: string): Promise<MirroredImage['catalogSour
       },
     );
   }
-  return { object: yaml.load(text), where: path };
+  return { object: parseYaml(text, { source: path, exitCode: 2 }), where: path };
 }

@@ -14,7 +14,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import yaml from 'js-yaml';
+import { isYamlLimitError, parseYaml } from '../config/yaml-load.js';
 import { AirgapError, CommonError, isAirgapError, messageOf, usageError } from '../util/errors.js';
 import { writeFileAtomic } from '../util/fs.js';
 import { Limiter } from '../util/limit.js';
@@ -335,8 +335,9 @@ export async function planDeletion(
 export async function readDeleteList(path: string, scope: ReferenceScope): Promise<DeleteItem[]> {
   let doc: unknown;
   try {
-    doc = yaml.load(await readFile(path, 'utf8'), { json: true });
+    doc = parseYaml(await readFile(path, 'utf8'), { source: path, exitCode: 2, json: true });
   } catch (e) {
+    if (isYamlLimitError(e)) throw e;
     throw usageError(MirrorError.DELETE_LIST_INVALID, `cannot read ${path}: ${messageOf(e).split('\n')[0]}`, {
       hint: 'give the delete-images.yaml that `airgap mirror delete --generate` wrote',
     });

@@ -122,5 +122,7 @@ export const CommonError = {
   RELEASE_DIGEST_MISMATCH: 'RELEASE_DIGEST_MISMATCH',
   /** another airgap run (pid …) is using … (util/lock.ts) */
   WORKSPACE_BUSY: 'WORKSPACE_BUSY',
+  /** …: its aliases expand it to …, it is … bytes of YAML, it nests deeper than … (config/yaml-load.ts) */
+  YAML_LIMIT: 'YAML_LIMIT',
 } as const;
 export type CommonError = (typeof CommonError)[keyof typeof CommonError];

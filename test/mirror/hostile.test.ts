@@ -192,7 +192,7 @@ describe('hostile input', () => {
       'docker://127.0.0.1:9/x',
     ]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain('ISC_YAML');
+    expect(r.stderr).toContain('YAML_LIMIT');
     expect(r.stderr).toContain('"billion laughs"');
     expect(r.stderr).toContain(bomb);
     expect(Date.now() - started).toBeLessThan(20_000);

@@ -6,10 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { loadAll } from 'js-yaml';
 import { readCaFile } from '../../certs/index.js';
 import { isBareRegistry, readClusterResourcesDir } from '../../certs/index.js';
 import { loadYamlWithPositions } from '../../config/positions.js';
+import { isYamlLimitError, parseYamlDocuments, YamlBudget } from '../../config/yaml-load.js';
 import { Problems } from '../../config/problems.js';
 import { normalizeAuthKey } from '../../mirror/index.js';
 import { parseReference } from '../../mirror/index.js';
@@ -94,6 +94,9 @@ export function imageContentSourcesOf(
   return [...bySource].map(([source, mirrors]) => ({ source, mirrors }));
 }
 
+/** What the YAML files of one cluster-resources directory may come to (airgap writes a few KiB). */
+const CLUSTER_RESOURCES_YAML = { bytes: 64 * 1024 * 1024, nodes: 4_000_000 };
+
 /** The objects (by kind) in a cluster-resources directory, in file order. */
 async function readClusterResourceObjects(
   dir: string,
@@ -101,8 +104,14 @@ async function readClusterResourceObjects(
 ): Promise<ClusterResourceObject[]> {
   const names = (await readdir(dir)).filter((n) => ['.yaml', '.yml'].includes(extname(n))).sort();
   const out: ClusterResourceObject[] = [];
+  const budget = new YamlBudget(`the cluster resources ${dir}`, CLUSTER_RESOURCES_YAML, 2);
   for (const name of names) {
-    for (const doc of loadAll(await readFile(join(dir, name), 'utf8'))) {
+    const file = join(dir, name);
+    for (const doc of parseYamlDocuments(await readFile(file, 'utf8'), {
+      source: file,
+      exitCode: 2,
+      budget,
+    })) {
       const items = isObject(doc) && doc.kind === 'List' && Array.isArray(doc.items) ? doc.items : [doc];
       for (const o of items) {
         if (!isObject(o) || typeof o.kind !== 'string' || !kinds.includes(o.kind)) continue;
@@ -179,8 +188,11 @@ async function readSignatureConfigMap(
     'write it again with airgap mirror, or remove it (the cluster then cannot verify a release update offline)';
   let docs: unknown[];
   try {
-    docs = loadAll(text).filter((d) => d !== null && d !== undefined);
+    docs = parseYamlDocuments(text, { source: path, exitCode: 2 }).filter(
+      (d) => d !== null && d !== undefined,
+    );
   } catch (e) {
+    if (isYamlLimitError(e)) throw e;
     problems.add(
       SiteErrorCode.Invalid,
       field,
@@ -308,8 +320,9 @@ function readCredentials(
 ): BmcCredentials | undefined {
   let doc: unknown;
   try {
-    doc = loadAll(text)[0];
-  } catch {
+    doc = parseYamlDocuments(text, { source: path, exitCode: 2 })[0];
+  } catch (e) {
+    if (isYamlLimitError(e)) throw e;
     problems.add(SiteErrorCode.Invalid, field, `${field}: ${path} is not YAML or JSON`, {
       hint: 'write it as username: <user> and password: <password> (YAML), or the same as JSON',
     });
@@ -338,8 +351,9 @@ function readOsImagesFile(problems: SiteProblems, path: string, text: string): S
   const field = 'hub.osImagesFile';
   let loaded: ReturnType<typeof loadYamlWithPositions>;
   try {
-    loaded = loadYamlWithPositions(text);
+    loaded = loadYamlWithPositions(text, { source: path, exitCode: 2 });
   } catch (e) {
+    if (isYamlLimitError(e)) throw e;
     problems.add(
       SiteErrorCode.Invalid,
       field,

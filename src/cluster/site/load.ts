@@ -7,6 +7,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { loadYamlWithPositions } from '../../config/positions.js';
+import { isYamlLimitError } from '../../config/yaml-load.js';
 import { Problems } from '../../config/problems.js';
 import { describeShape } from '../../config/decode.js';
 import { unreadableReason, usageError } from '../../util/errors.js';
@@ -80,8 +81,9 @@ function build(doc: SiteDocument, problems: SiteProblems, file: string, dir: str
 export function parseSite(text: string, file: string, dir = dirname(resolve(file))): Site {
   let loaded: ReturnType<typeof loadYamlWithPositions>;
   try {
-    loaded = loadYamlWithPositions(text);
+    loaded = loadYamlWithPositions(text, { source: file, exitCode: 2 });
   } catch (e) {
+    if (isYamlLimitError(e)) throw e;
     const mark = (e as { mark?: { line: number; column: number } }).mark;
     const reason = (e as { reason?: string }).reason ?? (e as Error).message.split('\n')[0];
     throw usageError(SiteErrorCode.Yaml, `the site file is not valid YAML: ${reason}`, {

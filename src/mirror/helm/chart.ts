@@ -8,6 +8,7 @@
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as jsyaml from 'js-yaml';
+import { isYamlLimitError, parseYaml, YamlBudget, type YamlReadOptions } from '../../config/yaml-load.js';
 import { AirgapError } from '../../util/errors.js';
 import { MirrorError } from '../errors.js';
 import { MAX_CHART_BYTES, readChartArchive, unsafe, type Budget, type ChartFile } from './archive.js';
@@ -52,9 +53,27 @@ function invalid(where: string, why: string, cause?: unknown): AirgapError {
   return new AirgapError(MirrorError.HELM_CHART_INVALID, `${where}: ${why}`, { where, exitCode: 2, cause });
 }
 
+/**
+ * What is left of a chart's bytes (archive.ts), and of the YAML nodes its files (values.yaml,
+ * Chart.yaml, requirements.yaml), subcharts included, may load to.
+ */
+interface ChartBudget extends Budget {
+  yaml?: YamlBudget;
+}
+
+/** The YAML nodes one chart may load to, subcharts included (a large real values.yaml is ~10,000). */
+const MAX_CHART_YAML_NODES = 4_000_000;
+
 /** Load a chart: a directory, a `.tgz` file, or the bytes of an archive. */
 export async function loadChart(from: string | Buffer, where?: string): Promise<Chart> {
-  const budget: Budget = { left: MAX_CHART_BYTES };
+  const budget: ChartBudget = {
+    left: MAX_CHART_BYTES,
+    yaml: new YamlBudget(
+      `the chart ${Buffer.isBuffer(from) ? (where ?? 'archive') : from}`,
+      { bytes: MAX_CHART_BYTES, nodes: MAX_CHART_YAML_NODES },
+      2,
+    ),
+  };
   if (Buffer.isBuffer(from))
     return chartFromFiles(
       readChartArchive(from, where ?? 'chart archive', budget),
@@ -105,12 +124,20 @@ async function filesOfDirectory(root: string, budget: Budget): Promise<ChartFile
   return out;
 }
 
-function readYamlFile(where: string, file: ChartFile, schema?: jsyaml.Schema): unknown {
+function readYamlFile(where: string, file: ChartFile, budget: ChartBudget, schema?: jsyaml.Schema): unknown {
+  // The chart's files are counted against its bytes already (archive.ts): the budget counts nodes.
+  const from: YamlReadOptions = {
+    source: `${where}/${file.name}`,
+    exitCode: 2,
+    budget: budget.yaml,
+    held: true,
+  };
   try {
     return schema
-      ? jsyaml.load(file.data.toString('utf8'), { schema })
-      : loadYaml(file.data.toString('utf8'));
+      ? parseYaml(file.data.toString('utf8'), { ...from, schema })
+      : loadYaml(file.data.toString('utf8'), from);
   } catch (e) {
+    if (isYamlLimitError(e)) throw e;
     throw invalid(`${where}/${file.name}`, `not valid YAML: ${(e as Error).message}`, e);
   }
 }
@@ -133,12 +160,12 @@ function dependencyOf(where: string, v: unknown): ChartDependency {
 }
 
 /** A chart from its files (names relative to its root); subcharts are read from charts/. */
-export function chartFromFiles(files: ChartFile[], where: string, budget: Budget): Chart {
+export function chartFromFiles(files: ChartFile[], where: string, budget: ChartBudget): Chart {
   const byName = new Map(files.map((f) => [f.name, f]));
   const chartYaml = byName.get('Chart.yaml');
   if (!chartYaml) throw invalid(where, 'Chart.yaml file is missing');
   // Every scalar of Chart.yaml is a string to Helm (version: 1.10 is "1.10", not 1.1).
-  const metadata = readYamlFile(where, chartYaml, jsyaml.FAILSAFE_SCHEMA);
+  const metadata = readYamlFile(where, chartYaml, budget, jsyaml.FAILSAFE_SCHEMA);
   if (!isMap(metadata)) throw invalid(`${where}/Chart.yaml`, 'it is not a mapping');
   const name = strOf(metadata['name']);
   const version = strOf(metadata['version']);
@@ -147,13 +174,13 @@ export function chartFromFiles(files: ChartFile[], where: string, budget: Budget
   if (metadata['deprecated'] !== undefined) metadata['deprecated'] = metadata['deprecated'] === 'true';
 
   const valuesFile = byName.get('values.yaml');
-  const values = valuesFile ? (readYamlFile(where, valuesFile) ?? {}) : {};
+  const values = valuesFile ? (readYamlFile(where, valuesFile, budget) ?? {}) : {};
   if (!isMap(values)) throw invalid(`${where}/values.yaml`, 'it is not a mapping');
 
   let deps: unknown[] = Array.isArray(metadata['dependencies']) ? metadata['dependencies'] : [];
   const requirements = byName.get('requirements.yaml');
   if (requirements && strOf(metadata['apiVersion']) !== 'v2') {
-    const req = readYamlFile(where, requirements, jsyaml.FAILSAFE_SCHEMA);
+    const req = readYamlFile(where, requirements, budget, jsyaml.FAILSAFE_SCHEMA);
     if (isMap(req) && Array.isArray(req['dependencies'])) deps = req['dependencies'];
   }
 

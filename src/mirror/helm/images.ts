@@ -12,6 +12,7 @@
  *
  * Each image is listed once, with every place it was found.
  */
+import { isYamlLimitError } from '../../config/yaml-load.js';
 import { AirgapError, usageError } from '../../util/errors.js';
 import { MirrorError } from '../errors.js';
 import { parseReference } from '../reference.js';
@@ -155,8 +156,9 @@ export function imagesOf(manifests: readonly RenderedManifest[], options: Images
   for (const m of manifests) {
     let docs: unknown[];
     try {
-      docs = loadYamlDocuments(m.text);
+      docs = loadYamlDocuments(m.text, { source: m.template, exitCode: 2 });
     } catch (e) {
+      if (isYamlLimitError(e)) throw e;
       throw new AirgapError(
         MirrorError.HELM_MANIFEST_INVALID,
         `YAML parse error on ${m.template}: ${(e as Error).message}`,

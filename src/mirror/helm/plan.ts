@@ -8,7 +8,7 @@
  */
 import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { isAirgapError, messageOf } from '../../util/errors.js';
+import { CommonError, isAirgapError, messageOf } from '../../util/errors.js';
 import { writeFileAtomic } from '../../util/fs.js';
 import { joinSegments, pathSegment } from '../../util/path-segment.js';
 import type { TlsOptions } from '../../net/http.js';
@@ -129,7 +129,10 @@ export async function planHelm(helm: Helm, ctx: HelmPlanContext): Promise<HelmPl
 
   for (const src of sources) {
     try {
-      const chart = await loadChart(src.file.endsWith('.tgz') ? await readFile(src.file) : src.file);
+      const chart = await loadChart(
+        src.file.endsWith('.tgz') ? await readFile(src.file) : src.file,
+        src.file,
+      );
       const { manifests } = renderChart(chart, {});
       const images = imagesOf(manifests, { imagePaths: src.spec.imagePaths });
       const planned = planAdditionalImages(
@@ -182,5 +185,6 @@ async function repositoryAuthorization(
 
 /** Errors about a chart itself (it does not load or render): reported for that chart, not the run. */
 function isChartError(code: string): boolean {
-  return code.startsWith('HELM_');
+  // A chart's YAML over a limit (a "billion laughs" values.yaml) fails that chart alone.
+  return code.startsWith('HELM_') || code === CommonError.YAML_LIMIT;
 }

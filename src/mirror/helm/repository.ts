@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import yaml from 'js-yaml';
+import { isYamlLimitError, parseYaml } from '../../config/yaml-load.js';
 import { AirgapError, usageError } from '../../util/errors.js';
 import { writeFileAtomic } from '../../util/fs.js';
 import { getBytes, type TlsOptions } from '../../net/http.js';
@@ -132,8 +132,9 @@ export function parseIndex(
 ): { entries: Map<string, IndexedChart[]>; skipped: string[] } {
   let doc: unknown;
   try {
-    doc = yaml.load(text, { json: true });
+    doc = parseYaml(text, { source: `the index.yaml of ${what}`, json: true });
   } catch (e) {
+    if (isYamlLimitError(e)) throw e;
     throw new AirgapError(MirrorError.HELM_INDEX_INVALID, `${what}: its index.yaml is not YAML`, {
       hint: 'check that the URL is a Helm chart repository (it serves index.yaml)',
       cause: e,

@@ -6,6 +6,7 @@
  * the project's one writer's (no folding, lists not indented under their key).
  */
 import * as jsyaml from 'js-yaml';
+import { parseYaml, parseYamlDocuments, type YamlReadOptions } from '../../config/yaml-load.js';
 import { toYaml } from '../../util/yaml.js';
 import { toPlain } from './template/values.js';
 
@@ -21,12 +22,20 @@ const yaml11Bool = new jsyaml.Type('tag:yaml.org,2002:bool', {
 });
 const HELM_SCHEMA = jsyaml.CORE_SCHEMA.extend({ implicit: [mergeType, yaml11Bool] });
 
-export function loadYaml(text: string): unknown {
-  return jsyaml.load(text, { schema: HELM_SCHEMA, json: true });
+/** How a text is named in a YAML_LIMIT error, and the rest of the bounded loader's options. */
+export type HelmYamlSource = Omit<YamlReadOptions, 'schema' | 'json'>;
+
+/** Load one document with Helm's schema, under the bounded loader's limits (config/yaml-load.ts). */
+export function loadYaml(text: string, from: HelmYamlSource = { source: 'a YAML string' }): unknown {
+  return parseYaml(text, { ...from, schema: HELM_SCHEMA, json: true });
 }
 
-export function loadYamlDocuments(text: string): unknown[] {
-  return jsyaml.loadAll(text, null, { schema: HELM_SCHEMA, json: true });
+/** Load every document of a stream (rendered manifests) with Helm's schema, under the same limits. */
+export function loadYamlDocuments(
+  text: string,
+  from: HelmYamlSource = { source: 'a YAML stream' },
+): unknown[] {
+  return parseYamlDocuments(text, { ...from, schema: HELM_SCHEMA, json: true });
 }
 
 /** toYaml: keys sorted, ints and structs made plain, strings byte for byte; ends with a newline. */

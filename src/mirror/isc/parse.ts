@@ -157,7 +157,7 @@ export async function loadImageSetConfig(
 
 function loadYaml(text: string, file: string): ReturnType<typeof loadYamlWithPositions> {
   try {
-    return loadYamlWithPositions(text);
+    return loadYamlWithPositions(text, { source: file, exitCode: 2 });
   } catch (e) {
     if (!(e instanceof yaml.YAMLException)) throw e;
     const where = e.mark ? `${file}:${e.mark.line + 1}:${e.mark.column + 1}` : file;

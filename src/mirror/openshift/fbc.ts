@@ -8,7 +8,7 @@
 import { createReadStream } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import yaml from 'js-yaml';
+import { isYamlLimitError, parseYamlDocuments, YAML_LIMITS, yamlLimitError } from '../../config/yaml-load.js';
 import { AirgapError } from '../../util/errors.js';
 import { MirrorError } from '../errors.js';
 
@@ -175,11 +175,24 @@ export async function* parseFbcStream(
     return;
   }
   let text = '';
-  for await (const c of chunks) text += typeof c === 'string' ? c : c.toString('utf8');
+  for await (const c of chunks) {
+    text += typeof c === 'string' ? c : c.toString('utf8');
+    // Read whole, so refused before it is: a YAML file is not a catalog's bulk.
+    if (text.length > YAML_LIMITS.bytes)
+      throw yamlLimitError(
+        file,
+        'bytes',
+        `it is more than ${YAML_LIMITS.bytes.toLocaleString('en-US')} bytes of YAML`,
+        {
+          details: { max: YAML_LIMITS.bytes },
+        },
+      );
+  }
   let docs: unknown[];
   try {
-    docs = yaml.loadAll(text);
+    docs = parseYamlDocuments(text, { source: file });
   } catch (e) {
+    if (isYamlLimitError(e)) throw e;
     const mark = (e as { mark?: { line: number } }).mark;
     const reason = (e as { reason?: string }).reason ?? (e as Error).message;
     throw parseError(`invalid YAML: ${reason}`, mark ? `${file}:${mark.line + 1}` : file, undefined, e);

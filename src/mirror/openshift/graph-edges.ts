@@ -17,7 +17,7 @@
  * edges removed; so an edge that both a risk and a removal match stays conditional, as the update
  * service publishes it. Both releases must be in the channel's versions (channel-filter plugin).
  */
-import { load } from 'js-yaml';
+import { isYamlLimitError, parseYaml, type YamlBudget } from '../../config/yaml-load.js';
 import { AirgapError, messageOf } from '../../util/errors.js';
 import { MirrorError } from '../errors.js';
 import type { GraphRisk } from './graph.js';
@@ -92,10 +92,18 @@ export function invalidGraphFile(image: string, file: string, why: string, cause
   );
 }
 
-function parseYaml(text: string, image: string, file: string): unknown {
+/**
+ * What a graph-data file holds, under the bounded loader's limits; with `budget`, the file is one
+ * of the graph image's, whose bytes the budget counted as they were read.
+ */
+function loadGraphFile(text: string, image: string, file: string, budget?: YamlBudget): unknown {
   try {
-    return load(text);
+    return parseYaml(text, {
+      source: `${file} in the graph image ${image}`,
+      ...(budget ? { budget, held: true } : {}),
+    });
   } catch (e) {
+    if (isYamlLimitError(e)) throw e;
     throw invalidGraphFile(image, file, `not YAML: ${messageOf(e).split('\n')[0]}`, e);
   }
 }
@@ -106,8 +114,13 @@ function versionText(v: unknown): string | undefined {
 }
 
 /** Parse `channels/<name>.yaml`; GRAPH_IMAGE_INVALID names the image and the file. */
-export function parseChannelFile(text: string, image: string, file: string): GraphChannel {
-  const doc = parseYaml(text, image, file);
+export function parseChannelFile(
+  text: string,
+  image: string,
+  file: string,
+  budget?: YamlBudget,
+): GraphChannel {
+  const doc = loadGraphFile(text, image, file, budget);
   if (!isObject(doc)) throw invalidGraphFile(image, file, 'not a mapping with name and versions');
   if (typeof doc.name !== 'string' || !doc.name) throw invalidGraphFile(image, file, 'no name');
   const raw = doc.versions ?? [];
@@ -121,8 +134,13 @@ export function parseChannelFile(text: string, image: string, file: string): Gra
 }
 
 /** Parse one `blocked-edges/*.yaml`; GRAPH_IMAGE_INVALID names the image and the file. */
-export function parseBlockedEdgeFile(text: string, image: string, file: string): BlockedEdge {
-  const doc = parseYaml(text, image, file);
+export function parseBlockedEdgeFile(
+  text: string,
+  image: string,
+  file: string,
+  budget?: YamlBudget,
+): BlockedEdge {
+  const doc = loadGraphFile(text, image, file, budget);
   if (!isObject(doc)) throw invalidGraphFile(image, file, 'not a mapping with to and from');
   const to = versionText(doc.to);
   if (!to) throw invalidGraphFile(image, file, '"to" is missing or not a version');

@@ -8,6 +8,7 @@
  * read to its end is digest-verified. What this gives is decided on by graph-edges.ts.
  */
 import { Parser, type ReadEntry } from 'tar';
+import { YamlBudget } from '../../config/yaml-load.js';
 import { AirgapError, messageOf } from '../../util/errors.js';
 import { MirrorError } from '../errors.js';
 import { openLayerTar, registryLayer } from '../layer-stream.js';
@@ -28,6 +29,11 @@ import {
 const SCHEMA_MAJOR = 1;
 /** No graph-data file is anywhere near this (a channel file of every 4.y.z is ~10 KiB). */
 const MAX_FILE = 4 * 1024 * 1024;
+/**
+ * What the kept files of one graph image may come to, read and loaded (the real graph data's
+ * channel file and its ~300 blocked edges are well under 1 MiB and 100,000 nodes).
+ */
+const MAX_GRAPH_YAML = { bytes: 32 * 1024 * 1024, nodes: 2_000_000 };
 const PREFIX = `${GRAPH_DATA_DIR}/`;
 
 /** The graph data of one channel, as a mirror's graph image holds it. */
@@ -59,6 +65,9 @@ export function graphImageRepo(prefix: string): string {
   return p ? `${p}/${GRAPH_IMAGE_REPO}` : GRAPH_IMAGE_REPO;
 }
 
+const GRAPH_HINT =
+  'mirror the graph data again (airgap mirror with platform.graph: true), or give --graph-url to check the update against an update service';
+
 function corrupt(image: string, why: string, cause?: unknown): AirgapError {
   return new AirgapError(
     MirrorError.GRAPH_IMAGE_INVALID,
@@ -66,7 +75,7 @@ function corrupt(image: string, why: string, cause?: unknown): AirgapError {
     {
       where: image,
       cause,
-      hint: 'mirror the graph data again (airgap mirror with platform.graph: true), or give --graph-url to check the update against an update service',
+      hint: GRAPH_HINT,
     },
   );
 }
@@ -96,6 +105,7 @@ async function scanLayer(
   layer: Descriptor,
   channel: string,
   image: string,
+  budget: YamlBudget,
 ): Promise<LayerFiles> {
   const what = `layer ${layer.digest}`;
   const out: LayerFiles = { files: new Map(), any: false, channels: new Set() };
@@ -113,6 +123,12 @@ async function scanLayer(
     if (!file || !wanted(rel, channel)) return void entry.resume();
     if (entry.size > MAX_FILE) {
       parseError ??= corrupt(image, `${rel} in ${what} is ${entry.size} bytes, too large for graph data`);
+      return void entry.resume();
+    }
+    try {
+      budget.hold(entry.size, rel); // the files kept are held until the layer ends
+    } catch (e) {
+      parseError ??= e;
       return void entry.resume();
     }
     const parts: Buffer[] = [];
@@ -179,9 +195,10 @@ export async function readMirroredGraph(
     if (manifest.kind !== 'image') throw corrupt(image, 'it is an index of indexes');
   }
   let found: LayerFiles | undefined;
+  const budget = new YamlBudget(`the graph image ${image}`, MAX_GRAPH_YAML, 1, GRAPH_HINT);
   for (const layer of [...manifest.layers].reverse()) {
     if (layer.urls?.length) continue;
-    const files = await scanLayer(client, repo, layer, opts.channel, image);
+    const files = await scanLayer(client, repo, layer, opts.channel, image, budget);
     if (files.any) {
       found = files;
       break;
@@ -201,14 +218,14 @@ export async function readMirroredGraph(
     found.files.has(f),
   );
   const channel = channelFile
-    ? parseChannelFile(found.files.get(channelFile)!.toString('utf8'), image, channelFile)
+    ? parseChannelFile(found.files.get(channelFile)!.toString('utf8'), image, channelFile, budget)
     : undefined;
   if (channel && channel.name !== opts.channel)
     throw invalidGraphFile(image, channelFile!, `it names channel ${channel.name}, not ${opts.channel}`);
   const blockedEdges = [...found.files.keys()]
     .filter((f) => f.startsWith('blocked-edges/'))
     .sort()
-    .map((f) => parseBlockedEdgeFile(found.files.get(f)!.toString('utf8'), image, f));
+    .map((f) => parseBlockedEdgeFile(found.files.get(f)!.toString('utf8'), image, f, budget));
   return {
     image,
     digest: top.digest,

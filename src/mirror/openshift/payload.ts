@@ -1,5 +1,5 @@
-import yaml from 'js-yaml';
 import { Parser, type ReadEntry } from 'tar';
+import { isYamlLimitError, parseYaml } from '../../config/yaml-load.js';
 import { AirgapError, messageOf } from '../../util/errors.js';
 import type { Digest } from '../digest.js';
 import { openLayerTar, registryLayer } from '../layer-stream.js';
@@ -258,8 +258,12 @@ function parseStream(text: unknown, key: string, image: string): CoreosStream {
 export function parseBootImages(bytes: Buffer, image = COREOS_BOOTIMAGES): BootImages {
   let doc: Record<string, unknown>;
   try {
-    doc = yaml.load(bytes.toString('utf8')) as Record<string, unknown>;
+    doc = parseYaml(bytes.toString('utf8'), { source: `${COREOS_BOOTIMAGES} in ${image}` }) as Record<
+      string,
+      unknown
+    >;
   } catch (e) {
+    if (isYamlLimitError(e)) throw e;
     throw invalid(`${COREOS_BOOTIMAGES} in ${image} is not YAML: ${messageOf(e)}`, image);
   }
   if (doc?.kind !== 'ConfigMap') throw invalid(`${COREOS_BOOTIMAGES} in ${image} is not a ConfigMap`, image);

@@ -1,6 +1,6 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { load } from 'js-yaml';
+import { parseYaml } from '../../config/yaml-load.js';
 import { AirgapError } from '../../util/errors.js';
 import { writeFileAtomic } from '../../util/fs.js';
 import { toYaml, toYamlDocuments } from '../../util/yaml.js';
@@ -86,7 +86,7 @@ export function renderClusterResources(
 /** Whether a `cs-*.yaml`/`cc-*.yaml` file in `dir` was written by us (its createdBy annotation says so). */
 async function ownedCatalogFile(path: string, createdBy: string): Promise<boolean> {
   try {
-    const doc = load(await readFile(path, 'utf8')) as {
+    const doc = parseYaml(await readFile(path, 'utf8'), { source: path, exitCode: 2 }) as {
       metadata?: { annotations?: Record<string, unknown> };
     };
     return doc?.metadata?.annotations?.createdBy === createdBy;

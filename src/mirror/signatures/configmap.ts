@@ -5,7 +5,7 @@
  * `binaryData` value whose key starts with `sha256-<hex>` as one signature of that release digest
  * (openshift/library-go pkg/verify/verify.go). Written here, and read back for `airgap install hub`.
  */
-import { load } from 'js-yaml';
+import { isYamlLimitError, parseYaml } from '../../config/yaml-load.js';
 import { usageError } from '../../util/errors.js';
 import { MirrorError } from '../errors.js';
 
@@ -72,8 +72,9 @@ export function parseSignatureConfigMap(text: string, where: string): ReleaseSig
     'write it again with airgap mirror (cluster-resources/signature-configmap.yaml), or give the ConfigMap oc-mirror wrote';
   let doc: unknown;
   try {
-    doc = load(text, { filename: where });
+    doc = parseYaml(text, { source: where, exitCode: 2, filename: where });
   } catch (e) {
+    if (isYamlLimitError(e)) throw e;
     throw usageError(
       MirrorError.SIGNATURE_CONFIGMAP_INVALID,
       `${where} is not YAML or JSON: ${(e as Error).message.split('\n')[0]}`,

@@ -114,7 +114,8 @@ export function jsonErrorOffset(text: string): number {
  */
 export function jsonPositions(text: string, file: string): PositionMap {
   try {
-    return loadYamlWithPositions(text).positions;
+    // Positions only: JSON.parse read the file; one YAML will not load has none (nor any alias).
+    return loadYamlWithPositions(text, { source: file, exitCode: 2 }).positions;
   } catch (e) {
     const mark = (e as { mark?: { line: number; column: number; position: number } }).mark;
     if (!mark || !/duplicated mapping key/.test(messageOf(e))) return new Map();

@@ -21,6 +21,7 @@ import { access, readdir, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { childPath, loadYamlWithPositions } from '../../config/positions.js';
+import { isYamlLimitError } from '../../config/yaml-load.js';
 import { Problems } from '../../config/problems.js';
 import { didYouMean } from '../../config/suggest.js';
 import { unreadableReason, usageError } from '../../util/errors.js';
@@ -181,8 +182,9 @@ export function parseRegistriesDFile(
 ): { defaultDocker?: RegistriesDNamespace; docker: Map<string, RegistriesDNamespace>; warnings: string[] } {
   let loaded: ReturnType<typeof loadYamlWithPositions>;
   try {
-    loaded = loadYamlWithPositions(text);
+    loaded = loadYamlWithPositions(text, { source: file, exitCode: 2 });
   } catch (e) {
+    if (isYamlLimitError(e)) throw e;
     const mark = (e as { mark?: { line: number; column: number } }).mark;
     const reason = (e as { reason?: string }).reason ?? (e as Error).message;
     throw usageError(INVALID, `${file} is not valid YAML: ${reason}`, {

@@ -19,8 +19,8 @@
  * `data.stream` is the default stream, and newer releases add `data.streams`, a map of every stream
  * the release ships by name (`rhel-9`, `rhel-10`).
  */
+import { isYamlLimitError, parseYaml } from '../../config/yaml-load.js';
 import { segmentProblem } from '../../util/path-segment.js';
-import yaml from 'js-yaml';
 import { AirgapError, messageOf, usageError, type ExitCode } from '../../util/errors.js';
 import { parseBootImages, type BootImages, type CoreosStream } from '../../mirror/index.js';
 import { ServerError } from '../errors.js';
@@ -124,8 +124,9 @@ export function parseStreamDocument(text: string, source: string, exitCode: Exit
     doc = JSON.parse(text);
   } catch {
     try {
-      doc = yaml.load(text);
+      doc = parseYaml(text, { source, exitCode });
     } catch (e) {
+      if (isYamlLimitError(e)) throw e;
       throw invalid(`${source} is neither JSON nor YAML: ${messageOf(e).split('\n')[0]}`, source, exitCode);
     }
   }

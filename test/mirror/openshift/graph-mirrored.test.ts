@@ -13,6 +13,7 @@ import { buildImages, putImageManifest } from '../../../lab/images.js';
 import { CopyEngine } from '../../../src/mirror/copy/engine.js';
 import { LayoutEndpoint, RegistryEndpoint } from '../../../src/mirror/copy/endpoints.js';
 import { MirrorError } from '../../../src/mirror/errors.js';
+import { CommonError } from '../../../src/util/errors.js';
 import { OciLayout } from '../../../src/mirror/layout/store.js';
 import { MediaType } from '../../../src/mirror/media-types.js';
 import { parseGraph } from '../../../src/mirror/openshift/graph.js';
@@ -54,6 +55,34 @@ describe('graph data read from a graph image in a registry', () => {
     await graph(
       'renamed',
       tarGz({ version: '1.1.0\n', 'channels/stable-4.13.yaml': 'name: fast-4.13\nversions: []\n' }),
+    );
+    // A blocked edge whose risk is a "billion laughs", and 20 blocked edges of 2 MiB each: more
+    // than the 32 MiB the kept files of one graph image may hold.
+    const laughs = [`l0: &l0 [${Array(10).fill('"lol"').join(',')}]`];
+    for (let i = 1; i <= 9; i++)
+      laughs.push(
+        `l${i}: &l${i} [${Array(10)
+          .fill(`*l${i - 1}`)
+          .join(',')}]`,
+      );
+    await graph(
+      'edge-bomb',
+      tarGz({
+        version: '1.1.0\n',
+        'channels/stable-4.13.yaml': 'name: stable-4.13\nversions: [4.13.1]\n',
+        'blocked-edges/4.13.1-bomb.yaml': `${laughs.join('\n')}\nto: 4.13.1\nfrom: .*\nmatchingRules: [{type: Always, x: *l9}]\n`,
+      }),
+    );
+    const big = (i: number) => `to: 4.13.${i}\nfrom: .*\nurl: ${'x'.repeat(2 * 1024 * 1024)}\n`;
+    await graph(
+      'many-edges',
+      tarGz({
+        version: '1.1.0\n',
+        'channels/stable-4.13.yaml': 'name: stable-4.13\nversions: [4.13.1]\n',
+        ...Object.fromEntries(
+          Array.from({ length: 20 }, (_, i) => [`blocked-edges/4.13.${i}-big.yaml`, big(i)]),
+        ),
+      }),
     );
     // The base alone under the graph image's name, and an image whose layer is not a tar.
     const base = await layout.getManifest(ubi!.digest);
@@ -149,5 +178,28 @@ describe('graph data read from a graph image in a registry', () => {
       expect(e.message, prefix).toContain(why);
       expect(e.hint, prefix).toContain('--graph-url');
     }
+  });
+
+  it('refuses a YAML bomb, and more graph data than one image may hold, naming the image and the file', async () => {
+    const read = (prefix: string) =>
+      rejection(readMirroredGraph(client, graphImageRepo(prefix), 'latest', { channel: 'stable-4.13' }));
+    const bomb = await read('edge-bomb');
+    expect(bomb.code).toBe(CommonError.YAML_LIMIT);
+    expect(bomb.message).toMatch(
+      new RegExp(
+        `^blocked-edges/4\\.13\\.1-bomb\\.yaml in the graph image ${reg.host}/edge-bomb/openshift/graph-image:latest: its aliases expand it to more than [\\d,]+ nodes \\(a "billion laughs" document\\)$`,
+      ),
+    );
+    expect(bomb.hint).toContain('--graph-url');
+    expect(bomb.exitCode).toBe(1);
+
+    const many = await read('many-edges');
+    expect(many.code).toBe(CommonError.YAML_LIMIT);
+    expect(many.message).toMatch(
+      new RegExp(
+        `^the graph image ${reg.host}/many-edges/openshift/graph-image:latest: its YAML files come to more than 33,554,432 bytes \\(at blocked-edges/4\\.13\\.\\d+-big\\.yaml\\)$`,
+      ),
+    );
+    expect(many.details).toMatchObject({ limit: 'budgetBytes' });
   });
 });
