@@ -122,7 +122,10 @@ export async function planHelm(helm: Helm, ctx: HelmPlanContext): Promise<HelmPl
 
   for (const src of sources) {
     try {
-      const chart = await loadChart(src.file.endsWith('.tgz') ? await readFile(src.file) : src.file);
+      const chart = await loadChart(
+        src.file.endsWith('.tgz') ? await readFile(src.file) : src.file,
+        src.file,
+      );
       const { manifests } = renderChart(chart, {});
       const images = imagesOf(manifests, { imagePaths: src.spec.imagePaths });
       const planned = planAdditionalImages(
