@@ -122,7 +122,7 @@ export const MirrorError = {
   HELM_CHART_DIGEST: 'HELM_CHART_DIGEST',
   /** a chart is not a chart: no Chart.yaml, a file that is not YAML, a missing name or version, a library chart rendered (mirror/helm/chart.ts) */
   HELM_CHART_INVALID: 'HELM_CHART_INVALID',
-  /** a chart archive holds a link, an absolute path or `..`, or unpacks to more than 100 MiB (mirror/helm/archive.ts) */
+  /** a chart archive holds a link, an absolute path or `..`, or a chart is over 100 MiB (mirror/helm/archive.ts, chart.ts; an archive that inflates past its limits is MIRROR_INFLATE_LIMIT) */
   HELM_CHART_UNSAFE: 'HELM_CHART_UNSAFE',
   /** cannot read the chart at …: … (mirror/helm/chart.ts) */
   HELM_CHART_UNREADABLE: 'HELM_CHART_UNREADABLE',
@@ -156,6 +156,8 @@ export const MirrorError = {
   MIRROR_DIGEST_MISMATCH: 'MIRROR_DIGEST_MISMATCH',
   /** digest algorithm of … is not supported (mirror/digest.ts) */
   MIRROR_DIGEST_UNSUPPORTED: 'MIRROR_DIGEST_UNSUPPORTED',
+  /** … inflates past … (the limit for …) / inflates more than …× its … (mirror/inflate.ts): a decompression bomb, or not what it claims */
+  MIRROR_INFLATE_LIMIT: 'MIRROR_INFLATE_LIMIT',
   /** …: … (mirror/manifest.ts) */
   MIRROR_MANIFEST_INVALID: 'MIRROR_MANIFEST_INVALID',
   /** … is … bytes, over the 8 MiB limit (mirror/registry/client.ts) */

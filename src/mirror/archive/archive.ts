@@ -14,6 +14,7 @@ import { blobsOf, parseManifest } from '../manifest.js';
 import { OciLayout } from '../layout/store.js';
 import { MirrorError } from '../errors.js';
 import { ArchiveContents, type ContentProblem } from './contents.js';
+import { tarUntilEnd } from '../tar-read.js';
 
 /** The parts manifest written beside the tar parts: what each part holds and its checksum. */
 export interface ArchiveManifest {
@@ -267,10 +268,16 @@ async function checkPart(
     progress({ type: 'bytes', bytes: h.size() - last });
     last = h.size();
   });
-  // One read: the checksum and the tar listing (a damaged tar still gets its checksum verdict).
+  // One read: the checksum (of the whole part) and the tar listing (up to the tar's end: what
+  // follows it is hashed, not parsed); a damaged tar still gets its checksum verdict.
   const parser = new Parser({ onReadEntry: contents.entry(p.file) });
   let unreadable: string | undefined;
-  await pipeline(createReadStream(path, { highWaterMark: 1024 * 1024 }), h.stream, parser).catch((e) => {
+  await pipeline(
+    createReadStream(path, { highWaterMark: 1024 * 1024 }),
+    h.stream,
+    tarUntilEnd(),
+    parser,
+  ).catch((e) => {
     unreadable = `${p.file} is not a readable tar file: ${(e as Error).message}`;
   });
   const got = `sha256:${h.digest()}`;
@@ -410,7 +417,11 @@ export async function unpackArchive(
         tasks.push(task);
       },
     });
-    await pipeline(createReadStream(join(dir, p.file), { highWaterMark: 1024 * 1024 }), parser);
+    await pipeline(
+      createReadStream(join(dir, p.file), { highWaterMark: 1024 * 1024 }),
+      tarUntilEnd(),
+      parser,
+    );
     await Promise.all(tasks);
     if (failure) throw failure;
   }

@@ -1,13 +1,15 @@
 /**
- * Chart archives (`.tgz`) read in memory, safely: gunzip bounded by what is left of a byte budget
- * (100 MiB for a chart with everything it nests), then only regular files and directories; an
+ * Chart archives (`.tgz`) read in memory, safely: gunzip bounded by the limits of a chart archive
+ * (inflate.ts: 200× its size, and what is left of the 100 MiB a chart with everything it nests may
+ * unpack to), the tar read up to its end (tar-read.ts), then only regular files and directories; an
  * absolute path, a `..` component, a link or a device refuses the whole archive. Helm archives
  * hold one top directory (`podinfo/…`), which is taken off the names.
  */
-import { gunzipSync } from 'node:zlib';
 import { Parser, type ReadEntry } from 'tar';
 import { AirgapError } from '../../util/errors.js';
 import { MirrorError } from '../errors.js';
+import { inflateSync } from '../inflate.js';
+import { TarEnd } from '../tar-read.js';
 
 /** A chart file: its path inside the chart (`templates/deployment.yaml`) and its bytes. */
 export interface ChartFile {
@@ -54,10 +56,12 @@ export function readChartArchive(bytes: Buffer, where: string, budget: Budget): 
     throw invalid(where, 'it is not gzip-compressed');
   let tarBytes: Buffer;
   try {
-    tarBytes = gunzipSync(bytes, { maxOutputLength: Math.max(1, budget.left) });
+    tarBytes = inflateSync(bytes, 'chart', `the chart archive ${where}`, {
+      max: budget.left,
+      maxWhy: `what is left of the ${MAX_CHART_BYTES / 1024 / 1024} MiB a chart may unpack to with its subcharts`,
+    });
   } catch (e) {
-    if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError)
-      throw unsafe(where, `unpacks to more than ${MAX_CHART_BYTES / 1024 / 1024} MiB`);
+    if (e instanceof AirgapError) throw e;
     throw invalid(where, (e as Error).message, e);
   }
   budget.left -= tarBytes.length;
@@ -99,7 +103,13 @@ export function readChartArchive(bytes: Buffer, where: string, budget: Budget): 
       entry.resume();
     }
   });
-  parser.end(tarBytes); // the parser works synchronously on a buffer: every entry has ended here
+  let archive: Buffer;
+  try {
+    archive = new TarEnd().take(tarBytes); // what follows the tar's end is not parsed
+  } catch (e) {
+    throw invalid(where, (e as Error).message, e);
+  }
+  parser.end(archive); // the parser works synchronously on a buffer: every entry has ended here
   if (problem) throw problem;
   if (files.length !== opened) throw invalid(where, 'it is truncated');
 

@@ -3,13 +3,14 @@
  * first with overlay semantics (the upper layer wins, `.wh.<name>` and `.wh..wh..opq` whiteouts hide
  * lower content), only what lies under the configs directory is kept, and JSON/YAML files are parsed
  * object by object as their bytes arrive. Nothing is extracted to disk and no layer is held in
- * memory; every layer is digest-verified as it streams. `.indexignore` files are applied at the end,
+ * memory; every layer is inflated within the limits of an image layer and read to its tar's end
+ * (tar-read.ts), and digest-verified as it streams. `.indexignore` files are applied at the end,
  * as opm does, and symbolic links are recorded but never followed.
  */
 import { Parser, type ReadEntry } from 'tar';
 import { AirgapError, messageOf } from '../../util/errors.js';
 import { DigestVerifier } from '../digest.js';
-import { openLayerTar, type LayerTar } from '../layer-stream.js';
+import { openTar, type OpenedTar } from '../tar-read.js';
 import type { Descriptor } from '../manifest.js';
 import { MediaType } from '../media-types.js';
 import { comparePaths, dirKey, imageError, type ImageContent } from './catalog-config.js';
@@ -180,7 +181,7 @@ function takeEntry(entry: ReadEntry, s: ScanState, l: LayerFinds): void {
  * file stream, so neither a layer nor a file is buffered whole), then wait for the end of the tar
  * and for every file parse. Returns the parser's first error, after which it reads nothing more.
  */
-async function feedParser(parser: Parser, opened: LayerTar, pending: Promise<void>[]): Promise<unknown> {
+async function feedParser(parser: Parser, opened: OpenedTar, pending: Promise<void>[]): Promise<unknown> {
   let parseError: unknown;
   parser.on('error', (e: unknown) => (parseError ??= e));
   // Wait for one of the parser's events, or for its first error (after which it emits nothing).
@@ -199,9 +200,9 @@ async function feedParser(parser: Parser, opened: LayerTar, pending: Promise<voi
     if (parseError !== undefined) break;
   }
   if (parseError === undefined) {
-    await opened.done;
     await settle('finish', () => parser.end());
     await Promise.all(pending);
+    await opened.rest(); // past the tar's end: read for the digest, not inflated nor parsed
   }
   return parseError;
 }
@@ -227,9 +228,10 @@ async function scanLayer(
   const parser = new Parser({ strict: true });
   parser.on('entry', (entry: ReadEntry) => takeEntry(entry, s, l));
 
-  const opened = await openLayerTar(
-    layerBytes(layout, layer, what),
-    () =>
+  const opened = await openTar(layerBytes(layout, layer, what), {
+    kind: 'layer',
+    what,
+    zstd: () =>
       new AirgapError(
         MirrorError.CATALOG_UNSUPPORTED,
         `${what} is zstd-compressed, which cannot be read yet`,
@@ -238,7 +240,7 @@ async function scanLayer(
           hint: 'mirror a gzip variant of the catalog image',
         },
       ),
-  );
+  });
   if (opened.empty) return; // an empty blob adds nothing
   let parseError: unknown;
   try {

@@ -8,15 +8,17 @@
  * image is built from it (graph-image.ts).
  */
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { once } from 'node:events';
+import { PassThrough, Readable } from 'node:stream';
 import { Parser, type ReadEntry } from 'tar';
-import { AirgapError, usageError } from '../../util/errors.js';
+import { AirgapError, messageOf, usageError } from '../../util/errors.js';
 import { writeStreamAtomic } from '../../util/fs.js';
 import { AgentPool, getFollowingRedirects, shownUrl } from '../../net/get.js';
 import type { TlsOptions } from '../../net/http.js';
 import { backoffMs, isRetryableStatus, netErrorCode, retryAfterMs } from '../../net/retry.js';
 import { OCP_UPDATE_URL } from './graph.js';
 import { MirrorError } from '../errors.js';
+import { openTar } from '../tar-read.js';
 
 /** The graph-data tarball of the public update service. */
 export const OCP_GRAPH_DATA_URL = 'https://api.openshift.com/api/upgrades_info/graph-data';
@@ -95,32 +97,50 @@ export function excerpt(b: Buffer): string {
 
 /**
  * Checks bytes as they stream past: the gzip magic on the first two bytes (so an HTML page fails
- * at once), then the whole archive through a tar parser (so a truncated or corrupt tarball never
- * replaces a good one).
+ * at once), then the whole archive through the tar reader (tar-read.ts: inflated within the limits
+ * of graph data, up to the tar's end) and a tar parser, so a truncated or corrupt tarball never
+ * replaces a good one.
  */
 class TarGzCheck {
   private head = Buffer.alloc(0);
-  private readonly parser = new Parser({ strict: true });
-  private error: Error | undefined;
+  /** The body as it arrives, read by {@link run}. */
+  private readonly feed = new PassThrough();
+  private error: unknown;
   private entries = 0;
   private readonly done: Promise<void>;
 
   constructor(private readonly where: string) {
-    this.parser.on('entry', (e: ReadEntry) => {
+    this.feed.on('error', () => undefined); // a failed check is said by write() and finish()
+    this.done = this.run().catch((e: unknown) => {
+      this.error ??= e;
+    });
+  }
+
+  private async run(): Promise<void> {
+    const opened = await openTar(this.feed, {
+      kind: 'graph-data',
+      what: `the graph data at ${this.where}`,
+      zstd: () => invalidData(this.where, 'it is zstd-compressed'),
+    });
+    const parser = new Parser({ strict: true });
+    let failure: unknown;
+    parser.on('entry', (e: ReadEntry) => {
       this.entries++;
       e.resume();
     });
-    this.done = new Promise<void>((resolve) => {
-      this.parser.on('error', (e: Error) => {
-        this.error ??= e;
-        resolve();
-      });
-      this.parser.on('abort', (e: Error) => {
-        this.error ??= e;
-        resolve();
-      });
-      this.parser.on('end', () => resolve());
-    });
+    parser.on('error', (e: unknown) => (failure ??= e));
+    parser.on('abort', (e: unknown) => (failure ??= e));
+    try {
+      for await (const chunk of opened.tar) {
+        parser.write(chunk);
+        if (failure !== undefined) throw failure;
+      }
+      await new Promise<void>((resolve) => parser.end(resolve));
+      if (failure !== undefined) throw failure;
+      await opened.rest(); // past the tar's end: consumed, not inflated nor parsed
+    } finally {
+      opened.destroy();
+    }
   }
 
   async write(chunk: Buffer): Promise<void> {
@@ -131,21 +151,25 @@ class TarGzCheck {
       }
     }
     this.rethrow();
-    if (!this.parser.write(chunk)) {
-      await Promise.race([new Promise((r) => this.parser.once('drain', r)), this.done]);
-    }
+    if (!this.feed.write(chunk)) await Promise.race([once(this.feed, 'drain'), this.done]);
     this.rethrow();
   }
 
   private rethrow(): void {
     const e = this.error;
-    if (e) throw invalidData(this.where, e.message, e);
+    if (e instanceof AirgapError) throw e;
+    if (e) throw invalidData(this.where, messageOf(e), e);
+  }
+
+  /** The download broke off: stop reading (what was fed is not checked further). */
+  abandon(): void {
+    this.feed.destroy();
   }
 
   async finish(): Promise<void> {
     if (this.head.length < 2)
       throw invalidData(this.where, `the body is empty or too short (${excerpt(this.head)})`);
-    this.parser.end();
+    this.feed.end();
     await this.done;
     this.rethrow();
     if (this.entries === 0) throw invalidData(this.where, 'the archive holds no entries');
@@ -240,6 +264,7 @@ export async function downloadGraphData(
         await writeStreamAtomic(dest, Readable.from(checked()), { check: () => check.finish() });
       } catch (e) {
         body.destroy();
+        check.abandon();
         if (e instanceof AirgapError) throw e;
         last = `the download broke off: ${netErrorCode(e) ?? (e as Error).message}`;
         if (attempt < retries) await sleep(backoff(attempt));

@@ -14,7 +14,8 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { Header, Parser, Pax, type ReadEntry } from 'tar';
-import { AirgapError, usageError } from '../../util/errors.js';
+import { AirgapError, messageOf, usageError } from '../../util/errors.js';
+import { openTar } from '../tar-read.js';
 import type { OciLayout } from '../layout/store.js';
 import type { Digest } from '../digest.js';
 import type { Descriptor } from '../manifest.js';
@@ -34,12 +35,23 @@ function normalise(path: string, where: string): string {
   return parts.join('/');
 }
 
-/** Entries of a tar(.gz) stream, one at a time; each must be consumed before the next is read. */
+/**
+ * Entries of the tarball, one at a time; each must be consumed before the next is read. It is
+ * inflated within the limits of graph data and read up to its tar's end (tar-read.ts): what a file
+ * holds past that is not read. A tar that does not parse is GRAPH_DATA_INVALID naming the file.
+ */
 async function* tarEntries(file: string): AsyncGenerator<ReadEntry> {
-  const source = createReadStream(file, { highWaterMark: 1 << 20 });
+  const opened = await openTar(createReadStream(file, { highWaterMark: 1 << 20 }), {
+    kind: 'graph-data',
+    what: `the graph data ${file}`,
+    zstd: () => invalidData(file, 'it is zstd-compressed'),
+  }).catch((e: unknown) => {
+    throw e instanceof AirgapError ? e : invalidData(file, messageOf(e), e);
+  });
+  const source = Readable.from(opened.tar);
   const parser = new Parser({ strict: true });
   const queue: ReadEntry[] = [];
-  let error: Error | undefined;
+  let error: unknown;
   let ended = false;
   let wake: (() => void) | undefined;
   const notify = () => {
@@ -51,7 +63,7 @@ async function* tarEntries(file: string): AsyncGenerator<ReadEntry> {
     queue.push(e);
     notify();
   });
-  const fail = (e: Error) => {
+  const fail = (e: unknown) => {
     error ??= e;
     notify();
   };
@@ -70,12 +82,14 @@ async function* tarEntries(file: string): AsyncGenerator<ReadEntry> {
         yield next;
         continue;
       }
-      if (error) throw error;
+      if (error instanceof AirgapError) throw error;
+      if (error) throw invalidData(file, messageOf(error), error);
       if (ended) return;
       await new Promise<void>((r) => (wake = r));
     }
   } finally {
     source.destroy();
+    opened.destroy();
   }
 }
 

@@ -2,8 +2,8 @@
  * The graph data a mirror holds: the graph-data image `airgap mirror` (or oc-mirror) pushed for
  * `platform.graph: true` (`<destination>/openshift/graph-image:latest`, graph-image.ts), read back
  * over the registry client. Its layers are streamed from the last one down (the graph data is the
- * layer added on the ubi base) through gunzip and a tar parser, in memory; of the tree under
- * `var/lib/cincinnati-graph-data/` only the schema `version`, `channels/<channel>.yaml` and
+ * layer added on the ubi base) through a bounded gunzip and a tar parser (tar-read.ts), in memory;
+ * of the tree under `var/lib/cincinnati-graph-data/` only the schema `version`, `channels/<channel>.yaml` and
  * `blocked-edges/*.yaml` are kept (the names of the other channels are noted, for messages). A layer
  * read to its end is digest-verified. What this gives is decided on by graph-edges.ts.
  */
@@ -11,7 +11,8 @@ import { Parser, type ReadEntry } from 'tar';
 import { YamlBudget } from '../../config/yaml-load.js';
 import { AirgapError, messageOf } from '../../util/errors.js';
 import { MirrorError } from '../errors.js';
-import { openLayerTar, registryLayer } from '../layer-stream.js';
+import { registryLayer } from '../layer-stream.js';
+import { openTar } from '../tar-read.js';
 import { parseManifest, type Descriptor } from '../manifest.js';
 import type { RegistryClient } from '../registry/client.js';
 import { RegistryError } from '../registry/errors.js';
@@ -136,15 +137,19 @@ async function scanLayer(
     entry.on('end', () => out.files.set(rel, Buffer.concat(parts)));
   });
   const blob = await registryLayer(client, repo, layer);
-  const opened = await openLayerTar(blob.bytes, () => corrupt(image, `${what} is zstd-compressed`));
+  const opened = await openTar(blob.bytes, {
+    kind: 'layer',
+    what: `${what} of ${image}`,
+    zstd: () => corrupt(image, `${what} is zstd-compressed`),
+  });
   try {
     for await (const chunk of opened.tar) {
       parser.write(chunk);
       if (parseError !== undefined) break;
     }
     if (parseError === undefined) {
-      await opened.done;
       await new Promise<void>((resolve) => parser.end(resolve));
+      await opened.rest(); // past the tar's end: read for the digest, not inflated nor parsed
     }
   } catch (e) {
     if (e instanceof AirgapError && e.code !== MirrorError.GRAPH_IMAGE_INVALID) throw e;

@@ -1,8 +1,9 @@
 import { Parser, type ReadEntry } from 'tar';
 import { isYamlLimitError, parseYaml } from '../../config/yaml-load.js';
-import { AirgapError, messageOf } from '../../util/errors.js';
+import { AirgapError, hasCode, messageOf } from '../../util/errors.js';
 import type { Digest } from '../digest.js';
-import { openLayerTar, registryLayer } from '../layer-stream.js';
+import { registryLayer } from '../layer-stream.js';
+import { openTar } from '../tar-read.js';
 import { parseManifest, platformString, type Descriptor, type ParsedManifest } from '../manifest.js';
 import { MediaType } from '../media-types.js';
 import { parseReference } from '../reference.js';
@@ -200,18 +201,18 @@ async function scanLayer(
   });
 
   const blob = await registryLayer(client, repo, layer);
-  const opened = await openLayerTar(
-    blob.bytes,
-    () =>
+  const opened = await openTar(blob.bytes, {
+    kind: 'layer',
+    what,
+    zstd: () =>
       new AirgapError(
         MirrorError.PAYLOAD_UNSUPPORTED,
         `${what} is zstd-compressed, which cannot be read yet`,
       ),
-  );
-  const { tar: tarStream, gzip, done: piping } = opened;
+  });
   let stoppedEarly = false;
   try {
-    for await (const chunk of tarStream) {
+    for await (const chunk of opened.tar) {
       parser.write(chunk);
       if (parseError !== undefined || wanted.every((w) => found.has(w))) {
         // Early stop: leaving the loop destroys the streams down to the HTTP body. The rest of this
@@ -222,11 +223,12 @@ async function scanLayer(
       }
     }
     if (!stoppedEarly) {
-      await piping;
       await new Promise<void>((resolve) => parser.end(resolve));
+      await opened.rest(); // past the tar's end: read for the digest, not inflated nor parsed
     }
   } catch (e) {
-    throw invalid(`${what} could not be read as a ${gzip ? 'gzip ' : ''}tar: ${messageOf(e)}`, what);
+    if (hasCode(e, MirrorError.MIRROR_INFLATE_LIMIT, MirrorError.MIRROR_SIZE_MISMATCH)) throw e;
+    throw invalid(`${what} could not be read as a ${opened.gzip ? 'gzip ' : ''}tar: ${messageOf(e)}`, what);
   } finally {
     opened.destroy();
   }

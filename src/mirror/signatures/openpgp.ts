@@ -1,9 +1,11 @@
 /**
  * Release signatures as the cluster version operator checks them: an OpenPGP signed message whose
  * literal data is a simple-signing document ("atomic container signature"), made by a key of the
- * keyring. OpenPGP.js does the cryptography; what is signed is read by simple-signing.ts.
+ * keyring. OpenPGP.js does the cryptography (and the decompression, bounded by the limits of a
+ * signature: inflate.ts); what is signed is read by simple-signing.ts.
  */
 import type * as OpenPGP from 'openpgp';
+import { inflateCap } from '../inflate.js';
 import { openpgpLib, type Keyring } from './keys.js';
 import { ATOMIC_SIGNATURE_TYPE, parseSimpleSigning, type SignedClaim } from './simple-signing.js';
 
@@ -34,10 +36,18 @@ export async function verifyReleaseSignature(
   keyring: Keyring,
 ): Promise<ReleaseSignatureCheck> {
   const openpgp = await openpgpLib();
+  // The literal data of a signature is compressed: OpenPGP.js inflates it as it reads the message,
+  // stopped at the limits of a signature (inflate.ts), so a bomb never grows past them in memory.
+  const cap = inflateCap('signature', 'it', bytes.length);
   let message: OpenPGP.Message<Uint8Array>;
   try {
-    message = await openpgp.readMessage({ binaryMessage: bytes });
+    message = await openpgp.readMessage({
+      binaryMessage: bytes,
+      config: { maxDecompressedMessageSize: cap.max },
+    });
   } catch (e) {
+    if (/decompressed message size exceeded/i.test((e as Error).message))
+      return { ok: false, reason: cap.refused().message };
     return {
       ok: false,
       reason: `it is not a readable OpenPGP message, corrupt or of another kind (${(e as Error).message})`,

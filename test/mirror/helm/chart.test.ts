@@ -310,7 +310,7 @@ describe('chart errors', () => {
     );
   });
 
-  it('refuses archives with .., absolute paths or links, and archives over 100 MiB', async () => {
+  it('refuses archives with .., absolute paths or links, and archives that inflate past 200×', async () => {
     const chartYaml = Buffer.from('apiVersion: v2\nname: x\nversion: 1.0.0\n');
     const bad: TarEntry[][] = [
       [
@@ -330,15 +330,18 @@ describe('chart errors', () => {
       const e = await errorOf(loadChart(gzipSync(writeTar(entries))));
       expect(e.code, entries[1]!.path).toBe(MirrorError.HELM_CHART_UNSAFE);
     }
-    const huge = gzipSync(
+    // 101 MiB of zeros: ~100 KiB of gzip, stopped by the ratio limit (200×) once past 8 MiB.
+    const zeros = gzipSync(
       writeTar([
         { path: 'x/Chart.yaml', type: 'File', data: chartYaml },
         { path: 'x/big.bin', type: 'File', data: Buffer.alloc(101 * 1024 * 1024) },
       ]),
     );
-    const e = await errorOf(loadChart(huge));
-    expect(e.code).toBe(MirrorError.HELM_CHART_UNSAFE);
-    expect(e.message).toMatch(/more than 100 MiB/);
+    const e = await errorOf(loadChart(zeros, 'big-1.0.0.tgz'));
+    expect(e.code).toBe(MirrorError.MIRROR_INFLATE_LIMIT);
+    expect(e.message).toMatch(
+      /^the chart archive big-1\.0\.0\.tgz inflates more than 200× its \d+(\.\d)? KiB \(the limit for a chart archive\)$/,
+    );
     await expect(
       loadChart(gzipSync(writeTar([{ path: 'x/Chart.yaml', type: 'File', data: chartYaml }]))),
     ).resolves.toMatchObject({
