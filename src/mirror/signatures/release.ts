@@ -1,16 +1,22 @@
 /**
  * A release's GPG signatures: fetched from the store, each verified against the keyring and checked
- * to name this release's digest and repository. Only those that pass are returned as signatures;
- * every other one is a problem line. Nothing unverified is ever passed on as verified.
+ * as the cluster-version operator checks one: of the atomic container signature type, naming an
+ * identity, and naming this release's digest. The identity is recorded (and shown), not compared
+ * with where the release was read: a release read from a mirror or an enclave's upstream carries
+ * signatures naming quay.io. Only those that pass are returned as signatures; every other one is a
+ * problem line. Nothing unverified is ever passed on as verified.
  */
 import type { Keyring } from './keys.js';
 import { verifyReleaseSignature } from './openpgp.js';
-import { claimProblem } from './simple-signing.js';
+import { ATOMIC_SIGNATURE_TYPE, claimProblem } from './simple-signing.js';
 import { fetchReleaseSignatures, shownStoreUrl, type SignatureStoreOptions } from './store.js';
 
 export interface ReleaseSignatureResult {
   digest: string;
-  /** The reference the signer named (`quay.io/openshift-release-dev/ocp-release:4.18.1-x86_64`). */
+  /**
+   * The identity the signer named (`quay.io/openshift-release-dev/ocp-release:4.18.1-x86_64`),
+   * whatever registry the release was read from.
+   */
   reference?: string;
   /** Base64 of each signature that verified and names this digest. */
   signatures: string[];
@@ -45,7 +51,7 @@ export async function releaseSignatures(
       for (const [i, bytes] of found.entries()) {
         const check = await verifyReleaseSignature(bytes, o.keyring);
         const problem = check.ok
-          ? claimProblem(check.claim, { digest: r.digest, repository: r.repository })
+          ? claimProblem(check.claim, { digest: r.digest, type: ATOMIC_SIGNATURE_TYPE })
           : check.reason;
         if (problem !== undefined || !check.ok) {
           result.problems.push(`signature-${i + 1}: ${problem}`);

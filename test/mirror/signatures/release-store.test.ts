@@ -145,6 +145,26 @@ describe('the signature store', () => {
     expect(await gpg.verify(b.manifest, b.reference, sigA)).toMatchObject({ ok: false });
   }, 60_000);
 
+  it('a release read from another registry keeps signatures whose identity names quay.io, as the CVO does', async () => {
+    const s = await store();
+    const a = release('4.18.7');
+    const identity = 'quay.io/openshift-release-dev/ocp-release:4.18.7-x86_64';
+    const sig = await gpg.sign(a.manifest, identity);
+    s.put(a.digest, sig);
+    // Read from the lab's registry (REPO), signed for quay.io: verified, the identity recorded.
+    const [r] = await releaseSignatures([{ digest: a.digest, repository: REPO }], {
+      baseUrl: s.url,
+      keyring,
+    });
+    expect(r).toEqual({
+      digest: a.digest,
+      reference: identity,
+      signatures: [sig.toString('base64')],
+      verifiedBy: [gpg.fingerprint],
+      problems: [],
+    });
+  }, 30_000);
+
   it('a store without signatures for a release is a problem "no signature found", not an error', async () => {
     const s = await store();
     const a = release('4.18.3');
