@@ -6,10 +6,37 @@ import { dirname, basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { withPath } from './fs-errors.js';
+import { processAlive } from './lock.js';
 
 /** A temp name beside `path`, so the final rename stays on one filesystem and is atomic. */
 export function tempPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+}
+
+/** A temp name {@link tempPathFor} made, with the pid of its writer. */
+const TEMP_NAME = /^\..+\.tmp-(\d+)-[0-9a-f]{8}$/;
+
+/**
+ * Remove the temp files {@link tempPathFor} left in `dir` by writers that are gone (a run killed
+ * with -9 between write and rename); a live process's are left alone. A directory that does not
+ * exist has none. Returns how many were removed.
+ */
+export async function sweepStaleTemps(dir: string): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw withPath(e, dir);
+  }
+  let removed = 0;
+  for (const name of names) {
+    const pid = Number(TEMP_NAME.exec(name)?.[1] ?? 0);
+    if (!pid || pid === process.pid || processAlive(pid)) continue;
+    await rm(join(dir, name), { force: true });
+    removed++;
+  }
+  return removed;
 }
 
 export interface WriteOptions {

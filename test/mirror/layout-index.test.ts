@@ -3,6 +3,8 @@
  * its call resolves, a replaced name keeps one entry, and a change made by another writer of the
  * same directory is kept (the in-memory index is read again when the file is not ours).
  */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -93,5 +95,26 @@ describe('OciLayout index.json', () => {
     expect([...all.keys()]).toEqual(['app/one:v1', 'app/two:v1', 'app/three:v1']);
     expect(all.get('app/one:v1')).toBe(manifest(5).digest);
     expect(all.get('app/two:v1')).toBe(manifest(3).digest);
+  });
+});
+
+describe('temp files a killed writer left in a layout', () => {
+  it('are swept when the layout is opened to write again; a live writer’s stay', async () => {
+    const dir = await tempDir('airgap-layout-sweep-');
+    await OciLayout.open(dir);
+    // A pid that is surely gone: a child that has exited.
+    const gone = spawnSync(process.execPath, ['-e', 'console.log(process.pid)']).stdout.toString().trim();
+    const hex = 'a'.repeat(64);
+    const blobs = join(dir, 'blobs', 'sha256');
+    const dead = [join(blobs, `.${hex}.tmp-${gone}-0a1b2c3d`), join(dir, `.index.json.tmp-${gone}-deadbeef`)];
+    const live = join(blobs, `.${hex}.tmp-${process.ppid}-0a1b2c3d`);
+    const other = join(blobs, '.not-ours.tmp');
+    for (const f of [...dead, live, other]) await writeFile(f, 'partial');
+    await OciLayout.open(dir, false); // reading only: nothing is swept
+    expect(existsSync(dead[0]!)).toBe(true);
+    await OciLayout.open(dir);
+    expect(dead.map((f) => existsSync(f))).toEqual([false, false]);
+    expect(existsSync(live)).toBe(true);
+    expect(existsSync(other)).toBe(true);
   });
 });

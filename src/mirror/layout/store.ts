@@ -3,7 +3,7 @@ import { mkdir, open as openFile, readFile, rename, rm, stat, type FileHandle } 
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { AirgapError } from '../../util/errors.js';
-import { writeFileAtomic } from '../../util/fs.js';
+import { sweepStaleTemps, writeFileAtomic } from '../../util/fs.js';
 import { withPath } from '../../util/fs-errors.js';
 import { DigestVerifier, digestParts, parseDigest, sha256Digest, type Digest } from '../digest.js';
 import type { Descriptor, ManifestData } from '../manifest.js';
@@ -87,6 +87,10 @@ export class OciLayout {
         JSON.stringify({ schemaVersion: 2, mediaType: MediaType.OciIndex, manifests: [] }),
       );
       await writeFileAtomic(join(dir, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
+    } else if (create) {
+      // Temp files of writers killed mid-write (kill -9) are swept; a live writer's are left.
+      await sweepStaleTemps(dir);
+      await sweepStaleTemps(join(dir, 'blobs', 'sha256'));
     }
     return layout;
   }
