@@ -60,8 +60,11 @@ export interface UpgradeResult {
   to: ReleaseResolution;
   /** How the update was judged (recommended, conditional with risks, none, unchecked) and by what. */
   edge: UpdateEdge;
-  /** The patches, in the order they are (or would be) applied. */
-  patches: { object: string; patch: Record<string, unknown> }[];
+  /**
+   * The patches, in the order they are (or would be) applied; `change` is false for an object
+   * already at the target (it is left alone: nothing is patched, nothing said to be).
+   */
+  patches: { object: string; patch: Record<string, unknown>; change: boolean }[];
   dryRun: boolean;
 }
 
@@ -177,10 +180,11 @@ export async function upgradeCluster(o: UpgradeOptions): Promise<UpgradeResult> 
   );
   const poolPatch = { spec: { release: { image: release.image } } };
   const patches = [
-    { object: describeRef(hcRef), patch: hcPatch },
+    { object: describeRef(hcRef), patch: hcPatch, change: field(hc, 'spec.release.image') !== release.image },
     ...pools.map((np) => ({
       object: describeRef({ ...API.nodePool, namespace: ns, name: np.metadata!.name! }),
       patch: poolPatch,
+      change: field(np, 'spec.release.image') !== release.image,
     })),
   ];
   const result: UpgradeResult = {
@@ -195,7 +199,7 @@ export async function upgradeCluster(o: UpgradeOptions): Promise<UpgradeResult> 
 
   const wait = { timeoutMs: o.phaseTimeoutMs, ...(o.resyncMs ? { resyncMs: o.resyncMs } : {}) };
   // The control plane first, as HyperShift requires: its version history must complete.
-  if (field(hc, 'spec.release.image') !== release.image) await kube.mergePatch(hcRef, hcPatch);
+  if (patches[0]!.change) await kube.mergePatch(hcRef, hcPatch);
   await waitFor(
     kube,
     hcRef,
@@ -217,9 +221,9 @@ export async function upgradeCluster(o: UpgradeOptions): Promise<UpgradeResult> 
     },
   );
   // Then each NodePool, one after the other.
-  for (const np of pools) {
+  for (const [i, np] of pools.entries()) {
     const ref = { ...API.nodePool, namespace: ns, name: np.metadata!.name! };
-    if (field(np, 'spec.release.image') !== release.image) await kube.mergePatch(ref, poolPatch);
+    if (patches[i + 1]!.change) await kube.mergePatch(ref, poolPatch);
     await waitFor(
       kube,
       ref,

@@ -93,6 +93,9 @@ describe('airgap cluster upgrade', () => {
       ...kc,
     ]);
     expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stdout).toContain('HostedCluster clusters/lab is already at 4.17.5: left as it is');
+    expect(again.stdout).toContain('clusters/lab already runs 4.17.5: nothing was changed');
+    expect(again.stdout).not.toContain('patched');
 
     const down = await airgap([
       'cluster',

@@ -95,10 +95,16 @@ interruption and it goes on. --dry-run prints the patches and changes nothing.`;
     const lines = [
       `${result.cluster}: ${result.from || '?'} → ${result.to.version} (${result.to.image})`,
       updateLine(result.edge),
-      ...result.patches.map(
-        (p) => `${result.dryRun ? 'would patch' : 'patched'} ${p.object}: ${JSON.stringify(p.patch)}`,
+      ...result.patches.map((p) =>
+        p.change
+          ? `${result.dryRun ? 'would patch' : 'patched'} ${p.object}: ${JSON.stringify(p.patch)}`
+          : `${p.object} is already at ${result.to.version}: left as it is`,
       ),
-      result.dryRun ? 'nothing was changed (--dry-run)' : `${result.cluster} runs ${result.to.version}`,
+      result.dryRun
+        ? 'nothing was changed (--dry-run)'
+        : result.patches.some((p) => p.change)
+          ? `${result.cluster} runs ${result.to.version}`
+          : `${result.cluster} already runs ${result.to.version}: nothing was changed`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   }
