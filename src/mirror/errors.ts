@@ -130,6 +130,8 @@ export const MirrorError = {
   HELM_TEMPLATE_PARSE: 'HELM_TEMPLATE_PARSE',
   /** a chart template fails while rendering, `required` and `fail` included (mirror/helm/template/exec.ts) */
   HELM_TEMPLATE_EXEC: 'HELM_TEMPLATE_EXEC',
+  /** <file>:<line>: the template engine stopped: … — a chart's templates need more steps, output, nesting or a bigger list or string than a render allows (mirror/helm/template/budget.ts) */
+  HELM_TEMPLATE_BUDGET: 'HELM_TEMPLATE_BUDGET',
   /** YAML parse error on <template>: a rendered manifest is not YAML (mirror/helm/images.ts) */
   HELM_MANIFEST_INVALID: 'HELM_MANIFEST_INVALID',
   /** an imagePaths entry is not a JSONPath like {.spec.template.spec.containers[*].image} (mirror/helm/images.ts) */

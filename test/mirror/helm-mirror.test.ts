@@ -2,8 +2,8 @@
  * Helm charts through the real CLI: a chart repository on loopback serving real-shaped charts
  * (a podinfo-like chart, a chart with an aliased subchart and an image in a container env value),
  * mirrored to disk with the charts carried in the archive, then from the archive into a registry
- * that skopeo reads back. Bad input: a repository out of reach and a chart that does not render
- * are named, and the other charts still go.
+ * that skopeo reads back. Bad input: a repository out of reach, a chart that does not render and
+ * hostile charts (an endless loop, a recursion) are named, and the other charts still go.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
@@ -226,5 +226,76 @@ describe('helm charts: a chart repository mirrored with its images, carried acro
     expect(r.stdout).toMatch(/chart {4}anything \(gone\): FAILED, helm repository "gone"/);
     expect(r.stdout).toMatch(/chart {4}podinfo 6\.5\.0 \(lab\): 1 image\(s\)/);
     expect(r.stdout).not.toMatch(/\n\s+at .+:\d+:\d+/);
+  }, 60_000);
+
+  it('stops hostile charts within seconds and a bounded heap, naming each; the other charts are still planned', async () => {
+    // Three nested ranges (10^12 iterations), and two helpers that include each other.
+    const spin = await chartDir(dir, 'spin', {
+      'Chart.yaml': 'apiVersion: v2\nname: spin\nversion: 0.1.0\n',
+      'templates/cm.yaml': [
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'data:',
+        '{{- range $i := until 10000 }}',
+        '{{- range $j := until 10000 }}',
+        '{{- range $k := until 10000 }}',
+        '  k{{ $i }}-{{ $j }}-{{ $k }}: x',
+        '{{- end }}{{ end }}{{ end }}',
+        '',
+      ].join('\n'),
+    });
+    const loop = await chartDir(dir, 'loop', {
+      'Chart.yaml': 'apiVersion: v2\nname: loop\nversion: 0.1.0\n',
+      'templates/_helpers.tpl': [
+        '{{- define "loop.name" -}}',
+        '{{ include "loop.fullname" . }}',
+        '{{- end -}}',
+        '{{- define "loop.fullname" -}}',
+        '{{ include "loop.name" . | trunc 63 }}',
+        '{{- end -}}',
+        '',
+      ].join('\n'),
+      'templates/cm.yaml':
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ include "loop.fullname" . }}\n',
+    });
+    const hostileRepo = await startChartRepo([
+      { name: 'podinfo', version: '6.5.0', appVersion: '6.5.0', tgz: await packChart(join(dir, 'podinfo')) },
+      { name: 'spin', version: '0.1.0', tgz: await packChart(spin) },
+      { name: 'loop', version: '0.1.0', tgz: await packChart(loop) },
+    ]);
+    try {
+      const isc = await writeMirrorConfig(join(dir, 'hostile.yaml'), {
+        helm: {
+          repositories: [
+            {
+              name: 'lab',
+              url: hostileRepo.url,
+              charts: [{ name: 'spin' }, { name: 'loop' }, { name: 'podinfo' }],
+            },
+          ],
+        },
+      });
+      const start = Date.now();
+      const r = await airgap(
+        ['mirror', 'plan', '-c', isc, `file://${join(dir, 'hostile-out')}`, ...access()],
+        {
+          env: { NODE_OPTIONS: '--max-old-space-size=256' },
+          timeoutMs: 30_000,
+        },
+      );
+      const took = Date.now() - start;
+      expect(r.exitCode, r.stderr).toBe(1);
+      expect(r.stdout).toMatch(
+        /chart {4}spin 0\.1\.0 \(lab\): FAILED, spin\/templates\/cm\.yaml:[67]: the template engine stopped: over 10000000 steps/,
+      );
+      expect(r.stdout).toMatch(
+        /chart {4}loop 0\.1\.0 \(lab\): FAILED, loop\/templates\/_helpers\.tpl:[25]: include "loop\.(fullname|name)" → "loop\.(name|fullname)" → "loop\.\1" recurses \(nesting over 100 levels\)\n/,
+      );
+      expect(r.stdout).toMatch(/chart {4}podinfo 6\.5\.0 \(lab\): 1 image\(s\)/);
+      expect(r.stdout).not.toMatch(/\n\s+at .+:\d+:\d+/);
+      expect(took).toBeLessThan(10_000);
+    } finally {
+      await hostileRepo.stop();
+    }
   }, 60_000);
 });

@@ -263,15 +263,14 @@ function helmError(e: unknown, template: string): unknown {
       e.location,
       e.failure,
     );
+  // Template calls are limited by the budget (template/budget.ts); what is left is an action
+  // nesting parentheses or if/range/with blocks thousands deep.
   if (e instanceof RangeError && /call stack/i.test(e.message))
-    return new AirgapError(
-      MirrorError.HELM_TEMPLATE_EXEC,
-      `${template}: templates nest too deeply (a template that includes itself?)`,
-      {
-        where: template,
-        exitCode: 2,
-      },
-    );
+    return new AirgapError(MirrorError.HELM_TEMPLATE_EXEC, `${template}: its actions nest too deeply`, {
+      where: template,
+      exitCode: 2,
+      hint: "no real chart nests that deep: fix the chart's templates, or leave the chart out of mirror.helm",
+    });
   return e;
 }
 
@@ -304,7 +303,13 @@ export function renderChart(chart: Chart, options: RenderOptions = {}): { manife
 
   const set = new TemplateSet();
   set.addFunctions(helmFunctions(set));
-  for (const r of all) set.parse(r.name, r.text);
+  for (const r of all) {
+    try {
+      set.parse(r.name, r.text);
+    } catch (e) {
+      throw helmError(e, r.name);
+    }
+  }
 
   const manifests: RenderedManifest[] = [];
   for (const r of [...all].sort((a, b) => (a.name < b.name ? -1 : 1))) {

@@ -247,8 +247,10 @@ describe('chart errors', () => {
       'templates/cm.yaml': 'kind: ConfigMap\ndata: {{ include "loop.again" . }}\n',
     });
     const e = await errorOf(async () => renderChart(await loadChart(dir)));
-    expect(e.code).toBe(MirrorError.HELM_TEMPLATE_EXEC);
-    expect(e.message).toMatch(/^template: loop\/templates\/cm.yaml:2:9: .*exceeded maximum template depth/);
+    expect(e.code).toBe(MirrorError.HELM_TEMPLATE_BUDGET);
+    expect(e.message).toBe(
+      'loop/templates/_helpers.tpl:1: include "loop.again" → "loop.again" recurses (nesting over 100 levels)',
+    );
   });
 
   it('reads values as Helm does: YAML 1.1 booleans, merge keys, null removing a default', async () => {

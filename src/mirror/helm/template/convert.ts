@@ -19,10 +19,10 @@ export function str(v: unknown): string {
   return isNil(v) ? '' : strval(v);
 }
 
-/** cast.ToInt64: ints, floats (truncated), bools, numeric strings; anything else 0. */
+/** cast.ToInt64: ints, floats (truncated), bools, numeric strings (0 past int64); anything else 0. */
 export function toInt64(v: unknown): bigint {
   if (typeof v === 'bigint') return v;
-  if (typeof v === 'number') return Number.isFinite(v) ? BigInt(Math.trunc(v)) : 0n;
+  if (typeof v === 'number') return Number.isFinite(v) ? BigInt.asIntN(64, BigInt(Math.trunc(v))) : 0n;
   if (typeof v === 'boolean') return v ? 1n : 0n;
   if (typeof v === 'string') {
     const s = v.trim();
@@ -30,7 +30,8 @@ export function toInt64(v: unknown): bigint {
       const neg = s.startsWith('-');
       const body = s.replace(/^[+-]/, '');
       const n = /^0[0-7]+$/.test(body) ? BigInt(`0o${body.slice(1)}`) : BigInt(body);
-      return neg ? -n : n;
+      const r = neg ? -n : n;
+      return BigInt.asIntN(64, r) === r ? r : 0n;
     }
     return 0n;
   }

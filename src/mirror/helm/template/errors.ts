@@ -44,3 +44,15 @@ export function parseError(file: string, source: string, pos: number, what: stri
   const where = locate(file, source, pos);
   return new TemplateError(MirrorError.HELM_TEMPLATE_PARSE, `template: ${where}: ${what}`, where);
 }
+
+/** Input quoted in a message, cut to `max` characters (`abc…`): a message stays readable. */
+export function clip(s: string, max = 80): string {
+  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
+}
+
+/** A message cut in its middle to `max` characters: where it starts and the innermost cause at its end stay. */
+export function clipMiddle(s: string, max = 1000): string {
+  if (s.length <= max) return s;
+  const head = Math.floor(max / 3);
+  return `${s.slice(0, head)} … ${s.slice(s.length - (max - head - 3))}`;
+}

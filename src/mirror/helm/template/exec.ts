@@ -3,11 +3,21 @@
  * (missingkey=zero): dot and `$`, variables scoped to their if/range/with, pipelines passing the
  * previous value as the last argument, lazy `and`/`or`, range over lists, maps (sorted keys) and
  * ints with break/continue, with/else, template calls (each with its own `$`). Errors are Go's:
- * `template: file:line:col: executing "name" at <node>: what`.
+ * `template: file:line:col: executing "name" at <node>: what`. Everything it does is paid for from
+ * the set's {@link Budget} (budget.ts), which stops a chart that asks too much at the node where
+ * it ran out.
  */
 import type { ArgNode, BranchNode, CommandNode, Node, PipeNode, TemplateNode, Tree } from './ast.js';
 import { nodeString } from './ast.js';
-import { TemplateError, locate } from './errors.js';
+import {
+  BudgetExceeded,
+  TemplateBudgetError,
+  checkRange,
+  tooLargeForMemory,
+  type Budget,
+  type Call,
+} from './budget.js';
+import { TemplateError, clip, clipMiddle, locate } from './errors.js';
 import { formatValue } from './fmt.js';
 import { GoStruct, isMap, isNil, isTrue, mapGet, sortedKeys, typeOf } from './values.js';
 import { MirrorError } from '../../errors.js';
@@ -17,6 +27,11 @@ export interface FuncDef {
   min: number;
   max: number;
   fn: (...args: unknown[]) => unknown;
+  /**
+   * List items and map entries a call walks beyond reading its arguments (deepCopy, merge, uniq),
+   * computed before it runs and paid for from the budget.
+   */
+  cost?: (...args: unknown[]) => number;
 }
 
 export type FuncMap = ReadonlyMap<string, FuncDef>;
@@ -25,16 +40,9 @@ export type FuncMap = ReadonlyMap<string, FuncDef>;
 export interface ExecEnv {
   lookup(name: string): Tree | undefined;
   func(name: string): FuncDef | undefined;
-  /** Nesting of template calls and includes so far (shared by every execution of the set). */
-  depth: number;
+  /** What executions of the set may spend (shared by every execution of the set and its tpl sets). */
+  budget: Budget;
 }
-
-/**
- * How deeply template calls and includes may nest. Go allows 100000 and Helm 1000 includes of one
- * name, but a JavaScript stack holds about 300 levels of a plain define; real charts nest a few
- * dozen at most. Past the stack anyway, the chart renderer says so (render.ts).
- */
-export const MAX_DEPTH = 150;
 
 /** No final value: the command is the first of its pipeline. */
 const NO_FINAL = Symbol('no final');
@@ -47,43 +55,103 @@ interface Variable {
   value: unknown;
 }
 
-/** Run the template `name` with `data` as dot and `$`; its output. */
-export function executeTemplate(env: ExecEnv, name: string, data: unknown): string {
+/**
+ * What a template writes, counted against the budget. Small writes are joined a thousand at a time,
+ * so a million of them hold their text, not a million strings.
+ */
+class Output {
+  private readonly chunks: string[] = [];
+  private pieces: string[] = [];
+
+  constructor(private readonly budget: Budget) {}
+
+  write(s: string): void {
+    this.budget.wrote(s.length);
+    this.add(s);
+  }
+
+  /** A called template's output (counted when it was written). */
+  append(o: Output): void {
+    this.add(o.text());
+  }
+
+  private add(s: string): void {
+    this.pieces.push(s);
+    if (this.pieces.length >= 1024) {
+      this.chunks.push(this.pieces.join(''));
+      this.pieces = [];
+    }
+  }
+
+  text(): string {
+    return this.chunks.join('') + this.pieces.join('');
+  }
+}
+
+/**
+ * Run the template `name` with `data` as dot and `$`; its output. `call`: how it was called
+ * (include, tpl), for the budget's nesting count.
+ */
+export function executeTemplate(
+  env: ExecEnv,
+  name: string,
+  data: unknown,
+  call: Call = { kind: 'execute', name },
+): string {
   const tree = env.lookup(name);
   if (!tree) throw new Error(`template: no template "${name}" associated with template "gotpl"`);
-  if (env.depth >= MAX_DEPTH) throw new Error(`exceeded maximum template depth (${MAX_DEPTH})`);
-  env.depth++;
+  env.budget.enter(call);
   try {
     const s = new State(env, tree, name, [{ name: '$', value: data }]);
     s.walk(data, tree.root);
-    return s.out.join('');
+    return s.out.text();
   } finally {
-    env.depth--;
+    env.budget.leave();
   }
 }
 
 class State {
-  readonly out: string[] = [];
+  readonly out: Output;
+  private readonly budget: Budget;
 
   constructor(
     private readonly env: ExecEnv,
     private readonly tree: Tree,
     private readonly name: string,
     private readonly vars: Variable[],
-  ) {}
+  ) {
+    this.budget = env.budget;
+    this.out = new Output(env.budget);
+  }
 
   private error(node: { pos: number } & ({ type: string } | object), what: string, failure?: string): never {
     const where = locate(this.tree.file, this.tree.source, node.pos);
-    const at = describeNode(node);
+    const at = clip(describeNode(node));
     throw new TemplateError(
       MirrorError.HELM_TEMPLATE_EXEC,
-      `template: ${where}: executing "${this.name}" at <${at}>: ${what}`,
+      `template: ${where}: executing "${this.name}" at <${at}>: ${clipMiddle(what)}`,
       where,
       failure,
     );
   }
 
+  /** The budget ran out at `node`: say where, as `<file>:<line>`. */
+  private stop(node: { pos: number }, why: string): never {
+    const where = locate(this.tree.file, this.tree.source, node.pos).replace(/:\d+$/, '');
+    throw new TemplateBudgetError(where, why);
+  }
+
   walk(dot: unknown, node: Node): Signal {
+    try {
+      this.budget.step();
+      return this.walkNode(dot, node);
+    } catch (e) {
+      if (e instanceof BudgetExceeded) this.stop(node, e.message);
+      throw e;
+    }
+  }
+
+  private walkNode(dot: unknown, node: Node): Signal {
     switch (node.type) {
       case 'list':
         for (const n of node.nodes) {
@@ -92,11 +160,11 @@ class State {
         }
         return undefined;
       case 'text':
-        this.out.push(node.text);
+        this.out.write(node.text);
         return undefined;
       case 'action': {
         const v = this.evalPipeline(dot, node.pipe);
-        if (node.pipe.decl.length === 0) this.out.push(printable(v));
+        if (node.pipe.decl.length === 0) this.out.write(printable(v));
         return undefined;
       }
       case 'if':
@@ -134,6 +202,7 @@ class State {
       let ran = false;
       const one = (index: unknown, elem: unknown): Signal => {
         ran = true;
+        this.budget.step();
         if (decl.length > 0) {
           if (node.pipe.isAssign) {
             if (decl.length > 1) {
@@ -158,9 +227,10 @@ class State {
         for (const k of sortedKeys(v)) if (one(k, v[k]) === 'break') break;
       } else if (typeof v === 'bigint') {
         if (decl.length > 1) this.error(node.pipe, `can't use ${v} to iterate over more than one variable`);
+        checkRange(v);
         for (let i = 0n; i < v; i++) if (one(i, i) === 'break') break;
       } else if (!isNil(v)) {
-        this.error(node.pipe, `range can't iterate over ${formatValue(v)}`);
+        this.error(node.pipe, `range can't iterate over ${clip(formatValue(v))}`);
       }
       if (!ran && node.elseList) return this.walk(dot, node.elseList);
       return undefined;
@@ -173,14 +243,13 @@ class State {
     const tree = this.env.lookup(node.name);
     if (!tree) this.error(node, `template: no template "${node.name}" associated with template "gotpl"`);
     const newDot = node.pipe ? this.evalPipeline(dot, node.pipe) : undefined;
-    if (this.env.depth >= MAX_DEPTH) this.error(node, `exceeded maximum template depth (${MAX_DEPTH})`);
-    this.env.depth++;
+    this.budget.enter({ kind: 'template', name: node.name });
     try {
       const s = new State(this.env, tree, node.name, [{ name: '$', value: newDot }]);
       s.walk(newDot, tree.root);
-      this.out.push(...s.out);
+      this.out.append(s.out);
     } finally {
-      this.env.depth--;
+      this.budget.leave();
     }
   }
 
@@ -321,7 +390,10 @@ class State {
         const values = args.map((a) => this.evalArg(dot, a));
         if (final !== NO_FINAL) values.push(final);
         try {
-          return method(...values);
+          this.budget.call(values);
+          const v = method(...values);
+          this.budget.gave(name, v);
+          return v;
         } catch (e) {
           return this.callFailed(node, name, e);
         }
@@ -368,14 +440,21 @@ class State {
     const values = args.map((a) => this.evalArg(dot, a));
     if (final !== NO_FINAL) values.push(final);
     try {
-      return def.fn(...values);
+      this.budget.call(values, def.cost?.(...values));
+      const v = def.fn(...values);
+      this.budget.gave(name, v);
+      return v;
     } catch (e) {
       return this.callFailed(node, name, e);
     }
   }
 
   private callFailed(node: { pos: number }, name: string, e: unknown): never {
+    if (e instanceof TemplateBudgetError) throw e;
+    if (e instanceof BudgetExceeded) this.stop(node, e.message);
     if (e instanceof RangeError && /call stack/i.test(e.message)) throw e;
+    if (e instanceof RangeError && /invalid (string|array) length|allocation failed/i.test(e.message))
+      this.stop(node, tooLargeForMemory(name).message);
     const failure = (e as { failure?: unknown } | undefined)?.failure;
     const what = e instanceof Error ? e.message : String(e);
     this.error(node, `error calling ${name}: ${what}`, typeof failure === 'string' ? failure : undefined);

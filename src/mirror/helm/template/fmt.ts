@@ -2,6 +2,7 @@
  * Go's fmt as templates use it: `%v` printing of every value (what `{{ . }}` writes), Sprint,
  * Sprintln and Sprintf with the common verbs, flags, widths and precisions, and strconv.Quote.
  */
+import { checkChars, checkPrinted } from './budget.js';
 import { GoStruct, isMap, isNil, sortedKeys, typeOf } from './values.js';
 
 /** strconv.FormatFloat(x, 'g', -1, 64) as `%v` uses it: shortest digits, exponent from 1e+06 (as Go prints). */
@@ -27,8 +28,13 @@ export function formatTime(d: Date): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${iso.slice(20, 23)} +0000 UTC`;
 }
 
-/** `%v` of any value, as fmt.Sprint prints one operand. */
+/** `%v` of any value, as fmt.Sprint prints one operand (a list or map checked for size first). */
 export function formatValue(v: unknown): string {
+  if (typeof v === 'object' && v !== null) checkPrinted('printing a value', v);
+  return format(v);
+}
+
+function format(v: unknown): string {
   if (isNil(v)) return '<nil>';
   switch (typeof v) {
     case 'string':
@@ -40,16 +46,16 @@ export function formatValue(v: unknown): string {
       return formatFloat(v);
     default:
   }
-  if (Array.isArray(v)) return `[${v.map(formatValue).join(' ')}]`;
+  if (Array.isArray(v)) return `[${v.map(format).join(' ')}]`;
   if (v instanceof Uint8Array) return `[${Array.from(v).join(' ')}]`;
   if (v instanceof Date) return formatTime(v);
   if (v instanceof GoStruct) {
     if (v.display) return v.display();
-    return `{${Object.values(v.fields).map(formatValue).join(' ')}}`;
+    return `{${Object.values(v.fields).map(format).join(' ')}}`;
   }
   if (isMap(v))
     return `map[${sortedKeys(v)
-      .map((k) => `${k}:${formatValue(v[k])}`)
+      .map((k) => `${k}:${format(v[k])}`)
       .join(' ')}]`;
   return String(v);
 }
@@ -247,8 +253,16 @@ function formatOne(v: unknown, verb: string, spec: Spec): string {
   return bad(verb, v);
 }
 
-/** fmt.Sprintf with Go's verbs, flags, widths (`*` too) and Go's error notes for bad or missing operands. */
+/** Go's fmt refuses a width or precision over a million (tooLarge). */
+const TOO_LARGE = 1_000_000;
+
+/**
+ * fmt.Sprintf with Go's verbs, flags, widths (`*` too) and Go's error notes for bad or missing
+ * operands; widths and precisions over a million are refused as Go refuses them, and the result is
+ * checked against the budget's limit on one string as it grows.
+ */
 export function sprintf(format: string, args: readonly unknown[]): string {
+  for (const a of args) if (typeof a === 'object' && a !== null) checkPrinted('printf', a);
   let out = '';
   let argi = 0;
   let i = 0;
@@ -275,21 +289,38 @@ export function sprintf(format: string, args: readonly unknown[]): string {
       else if (c === '0') spec.zero = !spec.minus;
       else break;
     }
-    const number = (): number | undefined => {
+    const number = (bad: string): number | undefined => {
       if (format[i] === '*') {
         i++;
         const a = args[argi++];
-        return typeof a === 'bigint' ? Number(a) : undefined;
+        if (typeof a === 'bigint' && a <= TOO_LARGE && a >= -TOO_LARGE) return Number(a);
+        out += bad;
+        return undefined;
       }
       const m = /^\d+/.exec(format.slice(i));
       if (!m) return undefined;
+      // Go's parsenum gives up (and the verb is lost) once the number before a digit is too large.
+      if (m[0].length > 1 && Number(m[0].slice(0, -1)) > TOO_LARGE) {
+        i = n;
+        return undefined;
+      }
       i += m[0].length;
       return Number(m[0]);
     };
-    spec.width = number();
+    spec.width = number('%!(BADWIDTH)');
+    if (spec.width !== undefined && spec.width < 0) {
+      spec.width = -spec.width;
+      spec.minus = true;
+      spec.zero = false;
+    }
     if (format[i] === '.') {
       i++;
-      spec.prec = number() ?? 0;
+      if (format[i] !== '*') spec.prec = number('') ?? 0;
+      else {
+        const p = number('%!(BADPREC)');
+        if (p !== undefined && p < 0) out += '%!(BADPREC)';
+        spec.prec = p !== undefined && p >= 0 ? p : undefined;
+      }
     }
     const verb = format[i++];
     if (verb === undefined) {
@@ -305,6 +336,7 @@ export function sprintf(format: string, args: readonly unknown[]): string {
       continue;
     }
     out += pad(formatOne(args[argi++], verb, spec), spec);
+    checkChars('printf', out.length);
   }
   if (argi < args.length) {
     const extra = args.slice(argi).map((a) => (isNil(a) ? '<nil>' : `${typeOf(a)}=${formatValue(a)}`));

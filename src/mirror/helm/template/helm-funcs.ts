@@ -2,23 +2,24 @@
  * Helm's own template functions: include, tpl, required, fail, lookup (an empty dict, as `helm
  * template` gives), toYaml/fromYaml/fromYamlArray, toJson/fromJson/fromJsonArray/toPrettyJson/
  * toRawJson (and the must* forms). YAML is written as Helm writes it (sigs.k8s.io/yaml: keys
- * sorted, no final newline) and read as Helm reads values (numbers are float64).
+ * sorted, no final newline) and read as Helm reads values (numbers are float64). Parsing pays
+ * for its text, writing is checked for size first (budget.ts).
  */
 import type { FuncDef } from './exec.js';
-import { TemplateFailure } from './errors.js';
+import { f } from './sprig-def.js';
+import { BudgetExceeded, TemplateBudgetError, checkPrinted } from './budget.js';
+import { TemplateFailure, clip } from './errors.js';
 import { str, strval } from './convert.js';
 import type { TemplateSet } from './template.js';
 import { isMap, isNil, mapGet, toPlain, type GoMap } from './values.js';
 import { loadYaml, writeYaml } from '../yaml.js';
 
-const f = (min: number, max: number, fn: (...args: never[]) => unknown): FuncDef => ({
-  min,
-  max,
-  fn: fn as (...args: unknown[]) => unknown,
-});
+/** What parsing YAML or JSON text costs: a character can become as much as a list item. */
+const parseCost = (s: unknown) => str(s).length;
 
 /** Go's json.Marshal: sorted keys, with <, > and & escaped as Go escapes them for HTML. */
 export function goJson(v: unknown, indent?: string, escapeHtml = true): string {
+  checkPrinted('toJson', v);
   const text = JSON.stringify(toPlain(v), null, indent);
   const out = text ?? 'null';
   return escapeHtml
@@ -30,27 +31,19 @@ function errorMap(e: unknown): GoMap {
   return { Error: e instanceof Error ? e.message : String(e) };
 }
 
-/** How deep `include` may nest one name (Helm's recursionMaxNums). */
-const MAX_INCLUDES = 1000;
-
-/** Helm's functions bound to a template set (include and tpl render through it). */
+/**
+ * Helm's functions bound to a template set (include and tpl render through it). A template that
+ * includes itself is stopped by the set's budget (budget.ts: nesting), long before Helm's 1000
+ * includes of one name.
+ */
 export function helmFunctions(set: TemplateSet): Map<string, FuncDef> {
-  const included = new Map<string, number>();
   const m = new Map<string, FuncDef>();
 
   m.set(
     'include',
     f(2, 2, (name: unknown, data: unknown) => {
       const n = str(name);
-      const count = included.get(n) ?? 0;
-      if (count > MAX_INCLUDES)
-        throw new Error(`rendering template has a nested reference name: ${n}: unable to execute template`);
-      included.set(n, count + 1);
-      try {
-        return set.execute(n, data);
-      } finally {
-        included.set(n, count);
-      }
+      return set.execute(n, data, { kind: 'include', name: n });
     }),
   );
 
@@ -64,9 +57,10 @@ export function helmFunctions(set: TemplateSet): Map<string, FuncDef> {
       const child = set.child();
       try {
         child.parse(name, str(text));
-        return child.execute(name, vals).replaceAll('<no value>', '');
+        return child.execute(name, vals, { kind: 'tpl', name: str(text) }).replaceAll('<no value>', '');
       } catch (e) {
-        const why = `error during tpl function execution for ${JSON.stringify(str(text))}: ${(e as Error).message}`;
+        if (e instanceof BudgetExceeded || e instanceof TemplateBudgetError) throw e;
+        const why = `error during tpl function execution for ${JSON.stringify(clip(str(text)))}: ${(e as Error).message}`;
         throw Object.assign(new Error(why), { failure: (e as { failure?: string }).failure });
       }
     }),
@@ -89,43 +83,62 @@ export function helmFunctions(set: TemplateSet): Map<string, FuncDef> {
     'lookup',
     f(4, 4, () => ({})),
   );
+  for (const [name, def] of yamlJsonFunctions()) m.set(name, def);
+  return m;
+}
 
+/** toYaml, fromYaml, toJson, fromJson and their variants. */
+function yamlJsonFunctions(): Map<string, FuncDef> {
+  const m = new Map<string, FuncDef>();
   m.set(
     'toYaml',
-    f(1, 1, (v: unknown) => writeYaml(v).replace(/\n$/, '')),
+    f(1, 1, (v: unknown) => {
+      checkPrinted('toYaml', v);
+      return writeYaml(v).replace(/\n$/, '');
+    }),
   );
   m.set('mustToYaml', m.get('toYaml')!);
   m.set(
     'fromYaml',
-    f(1, 1, (s: unknown) => {
-      try {
-        const v = loadYaml(str(s));
-        if (isNil(v)) return {};
-        if (!isMap(v))
-          throw new Error(
-            `error unmarshaling JSON: json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v} into Go value of type map[string]interface {}`,
-          );
-        return v;
-      } catch (e) {
-        return errorMap(e);
-      }
-    }),
+    f(
+      1,
+      1,
+      (s: unknown) => {
+        try {
+          const v = loadYaml(str(s));
+          if (isNil(v)) return {};
+          if (!isMap(v))
+            throw new Error(
+              `error unmarshaling JSON: json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v} into Go value of type map[string]interface {}`,
+            );
+          return v;
+        } catch (e) {
+          return errorMap(e);
+        }
+      },
+      parseCost,
+    ),
   );
   m.set(
     'fromYamlArray',
-    f(1, 1, (s: unknown) => {
-      try {
-        const v = loadYaml(str(s));
-        if (isNil(v)) return [];
-        if (!Array.isArray(v))
-          throw new Error(
-            'error unmarshaling JSON: cannot unmarshal object into Go value of type []interface {}',
-          );
-        return v;
-      } catch (e) {
-        return [(e as Error).message];
-      }
-    }),
+    f(
+      1,
+      1,
+      (s: unknown) => {
+        try {
+          const v = loadYaml(str(s));
+          if (isNil(v)) return [];
+          if (!Array.isArray(v))
+            throw new Error(
+              'error unmarshaling JSON: cannot unmarshal object into Go value of type []interface {}',
+            );
+          return v;
+        } catch (e) {
+          return [(e as Error).message];
+        }
+      },
+      parseCost,
+    ),
   );
   m.set(
     'toJson',
@@ -144,28 +157,39 @@ export function helmFunctions(set: TemplateSet): Map<string, FuncDef> {
   m.set('mustToRawJson', m.get('toRawJson')!);
   m.set(
     'fromJson',
-    f(1, 1, (s: unknown) => {
-      try {
-        const v = JSON.parse(strval(s)) as unknown;
-        if (!isMap(v))
-          throw new Error('json: cannot unmarshal into Go value of type map[string]interface {}');
-        return v;
-      } catch (e) {
-        return errorMap(e);
-      }
-    }),
+    f(
+      1,
+      1,
+      (s: unknown) => {
+        try {
+          const v = JSON.parse(strval(s)) as unknown;
+          if (!isMap(v))
+            throw new Error('json: cannot unmarshal into Go value of type map[string]interface {}');
+          return v;
+        } catch (e) {
+          return errorMap(e);
+        }
+      },
+      parseCost,
+    ),
   );
   m.set(
     'fromJsonArray',
-    f(1, 1, (s: unknown) => {
-      try {
-        const v = JSON.parse(strval(s)) as unknown;
-        if (!Array.isArray(v)) throw new Error('json: cannot unmarshal into Go value of type []interface {}');
-        return v;
-      } catch (e) {
-        return [(e as Error).message];
-      }
-    }),
+    f(
+      1,
+      1,
+      (s: unknown) => {
+        try {
+          const v = JSON.parse(strval(s)) as unknown;
+          if (!Array.isArray(v))
+            throw new Error('json: cannot unmarshal into Go value of type []interface {}');
+          return v;
+        } catch (e) {
+          return [(e as Error).message];
+        }
+      },
+      parseCost,
+    ),
   );
   m.set(
     'toToml',

@@ -1,4 +1,9 @@
-/** Sprig's functions (sprig.ts): lists and dicts. */
+/**
+ * Sprig's functions (sprig.ts): lists and dicts. A list that grows with an argument (until,
+ * untilStep, seq, append, concat) is checked against the budget before it is built; deepCopy,
+ * merge, set, uniq, sortAlpha, deepEqual and without pay for the items they walk (budget.ts).
+ */
+import { LIMITS, OBJECT_STEPS, checkItems, countItems } from './budget.js';
 import { int, list, str, strval, toInt64 } from './convert.js';
 import { compareStrings, deepCopy, isEmpty, isMap, isNil, typeOf, type GoMap } from './values.js';
 import { f, V, type Add } from './sprig-def.js';
@@ -10,10 +15,33 @@ function dict(v: unknown, fn: string): GoMap {
 
 // ---- strings
 
+const isComposite = (x: unknown) => typeof x === 'object' && x !== null;
+
+/** sprig's uniq: first occurrences, in order; scalars found by a set, lists and maps compared deeply. */
 function uniq(l: unknown[]): unknown[] {
   const out: unknown[] = [];
-  for (const x of l) if (!out.some((y) => deepEqual(x, y))) out.push(x);
+  const scalars = new Set<unknown>();
+  const composites: unknown[] = [];
+  for (const x of l) {
+    if (isComposite(x)) {
+      if (composites.some((y) => deepEqual(x, y))) continue;
+      composites.push(x);
+    } else {
+      // 1 and 1.0 are different Go values (int and float64): the key keeps the type.
+      const key = `${typeof x}:${String(x)}`;
+      if (scalars.has(key)) continue;
+      scalars.add(key);
+    }
+    out.push(x);
+  }
   return out;
+}
+
+/** What uniq walks: every item, and every pair of lists or maps among them. */
+function uniqCost(l: unknown): number {
+  if (!Array.isArray(l)) return 0;
+  const c = l.filter(isComposite).length;
+  return l.length + (c * c) / 2;
 }
 
 export function deepEqual(a: unknown, b: unknown): boolean {
@@ -29,20 +57,53 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
-function until(n: unknown): bigint[] {
-  return untilStep(0n, n, toInt64(n) >= 0n ? 1n : -1n);
+type Steps = [start: bigint, stop: bigint, step: bigint];
+
+const untilSteps = (n: unknown): Steps => {
+  const b = toInt64(n);
+  return [0n, b, b >= 0n ? 1n : -1n];
+};
+const untilStepSteps = (a: unknown, b: unknown, s: unknown): Steps => [toInt64(a), toInt64(b), toInt64(s)];
+
+/** How many of a, a+s, … there are before b. */
+function stepCount([a, b, s]: Steps): bigint {
+  if (s > 0n && b > a) return (b - a + s - 1n) / s;
+  if (s < 0n && a > b) return (a - b - s - 1n) / -s;
+  return 0n;
 }
 
-function untilStep(start: unknown, stop: unknown, step: unknown): bigint[] {
-  const a = toInt64(start);
-  const b = toInt64(stop);
-  const s = toInt64(step);
+/** What a list of ints costs beyond its items: each int is an object. */
+const intListCost = (steps: Steps) => OBJECT_STEPS * Math.min(Number(stepCount(steps)), LIMITS.items + 1);
+
+/** a, a+s, … up to b (not included), its length checked against the budget first. */
+function stepList(steps: Steps, what: string): bigint[] {
+  const [a, , s] = steps;
+  const count = stepCount(steps);
+  checkItems(what, count);
   const out: bigint[] = [];
-  if (s === 0n) return out;
-  if (s > 0n) for (let i = a; i < b; i += s) out.push(i);
-  else for (let i = a; i > b; i += s) out.push(i);
-  if (out.length > 1_000_000) throw new Error('untilStep: too many elements');
+  for (let i = 0n, v = a; i < count; i++, v += s) out.push(v);
   return out;
+}
+
+/** seq: 1…end, start…end, or start, start+step… end (as GNU seq), as one string. */
+function seq(...a: unknown[]): string {
+  const n = a.map(toInt64);
+  const [start, step, end] =
+    n.length === 1
+      ? [1n, 1n, n[0]!]
+      : n.length === 2
+        ? [n[0]!, n[0]! <= n[1]! ? 1n : -1n, n[1]!]
+        : [n[0]!, n[1]!, n[2]!];
+  return stepList([start, step > 0n ? end + 1n : end - 1n, step], `seq ${n.join(' ')}`).join(' ');
+}
+
+function concat(...ls: unknown[]): unknown[] {
+  const lists = ls.filter((l) => !isNil(l)).map((l) => list(l, 'concat'));
+  checkItems(
+    'concat',
+    lists.reduce((n, l) => n + l.length, 0),
+  );
+  return lists.flat(1);
 }
 
 // ---- dicts
@@ -63,6 +124,11 @@ function mergeInto(dst: GoMap, src: GoMap, overwrite: boolean): GoMap {
   return dst;
 }
 
+/** What merging walks: every entry of every source (copied where dst lacks it). */
+function mergeCost(_dst: unknown, ...srcs: unknown[]): number {
+  return OBJECT_STEPS * srcs.reduce<number>((n, s) => n + countItems(s), 0);
+}
+
 function dig(...args: unknown[]): unknown {
   if (args.length < 3) throw new Error('dig needs at least three arguments');
   const d = dict(args[args.length - 1], 'dig');
@@ -80,7 +146,11 @@ function dig(...args: unknown[]): unknown {
 
 /** Add the lists and dicts functions. */
 export function addCollectionFunctions(add: Add): void {
-  // lists
+  addListFunctions(add);
+  addDictFunctions(add);
+}
+
+function addListFunctions(add: Add): void {
   add(
     'list',
     f(0, V, (...a: unknown[]) => a),
@@ -91,11 +161,19 @@ export function addCollectionFunctions(add: Add): void {
   );
   add(
     ['append', 'push', 'mustAppend', 'mustPush'],
-    f(2, 2, (l: unknown, v: unknown) => [...(isNil(l) ? [] : list(l, 'append')), v]),
+    f(2, 2, (l: unknown, v: unknown) => {
+      const items = isNil(l) ? [] : list(l, 'append');
+      checkItems('append', items.length + 1);
+      return [...items, v];
+    }),
   );
   add(
     ['prepend', 'mustPrepend'],
-    f(2, 2, (l: unknown, v: unknown) => [v, ...(isNil(l) ? [] : list(l, 'prepend'))]),
+    f(2, 2, (l: unknown, v: unknown) => {
+      const items = isNil(l) ? [] : list(l, 'prepend');
+      checkItems('prepend', items.length + 1);
+      return [v, ...items];
+    }),
   );
   add(
     ['first', 'mustFirst'],
@@ -119,7 +197,7 @@ export function addCollectionFunctions(add: Add): void {
   );
   add(
     ['uniq', 'mustUniq'],
-    f(1, 1, (l: unknown) => uniq(list(l, 'uniq'))),
+    f(1, 1, (l: unknown) => uniq(list(l, 'uniq')), uniqCost),
   );
   add(
     ['compact', 'mustCompact'],
@@ -127,8 +205,11 @@ export function addCollectionFunctions(add: Add): void {
   );
   add(
     ['without', 'mustWithout'],
-    f(1, V, (l: unknown, ...w: unknown[]) =>
-      list(l, 'without').filter((x) => !w.some((y) => deepEqual(x, y))),
+    f(
+      1,
+      V,
+      (l: unknown, ...w: unknown[]) => list(l, 'without').filter((x) => !w.some((y) => deepEqual(x, y))),
+      (l: unknown, ...w: unknown[]) => (Array.isArray(l) ? l.length * w.length : 0),
     ),
   );
   add(
@@ -142,13 +223,15 @@ export function addCollectionFunctions(add: Add): void {
       return items.slice(ix.length > 0 ? int(ix[0]) : 0, ix.length > 1 ? int(ix[1]) : items.length);
     }),
   );
-  add(
-    'concat',
-    f(0, V, (...ls: unknown[]) => ls.flatMap((l) => (isNil(l) ? [] : list(l, 'concat')))),
-  );
+  add('concat', f(0, V, concat));
   add(
     'sortAlpha',
-    f(1, 1, (l: unknown) => (Array.isArray(l) ? l.map(strval).sort(compareStrings) : [strval(l)])),
+    f(
+      1,
+      1,
+      (l: unknown) => (Array.isArray(l) ? l.map(strval).sort(compareStrings) : [strval(l)]),
+      (l: unknown) => (Array.isArray(l) ? l.length * Math.log2(l.length + 1) : 0),
+    ),
   );
   add(
     ['chunk', 'mustChunk'],
@@ -160,24 +243,29 @@ export function addCollectionFunctions(add: Add): void {
       return out;
     }),
   );
-  add('until', f(1, 1, until));
-  add('untilStep', f(3, 3, untilStep));
   add(
-    'seq',
-    f(1, 3, (...a: unknown[]) => {
-      const n = a.map(toInt64);
-      const [start, step, end] =
-        n.length === 1
-          ? [1n, 1n, n[0]!]
-          : n.length === 2
-            ? [n[0]!, n[0]! <= n[1]! ? 1n : -1n, n[1]!]
-            : [n[0]!, n[1]!, n[2]!];
-      const out = untilStep(start, step > 0n ? end + 1n : end - 1n, step);
-      return out.join(' ');
-    }),
+    'until',
+    f(
+      1,
+      1,
+      (n: unknown) => stepList(untilSteps(n), `until ${toInt64(n)}`),
+      (n: unknown) => intListCost(untilSteps(n)),
+    ),
   );
+  add(
+    'untilStep',
+    f(
+      3,
+      3,
+      (a: unknown, b: unknown, s: unknown) =>
+        stepList(untilStepSteps(a, b, s), `untilStep ${untilStepSteps(a, b, s).join(' ')}`),
+      (a: unknown, b: unknown, s: unknown) => intListCost(untilStepSteps(a, b, s)),
+    ),
+  );
+  add('seq', f(1, 3, seq));
+}
 
-  // dicts
+function addDictFunctions(add: Add): void {
   add('dict', f(0, V, dictOf));
   add(
     'get',
@@ -188,10 +276,16 @@ export function addCollectionFunctions(add: Add): void {
   );
   add(
     'set',
-    f(3, 3, (d: unknown, k: unknown, v: unknown) => {
-      dict(d, 'set')[str(k)] = v;
-      return d;
-    }),
+    f(
+      3,
+      3,
+      (d: unknown, k: unknown, v: unknown) => {
+        dict(d, 'set')[str(k)] = v;
+        return d;
+      },
+      // A new key: its entry and its string.
+      () => 2 * OBJECT_STEPS,
+    ),
   );
   add(
     'unset',
@@ -243,23 +337,38 @@ export function addCollectionFunctions(add: Add): void {
   );
   add(
     ['merge', 'mustMerge'],
-    f(1, V, (dst: unknown, ...srcs: unknown[]) => {
-      const d = dict(dst, 'merge');
-      for (const s of srcs) if (!isNil(s)) mergeInto(d, dict(s, 'merge'), false);
-      return d;
-    }),
+    f(
+      1,
+      V,
+      (dst: unknown, ...srcs: unknown[]) => {
+        const d = dict(dst, 'merge');
+        for (const s of srcs) if (!isNil(s)) mergeInto(d, dict(s, 'merge'), false);
+        return d;
+      },
+      mergeCost,
+    ),
   );
   add(
     ['mergeOverwrite', 'mustMergeOverwrite'],
-    f(1, V, (dst: unknown, ...srcs: unknown[]) => {
-      const d = dict(dst, 'mergeOverwrite');
-      for (const s of srcs) if (!isNil(s)) mergeInto(d, dict(s, 'mergeOverwrite'), true);
-      return d;
-    }),
+    f(
+      1,
+      V,
+      (dst: unknown, ...srcs: unknown[]) => {
+        const d = dict(dst, 'mergeOverwrite');
+        for (const s of srcs) if (!isNil(s)) mergeInto(d, dict(s, 'mergeOverwrite'), true);
+        return d;
+      },
+      mergeCost,
+    ),
   );
   add(
     ['deepCopy', 'mustDeepCopy'],
-    f(1, 1, (v: unknown) => deepCopy(v)),
+    f(
+      1,
+      1,
+      (v: unknown) => deepCopy(v),
+      (v: unknown) => OBJECT_STEPS * countItems(v),
+    ),
   );
   add('dig', f(3, V, dig));
 }

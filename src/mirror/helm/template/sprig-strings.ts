@@ -1,5 +1,10 @@
-/** Sprig's functions (sprig.ts): strings, encodings and hashes, regular expressions. */
-import { createHash, randomInt, randomUUID } from 'node:crypto';
+/**
+ * Sprig's functions (sprig.ts): strings, encodings and hashes, regular expressions. A string or
+ * list that grows with an argument (repeat, indent, randAlphaNum, replace, join, split, the regex
+ * functions) is checked against the budget before it is built (budget.ts).
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { LIMITS, checkChars, checkItems, measure } from './budget.js';
 import { goQuote } from './fmt.js';
 import { int, str, strval, toInt64 } from './convert.js';
 import { isNil, type GoMap } from './values.js';
@@ -38,9 +43,38 @@ function substr(start: unknown, end: unknown, s: unknown): string {
   return t.slice(a, b);
 }
 
+/** How many times `sub` occurs in `s` (without overlaps; "" between every two characters). */
+function occurrences(s: string, sub: string): number {
+  if (sub === '') return Math.max(0, s.length - 1);
+  let n = 0;
+  for (let i = s.indexOf(sub); i >= 0; i = s.indexOf(sub, i + sub.length)) n++;
+  return n;
+}
+
+/** The parts `s.split(sep)` gives, checked against the budget first when there could be too many. */
+function splitChecked(what: string, s: string, sep: string): string[] {
+  if (s.length > LIMITS.items) checkItems(what, occurrences(s, sep) + 1);
+  return s.split(sep);
+}
+
 function indent(n: unknown, s: unknown): string {
-  const pad = ' '.repeat(Math.max(0, int(n)));
-  return pad + str(s).replace(/\n/g, `\n${pad}`);
+  const width = Math.max(0, int(n));
+  const text = str(s);
+  checkChars(`indent ${width}`, text.length + width * (occurrences(text, '\n') + 1));
+  const pad = ' '.repeat(width);
+  return pad + text.replace(/\n/g, `\n${pad}`);
+}
+
+function repeat(n: unknown, s: unknown): string {
+  const count = Math.max(0, int(n));
+  checkChars(`repeat ${count}`, count * str(s).length);
+  return str(s).repeat(count);
+}
+
+function replace(old: string, by: string, s: string): string {
+  if (by.length > old.length)
+    checkChars('replace', s.length + occurrences(s, old) * (by.length - old.length));
+  return s.split(old).join(by);
 }
 
 function trimAll(cutset: string, s: string): string {
@@ -61,23 +95,33 @@ function splitMap(parts: string[]): GoMap {
 
 function splitN(s: string, sep: string, n: number): string[] {
   if (n === 0) return [];
-  const all = s.split(sep);
+  const all = splitChecked('splitn', s, sep);
   if (n < 0 || all.length <= n) return all;
   return [...all.slice(0, n - 1), all.slice(n - 1).join(sep)];
 }
 
 function join(sep: unknown, v: unknown): string {
   const items = Array.isArray(v) ? v : isNil(v) ? [] : [v];
+  checkChars('join', measure(items) + str(sep).length * items.length);
   return items
     .filter((x) => !isNil(x))
     .map(strval)
     .join(str(sep));
 }
 
-function randomString(n: unknown, alphabet: string): string {
-  let out = '';
-  for (let i = 0; i < int(n); i++) out += alphabet[randomInt(alphabet.length)];
-  return out;
+/** `n` characters drawn uniformly from an ASCII alphabet (random bytes, the biased top ones skipped). */
+function randomString(what: string, n: unknown, alphabet: string): string {
+  const count = Math.max(0, int(n));
+  checkChars(`${what} ${count}`, count);
+  const out = Buffer.alloc(count);
+  const unbiased = 256 - (256 % alphabet.length);
+  const codes = Buffer.from(alphabet, 'latin1');
+  for (let i = 0; i < count;) {
+    const bytes = randomBytes(Math.max(64, count - i));
+    for (let j = 0; j < bytes.length && i < count; j++)
+      if (bytes[j]! < unbiased) out[i++] = codes[bytes[j]! % codes.length]!;
+  }
+  return out.toString('latin1');
 }
 
 const ALPHA = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
@@ -101,16 +145,50 @@ function regex(pattern: unknown, global = false): RegExp {
   }
 }
 
-/** Go's Regexp.Expand template ($1, ${1}, ${name}, $$) in JavaScript's replacement syntax. */
-function goReplacement(repl: string): string {
-  return repl.replace(/\$(\$|\{(\w+)\}|(\w+))/g, (_m, all: string, braced?: string, bare?: string) => {
-    if (all === '$') return '$$';
+/** The matched texts of `re` (global) in `s`, at most `max` (all if negative), as a list within the budget. */
+function findAll(what: string, re: RegExp, s: string, max: number): string[] {
+  const out: string[] = [];
+  for (const m of s.matchAll(re)) {
+    if (max >= 0 && out.length >= max) break;
+    out.push(m[0]);
+    if (out.length > LIMITS.items) checkItems(what, out.length);
+  }
+  return out;
+}
+
+/** Go's Regexp.Expand of a replacement template for one match: $1, ${1}, $name, ${name}, $$. */
+function expand(repl: string, m: RegExpExecArray): string {
+  return repl.replace(/\$(\$|\{(\w+)\}|(\w+))/g, (_all, what: string, braced?: string, bare?: string) => {
+    if (what === '$') return '$';
     const name = braced ?? bare!;
-    return /^\d+$/.test(name) ? `$${name}` : `$<${name}>`;
+    return (/^\d+$/.test(name) ? m[Number(name)] : m.groups?.[name]) ?? '';
   });
 }
 
+/** ReplaceAllString (or, `literal`, ReplaceAllLiteralString), the result checked as it grows. */
+function regexReplace(pattern: unknown, s: unknown, repl: unknown, literal: boolean): string {
+  const text = str(s);
+  const by = str(repl);
+  const out: string[] = [];
+  let length = 0;
+  let last = 0;
+  for (const m of text.matchAll(regex(pattern, true))) {
+    const r = literal ? by : expand(by, m);
+    out.push(text.slice(last, m.index), r);
+    length += m.index - last + r.length;
+    if (length > LIMITS.chars) checkChars('regexReplaceAll', length);
+    last = m.index + m[0].length;
+  }
+  out.push(text.slice(last));
+  return out.join('');
+}
+
 function regexSplit(pattern: unknown, s: unknown, n: unknown): string[] {
+  if (str(s).length > LIMITS.items) {
+    let count = 1;
+    for (const _m of str(s).matchAll(regex(pattern, true)))
+      if (++count > LIMITS.items) checkItems('regexSplit', count);
+  }
   const parts = str(s).split(regex(pattern));
   const c = int(n);
   if (c < 0 || parts.length <= c) return parts;
@@ -190,13 +268,10 @@ export function addStringFunctions(add: Add): void {
     'untitle',
     f(1, 1, (s: unknown) => untitle(str(s))),
   );
-  add(
-    'repeat',
-    f(2, 2, (n: unknown, s: unknown) => str(s).repeat(Math.max(0, int(n)))),
-  );
+  add('repeat', f(2, 2, repeat));
   add(
     'replace',
-    f(3, 3, (o: unknown, n: unknown, s: unknown) => str(s).split(str(o)).join(str(n))),
+    f(3, 3, (o: unknown, n: unknown, s: unknown) => replace(str(o), str(n), str(s))),
   );
   add(
     'contains',
@@ -212,7 +287,7 @@ export function addStringFunctions(add: Add): void {
   );
   add(
     'split',
-    f(2, 2, (sep: unknown, s: unknown) => splitMap(str(s).split(str(sep)))),
+    f(2, 2, (sep: unknown, s: unknown) => splitMap(splitChecked('split', str(s), str(sep)))),
   );
   add(
     'splitn',
@@ -220,7 +295,7 @@ export function addStringFunctions(add: Add): void {
   );
   add(
     'splitList',
-    f(2, 2, (sep: unknown, s: unknown) => str(s).split(str(sep))),
+    f(2, 2, (sep: unknown, s: unknown) => splitChecked('splitList', str(s), str(sep))),
   );
   add('join', f(2, 2, join));
   add(
@@ -314,19 +389,19 @@ export function addStringFunctions(add: Add): void {
   );
   add(
     'randAlphaNum',
-    f(1, 1, (n: unknown) => randomString(n, ALPHA + DIGITS)),
+    f(1, 1, (n: unknown) => randomString('randAlphaNum', n, ALPHA + DIGITS)),
   );
   add(
     'randAlpha',
-    f(1, 1, (n: unknown) => randomString(n, ALPHA)),
+    f(1, 1, (n: unknown) => randomString('randAlpha', n, ALPHA)),
   );
   add(
     'randNumeric',
-    f(1, 1, (n: unknown) => randomString(n, DIGITS)),
+    f(1, 1, (n: unknown) => randomString('randNumeric', n, DIGITS)),
   );
   add(
     'randAscii',
-    f(1, 1, (n: unknown) => randomString(n, ALPHA + DIGITS + '!#$%&()*+,-./:;<=>?@[]^_{|}~')),
+    f(1, 1, (n: unknown) => randomString('randAscii', n, ALPHA + DIGITS + '!#$%&()*+,-./:;<=>?@[]^_{|}~')),
   );
   add(
     'uuidv4',
@@ -378,20 +453,15 @@ export function addStringFunctions(add: Add): void {
   );
   add(
     ['regexFindAll', 'mustRegexFindAll'],
-    f(3, 3, (r: unknown, s: unknown, n: unknown) => {
-      const all = Array.from(str(s).matchAll(regex(r, true)), (x) => x[0]);
-      return int(n) < 0 ? all : all.slice(0, int(n));
-    }),
+    f(3, 3, (r: unknown, s: unknown, n: unknown) => findAll('regexFindAll', regex(r, true), str(s), int(n))),
   );
   add(
     ['regexReplaceAll', 'mustRegexReplaceAll'],
-    f(3, 3, (r: unknown, s: unknown, repl: unknown) =>
-      str(s).replace(regex(r, true), goReplacement(str(repl))),
-    ),
+    f(3, 3, (r: unknown, s: unknown, repl: unknown) => regexReplace(r, s, repl, false)),
   );
   add(
     ['regexReplaceAllLiteral', 'mustRegexReplaceAllLiteral'],
-    f(3, 3, (r: unknown, s: unknown, repl: unknown) => str(s).replace(regex(r, true), () => str(repl))),
+    f(3, 3, (r: unknown, s: unknown, repl: unknown) => regexReplace(r, s, repl, true)),
   );
   add(['regexSplit', 'mustRegexSplit'], f(3, 3, regexSplit));
   add(

@@ -2,6 +2,7 @@
  * Sprig's functions (sprig.ts): conversions, defaults and logic, math, types, semver, dates,
  * and the crypto stand-ins.
  */
+import { countItems } from './budget.js';
 import { int, str, toFloat64, toInt64 } from './convert.js';
 import { semverCompare, semverObject } from './semver.js';
 import { formatDate, parseDate } from './time.js';
@@ -9,15 +10,19 @@ import { GoStruct, isEmpty, isTrue, kindOf, typeOf } from './values.js';
 import { f, V, type Add } from './sprig-def.js';
 import { deepEqual } from './sprig-collections.js';
 
+/** Go's int64 arithmetic wraps around (and a product squared in a loop stays 64 bits here too). */
+const int64 = (v: bigint) => BigInt.asIntN(64, v);
+
 function intFold(args: unknown[], op: (a: bigint, b: bigint) => bigint, start?: bigint): bigint {
   const vals = args.map(toInt64);
-  return start === undefined ? vals.reduce(op) : vals.reduce(op, start);
+  const wrapped = (a: bigint, b: bigint) => int64(op(a, b));
+  return start === undefined ? vals.reduce(wrapped) : vals.reduce(wrapped, start);
 }
 
 function divide(a: unknown, b: unknown): bigint {
   const d = toInt64(b);
   if (d === 0n) throw new Error('runtime error: integer divide by zero');
-  return toInt64(a) / d;
+  return int64(toInt64(a) / d);
 }
 
 function modulo(a: unknown, b: unknown): bigint {
@@ -84,7 +89,10 @@ export function addValueFunctions(add: Add): void {
       return c ? t : e;
     }),
   );
-  add('deepEqual', f(2, 2, deepEqual));
+  add(
+    'deepEqual',
+    f(2, 2, deepEqual, (a: unknown, b: unknown) => countItems(a) + countItems(b)),
+  );
 
   // math
   add(
@@ -93,11 +101,11 @@ export function addValueFunctions(add: Add): void {
   );
   add(
     'add1',
-    f(1, 1, (a: unknown) => toInt64(a) + 1n),
+    f(1, 1, (a: unknown) => int64(toInt64(a) + 1n)),
   );
   add(
     'sub',
-    f(2, 2, (a: unknown, b: unknown) => toInt64(a) - toInt64(b)),
+    f(2, 2, (a: unknown, b: unknown) => int64(toInt64(a) - toInt64(b))),
   );
   add(
     'mul',

@@ -2,8 +2,11 @@
  * A set of templates sharing one function map, as Go's template.Template with its associated
  * templates: every file parsed into it adds its own tree and the trees it defines; a later
  * definition of a name replaces an earlier one, unless it is empty (Go keeps the non-empty one).
+ * A set has one {@link Budget} for everything executed through it (a chart's render), shared with
+ * the sets tpl makes.
  */
 import type { ListNode, Tree } from './ast.js';
+import { Budget, type Call } from './budget.js';
 import { goBuiltins } from './builtins.js';
 import { executeTemplate, type ExecEnv, type FuncDef } from './exec.js';
 import { parseTemplate } from './parser.js';
@@ -20,20 +23,14 @@ export function standardFunctions(): Map<string, FuncDef> {
 
 export class TemplateSet implements ExecEnv {
   private readonly trees = new Map<string, Tree>();
-  private ownDepth = 0;
+  readonly budget: Budget;
 
   constructor(
     private readonly funcs: Map<string, FuncDef> = standardFunctions(),
     /** A set whose templates this one sees too (tpl's own set sees the chart's). */
     private readonly parent?: TemplateSet,
-  ) {}
-
-  get depth(): number {
-    return this.parent ? this.parent.depth : this.ownDepth;
-  }
-  set depth(n: number) {
-    if (this.parent) this.parent.depth = n;
-    else this.ownDepth = n;
+  ) {
+    this.budget = parent ? parent.budget : new Budget();
   }
 
   /** Add or replace functions (before parsing: the parser checks names). */
@@ -66,8 +63,11 @@ export class TemplateSet implements ExecEnv {
     return new TemplateSet(new Map(), this);
   }
 
-  /** Execute the template `name` with `data` as dot; its output (with Go's "<no value>" left in). */
-  execute(name: string, data: unknown): string {
-    return executeTemplate(this, name, data);
+  /**
+   * Execute the template `name` with `data` as dot; its output (with Go's "<no value>" left in).
+   * `call`: how it is called (include, tpl), as the budget counts nesting.
+   */
+  execute(name: string, data: unknown, call?: Call): string {
+    return executeTemplate(this, name, data, call);
   }
 }
