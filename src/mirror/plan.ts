@@ -1,3 +1,4 @@
+import { RE2JS } from 're2js';
 import { usageError } from '../util/errors.js';
 import { digestHex, isDigest, parseDigest, type Digest } from './digest.js';
 import { compileGoRegexp } from './isc/regexp.js';
@@ -74,8 +75,9 @@ export function flattenRepo(path: string, max: number | undefined): string {
  */
 /**
  * `blockedImages` as one matcher: the first pattern any of the given references matches, or
- * undefined. Go (RE2) syntax, as the ImageSetConfiguration validator checked it: `(?i)`, `\z`,
- * `\Q…\E` are not JS; an invalid pattern is ISC_INVALID.
+ * undefined. Go (RE2) syntax, checked as the ImageSetConfiguration validator checks it (an invalid
+ * pattern is ISC_INVALID), then matched by RE2 itself (re2js): exactly as oc-mirror matches, and
+ * in linear time whatever the pattern (a JavaScript RegExp could backtrack for hours).
  */
 export function blockedMatcher(blocked: { name: string }[]): (...refs: string[]) => string | undefined {
   const patterns = blocked.map((b) => {
@@ -86,9 +88,9 @@ export function blockedMatcher(blocked: { name: string }[]): (...refs: string[])
         `blocked image "${b.name}" is not a valid regular expression: ${compiled.error}`,
       );
     }
-    return { pattern: b.name, re: compiled.regexp };
+    return { pattern: b.name, re: RE2JS.compile(b.name) };
   });
-  return (...refs) => patterns.find((p) => refs.some((r) => p.re.test(r)))?.pattern;
+  return (...refs) => patterns.find((p) => refs.some((r) => p.re.matcher(r).find()))?.pattern;
 }
 
 export function planAdditionalImages(

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { TemplateSet } from '../../../src/mirror/helm/template/template.js';
 import { helmFunctions } from '../../../src/mirror/helm/template/helm-funcs.js';
 import { MirrorError } from '../../../src/mirror/errors.js';
+import { blockedMatcher } from '../../../src/mirror/plan.js';
 import { AirgapError } from '../../../src/util/errors.js';
 
 const FILE = 'hostile/templates/cm.yaml';
@@ -209,5 +210,23 @@ describe('the template budget: real templates are far inside it', () => {
     expect(out).toContain('item1500: 2000');
     expect(out).toMatch(/yaml: [0-9a-f]{64}/);
     expect(out).toContain('seq: 5000');
+  });
+});
+
+describe('regular expressions from charts and configurations run in linear time, as RE2 runs them', () => {
+  const nearMiss = `${'a'.repeat(40)}!`;
+
+  it('a catastrophic pattern in regexMatch answers at once', () => {
+    const start = performance.now();
+    expect(render(`{{ regexMatch "^(a+)+$" ${JSON.stringify(nearMiss)} }}`)).toBe('false');
+    expect(performance.now() - start).toBeLessThan(SECONDS);
+  });
+
+  it('a catastrophic blockedImages pattern answers at once', () => {
+    const blocked = blockedMatcher([{ name: '(?i)^(a+)+$' }]);
+    const start = performance.now();
+    expect(blocked(nearMiss)).toBeUndefined();
+    expect(blocked('AAA')).toBe('(?i)^(a+)+$');
+    expect(performance.now() - start).toBeLessThan(SECONDS);
   });
 });

@@ -275,6 +275,17 @@ metadata:
         '{{ sha256sum "a" | trunc 8 }} {{ regexReplaceAll "a(x*)b" "-ab-axxb-" "${1}W" }} {{ regexMatch "^v[0-9]+" "v12" }}',
       ),
     ).toBe('ca978112 -W-xxW- true');
+    // RE2's own syntax and Go's results: (?i), named groups, FindAll limits, Split's rules.
+    expect(
+      render(
+        '{{ regexMatch `(?i)^V\\d+$` "v12" }} {{ regexReplaceAll `(?P<k>\\w+)=(?P<v>\\w+)` "a=1 b=2" "${v}:${k}" }} {{ regexFindAll "[0-9]+" "a1b22c333" 2 | join "," }} {{ regexFind "b+" "abbbc" }}',
+      ),
+    ).toBe('true 1:a 2:b 1,22 bbb');
+    expect(
+      render(
+        '{{ regexSplit "a*" "baaac" -1 | join "|" }} {{ regexSplit "," "a,b,c" 2 | join "|" }} {{ regexSplit "," "" -1 | len }} {{ regexSplit "z+" "abc" 0 | len }}',
+      ),
+    ).toBe('b|c a|b,c 1 0');
     expect(
       render(
         '{{ kindOf .m }} {{ kindOf .l }} {{ kindOf .f }} {{ kindOf 1 }} {{ kindIs "string" "x" }} {{ typeOf .m }}',

@@ -3,6 +3,7 @@
  * list that grows with an argument (repeat, indent, randAlphaNum, replace, join, split, the regex
  * functions) is checked against the budget before it is built (budget.ts).
  */
+import { RE2JS } from 're2js';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { LIMITS, checkChars, checkItems, measure } from './budget.js';
 import { goQuote } from './fmt.js';
@@ -127,41 +128,62 @@ function randomString(what: string, n: unknown, alphabet: string): string {
 const ALPHA = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const DIGITS = '0123456789';
 
-// ---- regular expressions (RE2 → JavaScript for what charts write)
+// ---- regular expressions: RE2 itself (re2js), as Go runs a chart's patterns: linear time, whatever
+// the pattern, so no chart can make a match run for hours (a JavaScript RegExp backtracks)
 
-function regex(pattern: unknown, global = false): RegExp {
-  let p = str(pattern);
-  let flags = global ? 'gu' : 'u';
-  const lead = /^\(\?([imsU]+)\)/.exec(p);
-  if (lead) {
-    p = p.slice(lead[0].length);
-    for (const c of lead[1]!) if (c !== 'U' && !flags.includes(c)) flags += c;
-  }
-  p = p.replace(/\(\?P</g, '(?<').replace(/\\z/g, '$(?![\\s\\S])');
+/** A chart's pattern compiled as Go compiles it; Go's error text when it does not compile. */
+function regex(pattern: unknown): RE2JS {
   try {
-    return new RegExp(p, flags);
+    return RE2JS.compile(str(pattern));
   } catch (e) {
     throw new Error(`error parsing regexp: ${(e as Error).message}`);
   }
 }
 
-/** The matched texts of `re` (global) in `s`, at most `max` (all if negative), as a list within the budget. */
-function findAll(what: string, re: RegExp, s: string, max: number): string[] {
+/** One match: where it is, and its groups by number or name. */
+interface Re2Match {
+  start: number;
+  end: number;
+  text: string;
+  group(g: number | string): string | undefined;
+}
+
+/** The successive non-overlapping matches of `re` in `s`, as Go's FindAll walks them. */
+function* matchesOf(re: RE2JS, s: string): Generator<Re2Match> {
+  const m = re.matcher(s);
+  let prevEnd = -1;
+  while (m.find()) {
+    const start = m.start();
+    const end = m.end();
+    // Go leaves out an empty match that abuts the match before it (regexp.allMatches).
+    if (start === end && start === prevEnd) continue;
+    prevEnd = end;
+    yield { start, end, text: s.slice(start, end), group: (g) => groupOf(m, re, g) };
+  }
+}
+
+function groupOf(m: ReturnType<RE2JS['matcher']>, re: RE2JS, g: number | string): string | undefined {
+  if (typeof g === 'number') return g <= re.groupCount() ? (m.group(g) ?? '') : undefined;
+  return g in re.namedGroups() ? (m.group(g) ?? '') : undefined;
+}
+
+/** The matched texts of `re` in `s`, at most `max` (all if negative), as a list within the budget. */
+function findAll(what: string, re: RE2JS, s: string, max: number): string[] {
   const out: string[] = [];
-  for (const m of s.matchAll(re)) {
+  for (const m of matchesOf(re, s)) {
     if (max >= 0 && out.length >= max) break;
-    out.push(m[0]);
+    out.push(m.text);
     if (out.length > LIMITS.items) checkItems(what, out.length);
   }
   return out;
 }
 
 /** Go's Regexp.Expand of a replacement template for one match: $1, ${1}, $name, ${name}, $$. */
-function expand(repl: string, m: RegExpExecArray): string {
+function expand(repl: string, m: Re2Match): string {
   return repl.replace(/\$(\$|\{(\w+)\}|(\w+))/g, (_all, what: string, braced?: string, bare?: string) => {
     if (what === '$') return '$';
     const name = braced ?? bare!;
-    return (/^\d+$/.test(name) ? m[Number(name)] : m.groups?.[name]) ?? '';
+    return m.group(/^\d+$/.test(name) ? Number(name) : name) ?? '';
   });
 }
 
@@ -172,27 +194,36 @@ function regexReplace(pattern: unknown, s: unknown, repl: unknown, literal: bool
   const out: string[] = [];
   let length = 0;
   let last = 0;
-  for (const m of text.matchAll(regex(pattern, true))) {
+  for (const m of matchesOf(regex(pattern), text)) {
     const r = literal ? by : expand(by, m);
-    out.push(text.slice(last, m.index), r);
-    length += m.index - last + r.length;
+    out.push(text.slice(last, m.start), r);
+    length += m.start - last + r.length;
     if (length > LIMITS.chars) checkChars('regexReplaceAll', length);
-    last = m.index + m[0].length;
+    last = m.end;
   }
   out.push(text.slice(last));
   return out.join('');
 }
 
+/** Go's Regexp.Split: at most `n` parts (all if negative, none if 0). */
 function regexSplit(pattern: unknown, s: unknown, n: unknown): string[] {
-  if (str(s).length > LIMITS.items) {
-    let count = 1;
-    for (const _m of str(s).matchAll(regex(pattern, true)))
-      if (++count > LIMITS.items) checkItems('regexSplit', count);
-  }
-  const parts = str(s).split(regex(pattern));
+  const re = regex(pattern);
+  const text = str(s);
   const c = int(n);
-  if (c < 0 || parts.length <= c) return parts;
-  return parts.slice(0, c);
+  if (c === 0) return [];
+  if (str(pattern) !== '' && text === '') return [''];
+  const parts: string[] = [];
+  let beg = 0;
+  let end = 0;
+  for (const m of matchesOf(re, text)) {
+    if (c > 0 && parts.length === c - 1) break;
+    end = m.start;
+    if (m.end !== 0) parts.push(text.slice(beg, end));
+    if (parts.length > LIMITS.items) checkItems('regexSplit', parts.length);
+    beg = m.end;
+  }
+  if (end !== text.length) parts.push(text.slice(beg));
+  return parts;
 }
 
 // ---- lists
@@ -445,15 +476,15 @@ export function addStringFunctions(add: Add): void {
   // regular expressions
   add(
     ['regexMatch', 'mustRegexMatch'],
-    f(2, 2, (r: unknown, s: unknown) => regex(r).test(str(s))),
+    f(2, 2, (r: unknown, s: unknown) => regex(r).matcher(str(s)).find()),
   );
   add(
     ['regexFind', 'mustRegexFind'],
-    f(2, 2, (r: unknown, s: unknown) => regex(r).exec(str(s))?.[0] ?? ''),
+    f(2, 2, (r: unknown, s: unknown) => matchesOf(regex(r), str(s)).next().value?.text ?? ''),
   );
   add(
     ['regexFindAll', 'mustRegexFindAll'],
-    f(3, 3, (r: unknown, s: unknown, n: unknown) => findAll('regexFindAll', regex(r, true), str(s), int(n))),
+    f(3, 3, (r: unknown, s: unknown, n: unknown) => findAll('regexFindAll', regex(r), str(s), int(n))),
   );
   add(
     ['regexReplaceAll', 'mustRegexReplaceAll'],
