@@ -16,20 +16,11 @@ import {
   type YamlReadOptions,
 } from '../../src/config/yaml-load.js';
 import { AirgapError, CommonError } from '../../src/util/errors.js';
+import { billionLaughs } from '../helpers/fixtures.js';
 import { realdata } from '../helpers/realdata.js';
 
-/** Nine levels of ten aliases each: 1 KB that stands for a billion list items. */
-function billionLaughs(): string {
-  const lines = [`l0: &l0 [${Array(10).fill('"lol"').join(',')}]`];
-  for (let i = 1; i <= 9; i++)
-    lines.push(
-      `l${i}: &l${i} [${Array(10)
-        .fill(`*l${i - 1}`)
-        .join(',')}]`,
-    );
-  lines.push('top: *l9');
-  return `${lines.join('\n')}\n`;
-}
+/** A billion laughs under `top`, as one document. */
+const laughs = () => `${billionLaughs('top').join('\n')}\n`;
 
 /** The YAML_LIMIT error `f` throws. */
 function limitError(f: () => unknown): AirgapError {
@@ -46,7 +37,7 @@ const from = (source: string, more: Partial<YamlReadOptions> = {}): YamlReadOpti
 
 describe('aliases', () => {
   it('a billion laughs is refused at once, naming the source, as go-yaml refuses it', () => {
-    const text = billionLaughs();
+    const text = laughs();
     // js-yaml alone loads it in no time, as a DAG: whatever walks it as a tree walks 10^9 items.
     const shared = yaml.load(text) as { top: unknown[][] };
     expect(shared.top[0]).toBe(shared.top[1]);
@@ -64,7 +55,7 @@ describe('aliases', () => {
   });
 
   it('what is fetched is exit 1 with a hint about the publisher', () => {
-    const e = limitError(() => parseYaml(billionLaughs(), from('https://charts.example.com/index.yaml')));
+    const e = limitError(() => parseYaml(laughs(), from('https://charts.example.com/index.yaml')));
     expect(e.exitCode).toBe(1);
     expect(e.hint).toMatch(/whoever publishes it/);
   });

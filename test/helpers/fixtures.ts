@@ -104,3 +104,19 @@ export function tarGz(files: Record<string, string>): Buffer {
   parts.push(Buffer.alloc(1024));
   return gzipSync(Buffer.concat(parts));
 }
+
+/**
+ * A "billion laughs": nine levels of ten aliases each (anchors l0 … l9), about 1 KB that stands for
+ * a billion list items, with `key: *l9` as its last line when a key is given.
+ */
+export function billionLaughs(key?: string): string[] {
+  const lines = [`l0: &l0 [${Array(10).fill('"lol"').join(',')}]`];
+  for (let i = 1; i <= 9; i++)
+    lines.push(
+      `l${i}: &l${i} [${Array(10)
+        .fill(`*l${i - 1}`)
+        .join(',')}]`,
+    );
+  if (key) lines.push(`${key}: *l9`);
+  return lines;
+}

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChartRepo, type ChartRepo } from '../../lab/chart-repo.js';
 import { airgap } from '../helpers/cli.js';
-import { tempDir, writeMirrorConfig } from '../helpers/fixtures.js';
+import { billionLaughs, tempDir, writeMirrorConfig } from '../helpers/fixtures.js';
 
 /**
  * A 24 KB index.yaml whose 700 charts each list the same 1,500 versions, each with the same 3,000
@@ -24,19 +24,6 @@ function bombIndex(): string {
   lines.push('entries:');
   for (let i = 0; i < 700; i++) lines.push(`  c${i}: *V`);
   return `${lines.join('\n')}\n`;
-}
-
-/** Nine levels of ten aliases each under `key`: a billion list items in 1 KB. */
-function billionLaughs(key: string): string[] {
-  const lines = [`l0: &l0 [${Array(10).fill('"lol"').join(',')}]`];
-  for (let i = 1; i <= 9; i++)
-    lines.push(
-      `l${i}: &l${i} [${Array(10)
-        .fill(`*l${i - 1}`)
-        .join(',')}]`,
-    );
-  lines.push(`${key}: *l9`);
-  return lines;
 }
 
 async function writeChart(dir: string, files: Record<string, string>): Promise<string> {
@@ -132,7 +119,7 @@ describe('YAML bombs through the CLI', () => {
   it('an image set configuration with an alias bomb is a usage error naming the file', async () => {
     const file = join(dir, 'isc-bomb.yaml');
     const lines = ['kind: ImageSetConfiguration', 'apiVersion: mirror.openshift.io/v2alpha1'];
-    lines.push(...billionLaughs('x').slice(0, -1), 'mirror:', '  additionalImages: *l9');
+    lines.push(...billionLaughs(), 'mirror:', '  additionalImages: *l9');
     await writeFile(file, `${lines.join('\n')}\n`);
     const r = await airgap(['mirror', 'plan', '-c', file, `file://${join(dir, 'out-isc')}`], { env });
     expect(r.exitCode).toBe(2);

@@ -21,7 +21,7 @@ import { decideEdge } from '../../../src/mirror/openshift/graph-edges.js';
 import { buildGraphImage } from '../../../src/mirror/openshift/graph-image.js';
 import { graphImageRepo, readMirroredGraph } from '../../../src/mirror/openshift/graph-mirrored.js';
 import type { RegistryClient } from '../../../src/mirror/registry/client.js';
-import { clientFor, tarGz, tempDir } from '../../helpers/fixtures.js';
+import { billionLaughs, clientFor, tarGz, tempDir } from '../../helpers/fixtures.js';
 import { realdata, rejection } from '../../helpers/realdata.js';
 import { startRegistry, type TestRegistry } from '../../helpers/registry.js';
 
@@ -58,13 +58,7 @@ describe('graph data read from a graph image in a registry', () => {
     );
     // A blocked edge whose risk is a "billion laughs", and 20 blocked edges of 2 MiB each: more
     // than the 32 MiB the kept files of one graph image may hold.
-    const laughs = [`l0: &l0 [${Array(10).fill('"lol"').join(',')}]`];
-    for (let i = 1; i <= 9; i++)
-      laughs.push(
-        `l${i}: &l${i} [${Array(10)
-          .fill(`*l${i - 1}`)
-          .join(',')}]`,
-      );
+    const laughs = billionLaughs();
     await graph(
       'edge-bomb',
       tarGz({
