@@ -241,7 +241,7 @@ export async function downloadChart(
   const target = new URL(first, index.url);
   const url = target.href;
   const what = `chart ${chart.name} ${chart.version} of helm repository "${repo}"`;
-  // The repository's credentials go to the repository's host only (Helm's default, --pass-credentials off).
+  // The repository's credentials go to the repository's host only (Helm's default: credentials are not passed to other hosts).
   const sameHost = target.host === new URL(index.url).host;
   let bytes: Buffer | undefined;
   try {
