@@ -113,16 +113,70 @@ const yamlLoader = {
   },
 };
 
+/**
+ * An error is never read as absence: a catch that turns every error into a default makes a
+ * refusal, a permission error or a network fault look like "not there", and a result built on it
+ * look complete. In src/, a `catch` clause with no parameter (or one it never reads), and a
+ * `.catch(…)` or the rejection handler of `.then(…, …)` whose callback takes none (or never reads
+ * it), must say why any error is safe to ignore there: a comment inside the catch block, or on the
+ * line of the `.catch(` or the line before. Otherwise catch only the error that means absence.
+ */
+const SWALLOW_MESSAGE =
+  'catch only the error that means "not there" (a file: ENOENT, isNotFound in src/util/fs.ts; a registry: a RegistryError with status 404, isRegistryNotFound in src/mirror/registry/errors.ts) and rethrow the rest with its cause';
+const noSilentCatch = {
+  meta: { type: 'problem', schema: [] },
+  create(context) {
+    const file = posix(relative(ROOT, context.filename));
+    if (!file.startsWith('src/')) return {};
+    const source = context.sourceCode;
+    /** Whether the parameters a handler declares are all never read (or it declares none). */
+    const unread = (node) => source.getDeclaredVariables(node).every((v) => v.references.length === 0);
+    const commentOnLines = (lines) => source.getAllComments().some((c) => lines.includes(c.loc.start.line));
+    return {
+      CatchClause(node) {
+        if (node.param && !unread(node)) return;
+        if (source.getCommentsInside(node.body).length > 0) return;
+        context.report({
+          node,
+          message: `this catch turns every error into a default: ${SWALLOW_MESSAGE}; or, if any error is safe to ignore here, say why in a comment inside the catch block.`,
+        });
+      },
+      CallExpression(node) {
+        const callee = node.callee;
+        if (callee.type !== 'MemberExpression' || callee.computed || callee.property.type !== 'Identifier')
+          return;
+        const name = callee.property.name;
+        const handler =
+          name === 'catch' ? node.arguments[0] : name === 'then' ? node.arguments[1] : undefined;
+        if (!handler || (handler.type !== 'ArrowFunctionExpression' && handler.type !== 'FunctionExpression'))
+          return;
+        if (handler.params.length > 0 && !unread(handler)) return;
+        const line = callee.property.loc.start.line;
+        const at = handler.loc.start.line;
+        if (commentOnLines([line, line - 1, at, at - 1]) || source.getCommentsInside(handler).length > 0)
+          return;
+        context.report({
+          node: callee.property,
+          message: `this .${name}() turns every error into a default: ${SWALLOW_MESSAGE}; or, if any error is safe to ignore here, say why in a comment on the line of the .${name}( or the line before.`,
+        });
+      },
+    };
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'build/**', 'node_modules/**', '.work/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    plugins: { airgap: { rules: { boundaries, 'yaml-loader': yamlLoader } } },
+    plugins: {
+      airgap: { rules: { boundaries, 'yaml-loader': yamlLoader, 'no-silent-catch': noSilentCatch } },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'airgap/boundaries': 'error',
       'airgap/yaml-loader': 'error',
+      'airgap/no-silent-catch': 'error',
       'no-restricted-syntax': [
         'error',
         {

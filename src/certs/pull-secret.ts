@@ -4,10 +4,10 @@
  * The original file is never changed; the copy is written 0600, atomically. Nothing here prints or
  * returns a secret: results name registries only.
  */
-import { realpath, stat } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { usageError, CommonError } from '../util/errors.js';
-import { writeFileAtomic } from '../util/fs.js';
+import { isNotFound, statIfExists, writeFileAtomic } from '../util/fs.js';
 import { parseHostPort } from './names.js';
 import { readInputFile } from './inspect.js';
 import { checkUsername, readPasswordFile } from './registry/htpasswd.js';
@@ -130,16 +130,21 @@ export interface PullSecretResult {
   registries: string[];
 }
 
-/** The real path of `path`, following symlinks of the file and its directory; undefined if missing. */
+/**
+ * The real path of `path`, following symlinks of the file and its directory; undefined if neither
+ * exists. Any other failure (a directory this user cannot search) is thrown with its path.
+ */
 async function realPathOf(path: string): Promise<string | undefined> {
   try {
     return await realpath(path);
-  } catch {
-    try {
-      return join(await realpath(dirname(path)), basename(path));
-    } catch {
-      return undefined;
-    }
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
+  try {
+    return join(await realpath(dirname(path)), basename(path));
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
   }
 }
 
@@ -148,7 +153,7 @@ async function sameFile(a: string, b: string): Promise<boolean> {
   if (resolve(a) === resolve(b)) return true;
   const [ra, rb] = await Promise.all([realPathOf(a), realPathOf(b)]);
   if (ra !== undefined && ra === rb) return true;
-  const [sa, sb] = await Promise.all([stat(a).catch(() => undefined), stat(b).catch(() => undefined)]);
+  const [sa, sb] = await Promise.all([statIfExists(a), statIfExists(b)]);
   return sa !== undefined && sb !== undefined && sa.dev === sb.dev && sa.ino === sb.ino;
 }
 
@@ -177,7 +182,7 @@ export async function writePullSecret(options: PullSecretOptions): Promise<PullS
   const doc = parsePullSecret(text, input);
   const password = await readPasswordFile(options.passwordFile);
 
-  const outStat = await stat(out).catch(() => undefined);
+  const outStat = await statIfExists(out);
   if (outStat?.isDirectory()) {
     throw usageError(CommonError.FLAG_INVALID, `--out ${out} is a directory`, {
       where: out,

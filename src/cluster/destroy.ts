@@ -35,8 +35,8 @@ async function listIn(
   t: { apiVersion: string; kind: string },
   namespace: string,
 ): Promise<KubeObject[]> {
-  return (await kube.list(t.apiVersion, t.kind, { namespace }).catch(() => ({ items: [] as KubeObject[] })))
-    .items;
+  // A type the hub does not serve holds nothing to delete; any other failure stops the destroy.
+  return kube.listServed(t.apiVersion, t.kind, { namespace });
 }
 
 /** What destroy would delete, in order. */

@@ -74,11 +74,8 @@ export async function hubPreflight(
         hint: 'upgrade the management cluster first',
       },
     );
-  const mces = (
-    await kube
-      .list(API.multiClusterEngine.apiVersion, API.multiClusterEngine.kind)
-      .catch(() => ({ items: [] as KubeObject[] }))
-  ).items;
+  // None when the MultiClusterEngine type is not installed; a refusal or a fault is thrown.
+  const mces = await kube.listServed(API.multiClusterEngine.apiVersion, API.multiClusterEngine.kind);
   if (mces.length === 0)
     throw usageError(ClusterError.HUB_NO_MCE, 'the hub has no MultiClusterEngine', {
       where: kube.server,
@@ -112,14 +109,16 @@ export async function hubPreflight(
   const existing: string[] = [];
   for (const o of objects) {
     if (o.kind === 'MultiClusterEngine' || o.kind === 'Image') continue;
-    const live = await kube
-      .get({
+    // An object of a type the hub does not serve yet (its operator comes with MCE) cannot exist.
+    const served = await kube.resource(o.apiVersion, o.kind);
+    const live =
+      served &&
+      (await kube.get({
         apiVersion: o.apiVersion,
         kind: o.kind,
         name: o.metadata.name,
         ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
-      })
-      .catch(() => undefined);
+      }));
     if (live)
       existing.push(describeRef({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name }));
   }

@@ -63,6 +63,7 @@ function statusOf(e: ApiException<unknown>): { message: string; reason?: string 
     try {
       body = JSON.parse(body);
     } catch {
+      // Not JSON (a proxy's page): its text is the message.
       return { message: (body as string).slice(0, 300) || `HTTP ${e.code}` };
     }
   }
@@ -276,6 +277,16 @@ export class Kube {
       items: res.items.map((o) => clean({ ...o, apiVersion, kind })),
       resourceVersion: res.metadata?.resourceVersion ?? '',
     };
+  }
+
+  /**
+   * Objects of a type, or none when the cluster does not serve the type at all (its API group or
+   * kind is not installed: nothing of it can exist). Any other failure (forbidden, unreachable, a
+   * 500) is thrown: it is never read as "there are none".
+   */
+  async listServed(apiVersion: string, kind: string, q: ListQuery = {}): Promise<KubeObject[]> {
+    if (!(await this.resource(apiVersion, kind))) return [];
+    return (await this.list(apiVersion, kind, q)).items;
   }
 
   /** Server-side apply of `obj` (status and server-owned metadata stripped), field manager airgap, forced. */

@@ -13,7 +13,9 @@ import { parseReference } from '../mirror/index.js';
 import type { RegistryClient } from '../mirror/index.js';
 import { API } from './describe.js';
 import type { Kube } from './kube.js';
+import { AirgapError } from '../util/errors.js';
 import {
+  explainMirrorFailure,
   mirrorClient,
   mirrorOutOfReach,
   releaseFromSite,
@@ -93,7 +95,10 @@ export async function prepareCluster(opts: PrepareOptions): Promise<PreparedClus
       `the mirror was not read (${(e as Error).message})`,
     );
   }
-  const catalogOverrides = await pinCatalogImages(inputs.catalogOverrides, site.cluster.pullSecretFile, tls);
+  const pins = await pinCatalogImages(inputs.catalogOverrides, site.cluster.pullSecretFile, tls, !opts.kube);
+  const catalogOverrides = pins.overrides;
+  if (pins.unpinned.length)
+    release = { ...release, unpinned: [...(release.unpinned ?? []), ...pins.unpinned] };
   let etcdEncryptionKey: string | undefined;
   if (opts.kube) {
     const secret = await opts.kube.get({
@@ -115,16 +120,21 @@ export async function prepareCluster(opts: PrepareOptions): Promise<PreparedClus
 
 /**
  * HyperShift takes the default catalog images only by digest: a tag from the mirrored
- * CatalogSources is resolved in the mirror. A catalog that cannot be resolved is dropped from the
- * image overrides (the registry overrides still apply).
+ * CatalogSources is resolved in the mirror. A catalog the mirror does not hold (404) is dropped
+ * from the image overrides (the registry overrides still apply). Any other failure (credentials
+ * refused, a CA that does not verify the mirror, a fault) is an error naming the catalog image; a
+ * render made without a hub (`render`) goes on when the mirror is out of reach, and lists each
+ * catalog it left unpinned.
  */
-async function pinCatalogImages(
+export async function pinCatalogImages(
   overrides: CatalogOverrides,
   pullSecretFile: string,
   tls: { caFiles: string[]; insecureSkipTlsVerify?: boolean },
-): Promise<CatalogOverrides> {
-  if (!overrides.images) return overrides;
+  render = false,
+): Promise<{ overrides: CatalogOverrides; unpinned: string[] }> {
+  if (!overrides.images) return { overrides, unpinned: [] };
   const images: NonNullable<CatalogOverrides['images']> = {};
+  const unpinned: string[] = [];
   const clients = new Map<string, RegistryClient>();
   try {
     for (const [name, image] of Object.entries(overrides.images)) {
@@ -139,12 +149,36 @@ async function pinCatalogImages(
         client = mirrorClient(ref.registry, { ...tls, pullSecretFile });
         clients.set(ref.registry, client);
       }
-      const found = await client.headManifest(ref.repository, ref.tag ?? 'latest').catch(() => undefined);
+      let found: Awaited<ReturnType<RegistryClient['headManifest']>>;
+      try {
+        found = await client.headManifest(ref.repository, ref.tag ?? 'latest'); // undefined: not there
+      } catch (e) {
+        const failure = catalogPinFailure(e, image, ref.registry, tls.caFiles);
+        if (!render || !mirrorOutOfReach(failure)) throw failure;
+        unpinned.push(failure.message);
+        continue;
+      }
       if (found) images[name as keyof typeof images] = `${ref.registry}/${ref.repository}@${found.digest}`;
     }
   } finally {
     await Promise.all([...clients.values()].map((c) => c.close()));
   }
   const { images: _given, ...rest } = overrides;
-  return Object.keys(images).length ? { ...rest, images } : rest;
+  return { overrides: Object.keys(images).length ? { ...rest, images } : rest, unpinned };
+}
+
+/** Why a mirrored catalog image could not be pinned, naming it, with the registry's failure as the cause. */
+function catalogPinFailure(e: unknown, image: string, registry: string, caFiles: string[]): AirgapError {
+  const x = explainMirrorFailure(e, image, registry, caFiles);
+  return new AirgapError(
+    x.code,
+    `the mirrored catalog ${image} cannot be pinned to a digest (HyperShift takes the default catalogs only by digest): ${x.message}`,
+    {
+      exitCode: x.exitCode,
+      ...(x.where ? { where: x.where } : {}),
+      ...(x.hint ? { hint: x.hint } : {}),
+      ...(x.details ? { details: x.details } : {}),
+      cause: e,
+    },
+  );
 }

@@ -291,7 +291,12 @@ async function requireReleaseSignature(
 }
 
 /** A registry failure during preflight, said in terms of the site file. */
-function explainMirrorFailure(e: unknown, image: string, registry: string, caFiles: string[]): AirgapError {
+export function explainMirrorFailure(
+  e: unknown,
+  image: string,
+  registry: string,
+  caFiles: string[],
+): AirgapError {
   if (!(e instanceof AirgapError))
     return new AirgapError(ClusterError.MIRROR_UNREACHABLE, `${image}: ${String(e)}`);
   if (e.code === MirrorError.REGISTRY_NOT_FOUND)

@@ -59,18 +59,10 @@ export async function clusterStatus(kube: Kube, cluster: ClusterIdentity): Promi
   const agentNs =
     (hc?.spec?.platform as { agent?: { agentNamespace?: string } } | undefined)?.agent?.agentNamespace || ns;
   const [infraEnvs, bmhs, agents] = await Promise.all([
-    kube.list(API.infraEnv.apiVersion, API.infraEnv.kind, { namespace: agentNs }).then(
-      (r) => r.items,
-      () => [] as KubeObject[],
-    ),
-    kube.list(API.bareMetalHost.apiVersion, API.bareMetalHost.kind, { namespace: agentNs }).then(
-      (r) => r.items,
-      () => [] as KubeObject[],
-    ),
-    kube.list(API.agent.apiVersion, API.agent.kind, { namespace: agentNs }).then(
-      (r) => r.items,
-      () => [] as KubeObject[],
-    ),
+    // None of a type the hub does not serve; a refusal or a fault is an error, not "no hosts".
+    kube.listServed(API.infraEnv.apiVersion, API.infraEnv.kind, { namespace: agentNs }),
+    kube.listServed(API.bareMetalHost.apiVersion, API.bareMetalHost.kind, { namespace: agentNs }),
+    kube.listServed(API.agent.apiVersion, API.agent.kind, { namespace: agentNs }),
   ]);
   const selector = (
     pools[0]?.spec?.platform as

@@ -57,6 +57,7 @@ function isSingleFile(): boolean {
         ?.isSea?.() === true
     );
   } catch {
+    // A probe of what the runtime offers: no node:sea (or one that throws) means not a single file.
     return false;
   }
 }

@@ -483,6 +483,7 @@ class PositionIndex implements PositionMap {
     try {
       return keyString(yaml.load(source, { schema: SCHEMA }));
     } catch {
+      // A key that does not load on its own (it only parses in context) is named by its source text.
       return source;
     }
   }
@@ -538,6 +539,7 @@ function parsePath(path: string): Array<string | number> | undefined {
         try {
           out.push(JSON.parse(path.slice(i + 1, j + 1)) as string);
         } catch {
+          // Not a JSON string: not a path this reads (undefined says so).
           return undefined;
         }
         i = j + 2;

@@ -6,11 +6,15 @@
  * image's original name, sent through the generated registries.conf as a node sends it, must land
  * on that image. Releases name what an install pulls besides the payload (the KubeVirt disk, the
  * graph image) and say whether those are there. Nothing is written.
+ *
+ * Only the registry's "not there" (404) counts as missing. A question it does not answer (a
+ * refusal, a TLS failure, a 5xx) leaves that image or resource "unreadable": could not be checked,
+ * named with the cause, never counted as missing. Either way the mirror is not reported complete.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { statIfExists } from '../util/fs.js';
 import { Limiter } from '../util/limit.js';
 import { CommonError, usageError } from '../util/errors.js';
 import { readRunInputs } from './inputs.js';
@@ -43,18 +47,24 @@ export interface CheckedImage {
   kind: PlanEntry['kind'];
   context: string;
   expected: string;
-  /** present: there at its digest; other-digest: the tag names another image; missing; unreadable. */
+  /**
+   * present: there at its digest; other-digest: the tag names another image; missing: the registry
+   * says it is not there (404); unreadable: could not be checked (`problem` says why); unplanned:
+   * the plan could not pin it.
+   */
   status: 'present' | 'missing' | 'other-digest' | 'unreadable' | 'unplanned';
   found?: string;
   problem?: string;
 }
 
-/** A cluster resource that does not lead to the image it stands for. */
+/** A cluster resource that does not lead to the image it stands for, or that could not be checked. */
 export interface ResourceProblem {
   original: string;
   /** Where registries.conf sends the original (or nothing). */
   mirror?: string;
   problem: string;
+  /** True when the registry could not be asked (the cause is in `problem`): not known to be wrong. */
+  unreadable?: boolean;
 }
 
 export interface CheckReport {
@@ -66,7 +76,9 @@ export interface CheckReport {
   registriesConf?: string;
   resources: ResourceProblem[];
   /** What an install pulls besides each release's payload components, and whether it is there. */
-  releaseExtras: { release: string; image: string; present: boolean }[];
+  releaseExtras: { release: string; image: string; present: boolean; status: CheckedImage['status'] }[];
+  /** Images and cluster resources that could not be checked (each names its cause). */
+  unreadable: number;
   /** The command that would fetch what is missing (the run again resumes and fills the gaps). */
   fix?: string;
 }
@@ -138,8 +150,14 @@ export async function checkPairs(
       release: e.kind === 'graph' ? 'update graph' : e.context,
       image: i.destination,
       present: i.status === 'present',
+      status: i.status,
     }));
   const complete = counts.present === images.length && resources.problems.length === 0;
+  const unreadable = counts.unreadable + resources.problems.filter((p) => p.unreadable).length;
+  // Something to fetch: the run again fills it. What could not be checked needs its cause fixed first.
+  const toFetch =
+    counts.missing + counts['other-digest'] + counts.unplanned > 0 ||
+    resources.problems.some((p) => !p.unreadable);
   return {
     destination: opts.destination,
     complete,
@@ -148,7 +166,8 @@ export async function checkPairs(
     ...(resources.file ? { registriesConf: resources.file } : {}),
     resources: resources.problems,
     releaseExtras,
-    ...(complete ? {} : { fix: opts.fix }),
+    unreadable,
+    ...(toFetch ? { fix: opts.fix } : {}),
   };
 }
 
@@ -198,9 +217,18 @@ async function checkResources(
           });
           return;
         }
-        const found = await dest.endpoint
-          .headManifest(at.repository, entry.digest, false)
-          .catch(() => undefined);
+        let found: string | undefined;
+        try {
+          found = await dest.endpoint.headManifest(at.repository, entry.digest, false); // undefined: 404
+        } catch (e) {
+          problems.push({
+            original: name,
+            mirror,
+            problem: `could not check whether ${mirror} holds it: ${messageOf(e).split('\n')[0]}`,
+            unreadable: true,
+          });
+          return;
+        }
         if (found !== entry.digest)
           problems.push({
             original: name,
@@ -223,20 +251,31 @@ export function renderCheckReport(r: CheckReport): string {
         ? `the tag names ${i.found}, the plan ${i.expected}`
         : i.status === 'missing'
           ? 'not there'
-          : (i.problem ?? i.status);
+          : i.status === 'unreadable'
+            ? `could not be checked: ${i.problem ?? 'no answer'}`
+            : (i.problem ?? i.status);
     lines.push(`${i.status.toUpperCase().padEnd(12)} ${i.destination} (${i.context}): ${why}`);
   }
   for (const p of r.resources)
-    lines.push(`RESOURCE     ${p.original}${p.mirror ? ` → ${p.mirror}` : ''}: ${p.problem}`);
-  for (const x of r.releaseExtras)
-    lines.push(`${x.present ? 'ok          ' : 'MISSING     '} ${x.release}: ${x.image}`);
+    lines.push(
+      `${p.unreadable ? 'UNREADABLE  ' : 'RESOURCE    '} ${p.original}${p.mirror ? ` → ${p.mirror}` : ''}: ${p.problem}`,
+    );
+  for (const x of r.releaseExtras) {
+    const state = x.present ? 'ok' : x.status === 'unreadable' ? 'UNREADABLE' : 'MISSING';
+    lines.push(`${state.padEnd(12)} ${x.release}: ${x.image}`);
+  }
   const c = r.counts;
+  const wrong = r.resources.length - r.resources.filter((p) => p.unreadable).length;
   lines.push(
     r.complete
       ? `${r.destination} is complete: ${c.present} image(s) at their digests${r.registriesConf ? ', and the cluster resources lead to them' : ''}`
-      : `${r.destination} is incomplete: ${c.present} of ${r.images.length} image(s) present, ${c.missing} missing, ${c['other-digest']} at another digest, ${c.unreadable + c.unplanned} unreadable${r.resources.length ? `, ${r.resources.length} cluster resource problem(s)` : ''}`,
+      : `${r.destination} is incomplete: ${c.present} of ${r.images.length} image(s) present, ${c.missing} missing, ${c['other-digest']} at another digest${c.unplanned ? `, ${c.unplanned} not pinned by the plan` : ''}${wrong ? `, ${wrong} cluster resource problem(s)` : ''}${r.unreadable ? `; ${r.unreadable} could not be checked (not counted as missing)` : ''}`,
   );
   if (r.fix) lines.push(`to fetch what is missing: ${r.fix}`);
+  if (r.unreadable)
+    lines.push(
+      `to finish the check: fix the cause named on each UNREADABLE line (credentials, CA, the registry's health), then check again`,
+    );
   return `${lines.join('\n')}\n`;
 }
 
@@ -268,7 +307,7 @@ async function runCheckIn(o: MirrorOptions, scratch: boolean): Promise<CheckRepo
     });
   }
   const planFile = o.plan ?? (o.config ? undefined : join(flow.workspace, 'plan.json'));
-  if (planFile && !o.plan && !existsSync(planFile)) {
+  if (planFile && !o.plan && !(await statIfExists(planFile))) {
     throw usageError(CommonError.FLAG_MISSING, `${flow.workspace} holds no plan.json`, {
       hint: 'give -c <ImageSetConfiguration> or --plan <plan.json>, or the --workspace (or --from) of an earlier airgap mirror run',
     });

@@ -55,6 +55,7 @@ export function parseManifest(bytes: Buffer, contentType: string | undefined, wh
   try {
     doc = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
   } catch {
+    // JSON.parse fails only on text that is not JSON: said so.
     invalid(what, 'it is not JSON');
   }
   const declared = typeof doc.mediaType === 'string' ? doc.mediaType : undefined;

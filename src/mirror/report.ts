@@ -222,7 +222,8 @@ export function renderReport(r: MirrorReport): string {
     if (m) {
       lines.push(
         `${formatBytes(m.bytesToMove)} to move: ${m.blobs} unique blobs (${formatBytes(m.bytes)}), ` +
-          `${m.presentBlobs} already at the destination (${formatBytes(m.presentBytes)}), ${m.presentImages} image(s) complete there`,
+          `${m.presentBlobs} already at the destination (${formatBytes(m.presentBytes)}), ${m.presentImages} image(s) complete there` +
+          (m.unmeasured ? `; ${m.unmeasured} image(s) could not be measured and are not counted` : ''),
       );
     }
     lines.push(`plan written to ${r.planFile}; mapping to ${r.workspace}/dry-run/mapping.txt`);

@@ -9,7 +9,7 @@
 import { cp, mkdir, readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { AirgapError, CommonError, usageError } from '../util/errors.js';
-import { findUnsafeEntries, writeFileAtomic } from '../util/fs.js';
+import { findUnsafeEntries, isNotFound, writeFileAtomic } from '../util/fs.js';
 import { lockDirectory } from '../util/lock.js';
 import { writeRunClusterResources } from './cluster-resources.js';
 import type { CopyPair, CopySummary } from './copy/engine.js';
@@ -112,8 +112,11 @@ async function claimWorkspace(flow: Workflow): Promise<void> {
   let recorded: string | undefined;
   try {
     recorded = (JSON.parse(await readFile(file, 'utf8')) as { destination?: string }).destination;
-  } catch {
-    recorded = undefined; // a new workspace, or one from before destinations were recorded
+  } catch (e) {
+    // A new workspace, or one from before destinations were recorded (or a file that is not JSON,
+    // which the claim below replaces). One that cannot be read is not "unclaimed": said, with its path.
+    if (!isNotFound(e) && !(e instanceof SyntaxError)) throw e;
+    recorded = undefined;
   }
   if (recorded !== undefined && recorded !== mine) {
     throw usageError(

@@ -6,9 +6,10 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { AirgapError, usageError } from '../util/errors.js';
+import { statIfExists } from '../util/fs.js';
 import { DownloadFailure, downloadCode } from './errors.js';
 import type { TlsOptions } from './http.js';
 import { AgentPool, getFollowingRedirects, type HttpResponse } from './get.js';
@@ -192,7 +193,7 @@ async function reuseVerifiedDest(
   size: number | undefined,
   prefix: string,
 ): Promise<{ kept: true; size: number } | { kept: false; replaced: boolean }> {
-  const present = await stat(dest).catch(() => undefined);
+  const present = await statIfExists(dest);
   if (present && !present.isFile())
     throw usageError(downloadCode(prefix, DownloadFailure.DEST_INVALID), `${dest} exists and is not a file`, {
       hint: 'move it out of the way',
@@ -247,7 +248,7 @@ class VerifiedDownload {
 
   /** Step 2: a partial file from an earlier run is hashed and continued after; returns its size. */
   async resumePartial(): Promise<number> {
-    const old = await stat(this.partial).catch(() => undefined);
+    const old = await statIfExists(this.partial);
     const size = this.opts.size;
     if (old?.isFile() && (size === undefined || old.size <= size) && old.size > 0) {
       this.offset = (await hashFile(this.partial, this.hash)).size;
@@ -273,7 +274,7 @@ class VerifiedDownload {
         if (opened === 'again') continue;
         const { res, start } = opened;
         if (this.opts.size !== undefined && this.total !== undefined && this.total !== this.opts.size) {
-          await res.body.dump().catch(() => undefined);
+          await res.body.dump().catch(() => undefined); // the size is the failure; the body is only drained
           await this.restart();
           throw this.sizeMismatch(this.total);
         }
@@ -308,12 +309,13 @@ class VerifiedDownload {
     }
     const res = got.res;
     if (isRetryableStatus(res.statusCode)) {
-      await res.body.dump().catch(() => undefined);
+      await res.body.dump().catch(() => undefined); // the status is the failure; the body is only drained
       await this.failed(`HTTP ${res.statusCode}`, res.headers['retry-after']);
       return 'again';
     }
     if (res.statusCode === 416 && this.offset > 0) {
-      // The partial file reaches (or passes) the end: complete if it is exactly the length.
+      // The partial file reaches (or passes) the end: complete if it is exactly the length. (The
+      // body of a 416 says nothing more: drained, whatever happens to it.)
       await res.body.dump().catch(() => undefined);
       const length = contentRange(res.headers['content-range'])?.total;
       if (length === this.offset) this.total = length;
@@ -327,7 +329,7 @@ class VerifiedDownload {
       if (len !== undefined) this.total = len;
       return { res, start: 0 };
     }
-    const text = await res.body.text().catch(() => '');
+    const text = await res.body.text().catch(() => ''); // the status is the failure; the body only adds words
     throw new AirgapError(
       downloadCode(this.prefix, DownloadFailure.STATUS),
       `${this.shown} answered HTTP ${res.statusCode}: ${text.slice(0, 200).trim() || '(empty body)'}`,
@@ -403,6 +405,8 @@ class VerifiedDownload {
       }
       broke = e;
     } finally {
+      // After the fsync, or after the failure that is reported: a failed close loses no byte (the
+      // final hash checks every one).
       await fh?.close().catch(() => undefined);
     }
     if (this.offset > before) this.failures = 0;

@@ -90,7 +90,7 @@ export async function getFollowingRedirects(
     }
     const location = res.headers.location;
     if (REDIRECTS.has(res.statusCode) && location && hop < (opts.maxRedirects ?? 5)) {
-      await res.body.dump().catch(() => undefined);
+      await res.body.dump().catch(() => undefined); // a redirect's body is only drained
       current = new URL(Array.isArray(location) ? location[0]! : location, current);
       continue;
     }

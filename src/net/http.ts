@@ -10,6 +10,7 @@ import { createSecureContext, rootCertificates, type SecureContext } from 'node:
 import { join } from 'node:path';
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import { AirgapError, usageError } from '../util/errors.js';
+import { isNotFound } from '../util/fs.js';
 import { isRetryableStatus, isTlsError, netErrorCode, waitBeforeRetry } from './retry.js';
 import { NetError } from './errors.js';
 import { readBounded } from './body.js';
@@ -73,8 +74,9 @@ export function certsDirMaterial(
     let names: string[];
     try {
       names = readdirSync(hostDir).sort();
-    } catch {
-      continue;
+    } catch (e) {
+      if (isNotFound(e)) continue; // nothing configured for this host here
+      throw e; // unreadable, as containers/image refuses it: said with its path
     }
     for (const n of names) {
       if (n.endsWith('.crt')) cas.push(readPem(join(hostDir, n), 'CA file'));
@@ -201,6 +203,7 @@ export async function getJson(url: string, opts: GetJsonOptions = {}): Promise<u
   try {
     return JSON.parse(text) as unknown;
   } catch {
+    // JSON.parse fails only on text that is not JSON: said so.
     throw new AirgapError(
       `${prefix}_INVALID`,
       `${shown} did not answer JSON: ${JSON.stringify(text.slice(0, 80))}`,
@@ -307,6 +310,6 @@ async function getOnce(
       },
     );
   } finally {
-    await agent.close().catch(() => undefined);
+    await agent.close().catch(() => undefined); // the answer (or its failure) is already had: closing adds nothing
   }
 }

@@ -13,6 +13,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { usageError } from '../util/errors.js';
+import { isNotFound } from '../util/fs.js';
 import { NetError } from './errors.js';
 
 /** The distribution bundles, in the order Go's crypto/x509 (root_linux.go) tries them. */
@@ -53,8 +54,16 @@ function pemsInDir(dir: string): string[] {
   let names: string[];
   try {
     names = readdirSync(dir).sort();
-  } catch {
-    return [];
+  } catch (e) {
+    if (isNotFound(e)) return []; // a directory that is not there holds none, as OpenSSL reads it
+    throw usageError(
+      NetError.TLS_FILE_UNREADABLE,
+      `SSL_CERT_DIR names ${dir}, which cannot be read: ${(e as Error).message}`,
+      {
+        hint: "point SSL_CERT_DIR at a directory of PEM files, or unset it to use the system's CA store",
+        cause: e,
+      },
+    );
   }
   const out: string[] = [];
   for (const n of names) {
@@ -100,8 +109,14 @@ export function systemTrust(env: NodeJS.ProcessEnv = process.env): SystemTrust {
       let text: string;
       try {
         text = readFileSync(bundle, 'utf8');
-      } catch {
-        continue;
+      } catch (e) {
+        if (isNotFound(e)) continue; // not this distribution's bundle
+        // There but unreadable: trusting Node's own roots instead would hide the site's CAs.
+        throw usageError(
+          NetError.TLS_FILE_UNREADABLE,
+          `the system CA bundle ${bundle} cannot be read: ${(e as Error).message}`,
+          { hint: 'check its permissions, or set SSL_CERT_FILE to a readable PEM bundle', cause: e },
+        );
       }
       pems.push(...pemsIn(text));
       from.push(bundle);

@@ -365,7 +365,7 @@ export async function serveImages(opts: ServeImagesOptions): Promise<RunningImag
     }
   } catch (e) {
     await Promise.all([closeServer(app.server), ...extra.map(closeServer)]);
-    await app.close().catch(() => undefined);
+    await app.close().catch(() => undefined); // the bind failure below is the one to report
     throw e;
   }
 

@@ -42,6 +42,7 @@ export function normalizeBaseUrl(url: string): string {
   try {
     u = new URL(url);
   } catch {
+    // new URL fails only on a string that is not a URL: said so.
     throw usageError(CommonError.FLAG_INVALID, `--public-url ${url} is not a URL`, {
       hint: 'give the address hosts and pods use to reach this server, e.g. http://bastion.example.com:8080 or http://[2620:52:0:1306::1]:8080',
     });

@@ -45,7 +45,10 @@ function ancestorProblem(path: string): { dir: string; code?: string } {
       } catch (e) {
         return { dir, code: (e as NodeJS.ErrnoException).code };
       }
-    } catch {
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      // Only a directory that is not there sends the search up; anything else is the problem here.
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') return { dir, code };
       const up = dirname(dir);
       if (up === dir) break;
       dir = up;

@@ -1,12 +1,33 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { chmod, lstat, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import type { Dirent } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { withPath } from './fs-errors.js';
 import { processAlive } from './lock.js';
+
+/**
+ * Whether `e` says the path does not exist (ENOENT): the one file-system failure that means
+ * "not there". A permission, an I/O error or a path through a file (ENOTDIR) is not absence.
+ */
+export function isNotFound(e: unknown): boolean {
+  return (e as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}
+
+/**
+ * The status of `path`, or undefined when nothing is there (ENOENT). Any other failure (a
+ * permission, an I/O error) is thrown as it is, with its path: never read as "absent".
+ */
+export async function statIfExists(path: string): Promise<Stats | undefined> {
+  try {
+    return await stat(path);
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
+}
 
 /** A temp name beside `path`, so the final rename stays on one filesystem and is atomic. */
 export function tempPathFor(path: string): string {
@@ -105,11 +126,7 @@ export async function writeFilesAtomic(
 ): Promise<void> {
   if (!opts.force) {
     for (const f of files) {
-      const exists = await stat(f.path).then(
-        () => true,
-        () => false,
-      );
-      if (exists) throw opts.onExisting?.(f.path) ?? new Error(`${f.path} exists`);
+      if (await statIfExists(f.path)) throw opts.onExisting?.(f.path) ?? new Error(`${f.path} exists`);
     }
   }
   const temps: { tmp: string; path: string }[] = [];
@@ -152,7 +169,7 @@ export async function findUnsafeEntries(dir: string, limit = 20): Promise<Unsafe
     try {
       entries = await readdir(path, { withFileTypes: true });
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      if (isNotFound(e)) return;
       throw e;
     }
     for (const e of entries) {
@@ -167,7 +184,7 @@ export async function findUnsafeEntries(dir: string, limit = 20): Promise<Unsafe
   try {
     top = await lstat(dir);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if (isNotFound(e)) return [];
     throw e;
   }
   if (top.isSymbolicLink()) return [{ path: dir, kind: 'symbolic link' }];

@@ -84,9 +84,12 @@ async function liveObjects(kube: Kube, group: KubeObject[]): Promise<Map<string,
   const namespaces = [...new Set(group.map((o) => o.metadata.namespace))];
   await Promise.all(
     namespaces.map(async (namespace) => {
-      const { items } = await kube
-        .list(group[0]!.apiVersion, group[0]!.kind, namespace ? { namespace } : {})
-        .catch(() => ({ items: [] as KubeObject[] }));
+      // None of a type the cluster does not serve yet; any other failure is the apply's.
+      const items = await kube.listServed(
+        group[0]!.apiVersion,
+        group[0]!.kind,
+        namespace ? { namespace } : {},
+      );
       for (const o of items) live.set(`${o.metadata.namespace ?? ''}/${o.metadata.name}`, o);
     }),
   );

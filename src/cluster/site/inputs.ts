@@ -234,6 +234,7 @@ export function catalogOverridesOf(catalogSources: readonly ClusterResourceObjec
     try {
       ref = parseReference(image);
     } catch {
+      // Not an image reference: it names none of the default catalogs (the CatalogSource is applied as it is).
       continue;
     }
     const parts = ref.repository.split('/');
@@ -258,6 +259,7 @@ function checkPullSecret(problems: SiteProblems, text: string, site: Site): void
   try {
     parsed = JSON.parse(text);
   } catch {
+    // JSON.parse fails only on text that is not JSON: said so, with the field.
     problems.add(SiteErrorCode.Invalid, field, `${field}: ${site.cluster.pullSecretFile} is not JSON`, {
       hint: 'give a pull secret file: {"auths": {"<registry>": {"auth": "…"}}}',
     });

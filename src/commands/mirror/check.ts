@@ -16,7 +16,9 @@ export default class MirrorCheck extends AirgapCommand {
 The plan is the workspace's plan.json (--workspace, or --from for an archive pushed earlier),
 --plan <file>, or -c <ImageSetConfiguration> resolved now (needs the source side, and no
 --workspace). Nothing is written. Exit 0 only when the mirror is complete; otherwise the report lists what is missing and
-the command that fetches it (running it again resumes and fills the gaps).`;
+the command that fetches it (running it again resumes and fills the gaps). Only the registry's "not there" (404) is
+missing: what it did not answer for (credentials refused, TLS, a 5xx) is UNREADABLE, with the cause, not counted as
+missing.`;
 
   static override examples = [
     {

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { create as tarCreate, Parser, type ReadEntry } from 'tar';
-import { AirgapError, usageError } from '../../util/errors.js';
-import { tempPathFor, writeFileAtomic } from '../../util/fs.js';
+import { AirgapError, unreadableReason, usageError } from '../../util/errors.js';
+import { isNotFound, tempPathFor, writeFileAtomic } from '../../util/fs.js';
 import { withPath } from '../../util/fs-errors.js';
 import { noProgress, type ProgressSink } from '../../util/progress.js';
 import { digestHex, type Digest } from '../digest.js';
@@ -215,12 +215,14 @@ export async function readArchiveManifest(dir: string): Promise<ArchiveManifest>
   let text: string;
   try {
     text = await readFile(path, 'utf8');
-  } catch {
+  } catch (e) {
+    if (!isNotFound(e)) throw e; // a permission or I/O error, said with its path (util/fs-errors.ts)
     throw usageError(
       MirrorError.ARCHIVE_MISSING,
       `${dir} holds no airgap archive (${ARCHIVE_MANIFEST} not found)`,
       {
         hint: 'point --from at the directory that `airgap mirror … file://<dir>` wrote',
+        cause: e,
       },
     );
   }
@@ -258,8 +260,8 @@ async function checkPart(
   let size: number;
   try {
     size = (await stat(path)).size;
-  } catch {
-    return `${p.file} is missing`;
+  } catch (e) {
+    return isNotFound(e) ? `${p.file} is missing` : `${p.file} cannot be read: ${unreadableReason(e)}`;
   }
   if (size !== p.size) return `${p.file} is ${size} bytes, the manifest says ${p.size}`;
   const h = hasher();
@@ -437,8 +439,9 @@ export async function readHistory(path: string): Promise<Map<string, Date | unde
   let text: string;
   try {
     text = await readFile(path, 'utf8');
-  } catch {
-    return new Map();
+  } catch (e) {
+    if (isNotFound(e)) return new Map(); // no archive written from this workspace yet
+    throw e;
   }
   const out = new Map<string, Date | undefined>();
   for (const line of text.split('\n')) {

@@ -76,6 +76,7 @@ export class ArchiveContents {
     try {
       doc = JSON.parse(bytes.toString('utf8')) as typeof doc;
     } catch {
+      // Not JSON, so not a manifest (a layer that starts with "{"): only manifests are kept here.
       return;
     }
     if (doc?.schemaVersion !== 2 || !(Array.isArray(doc.manifests) || Array.isArray(doc.layers))) return;

@@ -6,7 +6,7 @@
  * opened with a mount from the repository itself, so "already there" costs no extra request, and
  * the bytes sent are hashed, so corrupt source content is named as such and never committed.
  */
-import { AirgapError, hasCode, isAirgapError } from '../../util/errors.js';
+import { AirgapError, hasCode, isAirgapError, messageOf } from '../../util/errors.js';
 import { DigestVerifier } from '../digest.js';
 import type { Descriptor } from '../manifest.js';
 import type { RegistryClient } from '../registry/client.js';
@@ -141,6 +141,8 @@ class ChunkedUpload {
     const { client: c, repo, d } = this.up;
     const recorded = this.up.journal?.uploadFor(this.key);
     if (recorded) {
+      // The recorded session is a shortcut only: when where it stands cannot be read (gone, refused,
+      // a fault), a new session starts, and a registry that keeps failing fails that request, said.
       const status = await c.uploadStatus(repo, recorded).catch(() => undefined);
       if (status && status.committed <= d.size) {
         this.session = status.location;
@@ -199,13 +201,22 @@ class ChunkedUpload {
     }
     if (isAirgapError(e) && !RETRYABLE.includes(e.code)) throw e;
     if (++this.failures > CHUNK_FAILURES) throw e;
-    const status = await c.uploadStatus(repo, this.session).catch(() => undefined);
+    let unasked: unknown;
+    const status = await c.uploadStatus(repo, this.session).catch((e2: unknown) => {
+      unasked = e2;
+      return undefined;
+    });
     if (!status) {
-      // The session is gone: start over (the verifier restarts with it).
+      // The session is gone, or where it stands cannot be read: start over (the verifier restarts
+      // with it); the restart's own requests say it if the registry keeps failing.
       this.record(undefined);
-      throw new AirgapError(MirrorError.MIRROR_UPLOAD_RESTART, `${this.what}: the upload session was lost`, {
-        cause: e,
-      });
+      throw new AirgapError(
+        MirrorError.MIRROR_UPLOAD_RESTART,
+        unasked === undefined
+          ? `${this.what}: the upload session was lost`
+          : `${this.what}: where the upload stands could not be read (${messageOf(unasked)})`,
+        { cause: unasked ?? e },
+      );
     }
     this.offset = status.committed;
     this.session = status.location;

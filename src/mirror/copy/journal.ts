@@ -1,5 +1,6 @@
 import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { isNotFound } from '../../util/fs.js';
 import { isDigest } from '../digest.js';
 
 /**
@@ -12,6 +13,7 @@ function sameRegistry(key: string, location: string): boolean {
   try {
     return new URL(location).host === key.slice(0, key.indexOf('/'));
   } catch {
+    // Not a URL: no host of this registry, so not a session of it.
     return false;
   }
 }
@@ -41,7 +43,8 @@ export class Journal {
     let text = '';
     try {
       text = readFileSync(path, 'utf8');
-    } catch {
+    } catch (e) {
+      if (!isNotFound(e)) throw e; // unreadable is not "no journal": said with its path
       mkdirSync(dirname(path), { recursive: true });
     }
     this.torn = text !== '' && !text.endsWith('\n');

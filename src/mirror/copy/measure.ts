@@ -4,7 +4,7 @@
  * whether the image, or each of its blobs, is already there. Blobs shared by images count once.
  * A channel with full: true measures 15,000 images: see measurePairs for how few questions that takes.
  */
-import { isAirgapError, messageOf } from '../../util/errors.js';
+import { AirgapError, isAirgapError, messageOf } from '../../util/errors.js';
 import { Limiter, Once } from '../../util/limit.js';
 import { blobsOf, matchesPlatform, parseManifest, type ManifestData } from '../manifest.js';
 import { noProgress, type ProgressSink } from '../../util/progress.js';
@@ -30,13 +30,19 @@ export interface PlanMeasure {
   presentImages: number;
   /** What a run would send: bytes minus presentBytes. */
   bytesToMove: number;
+  /**
+   * Images that could not be measured (their `error` says why: the source could not be read, or the
+   * destination could not say whether it holds a blob). Their blobs are in no count above.
+   */
+  unmeasured: number;
 }
 
 /** The number of reads at once when the caller gives none: the copy engine's image parallelism. */
 const DEFAULT_PARALLEL = 16;
 
 /**
- * Measure pairs; a pair whose source cannot be read gets an `error` and counts nothing.
+ * Measure pairs; a pair whose source cannot be read, or whose destination does not answer whether
+ * it holds a blob (a refusal, a 5xx: only 404 means "not there"), gets an `error` and counts nothing.
  *
  * Every question is asked once per run, `parallel` at a time: a source manifest by its digest
  * (a channel's releases share components), a destination blob by repository and digest (images
@@ -78,7 +84,11 @@ export async function measurePairs(
     const listed = await destTags(p);
     if (listed && listed.size === 0) return false; // nothing was ever pushed here
     return blobChecks.get(`${p.dest.endpoint.id}|${p.dest.repo}|${digest}`, () =>
-      limit.run(() => p.dest.endpoint.hasBlob(p.dest.repo, digest).catch(() => false)),
+      limit
+        .run(() => p.dest.endpoint.hasBlob(p.dest.repo, digest))
+        .catch((e: unknown) => {
+          throw unchecked(e, p.dest.endpoint.display(p.dest.repo, digest));
+        }),
     );
   };
 
@@ -98,10 +108,11 @@ export async function measurePairs(
             )
           : [parsed];
       const blobs = images.flatMap((m) => (m.kind === 'image' ? blobsOf(m) : []));
-      for (const b of blobs) sizes.set(b.digest, b.size);
       const there = await Promise.all(
         blobs.map((b) => (done || present.has(b.digest) ? true : blobThere(p, b.digest))),
       );
+      // Counted only once every question about the image was answered.
+      for (const b of blobs) sizes.set(b.digest, b.size);
       blobs.forEach((b, i) => there[i] && present.add(b.digest));
       return { bytes: blobs.reduce((n, b) => n + b.size, 0), blobs: blobs.length, present: done };
     } catch (e) {
@@ -135,5 +146,15 @@ export async function measurePairs(
     presentBytes,
     presentImages: images.filter((i) => i.present).length,
     bytesToMove: bytes - presentBytes,
+    unmeasured: images.filter((i) => i.error !== undefined).length,
   };
+}
+
+/** The destination could not say whether it holds a blob: named, with the registry's answer as the cause. */
+function unchecked(e: unknown, blob: string): unknown {
+  if (!isAirgapError(e)) return e;
+  return new AirgapError(e.code, `cannot tell whether the destination holds ${blob}: ${e.message}`, {
+    ...(e.hint ? { hint: e.hint } : {}),
+    cause: e,
+  });
 }

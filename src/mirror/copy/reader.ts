@@ -126,6 +126,7 @@ export class ResumableReader {
     // Destroy the stream itself: `return()` waits behind a pending `next()`, and a response left
     // half-read keeps its connection busy (an Agent's close() would wait on it forever).
     (body as { destroy?: () => void } | undefined)?.destroy?.();
+    // The connection broke and its failure is handled above: closing what is left of it cannot add one.
     void it?.return?.().catch(() => undefined);
   }
 

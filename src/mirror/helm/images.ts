@@ -100,6 +100,7 @@ export function looksLikeImage(value: string): boolean {
     const ref = parseReference(v);
     return ref.registry === host && (ref.tag !== undefined || ref.digest !== undefined);
   } catch {
+    // parseReference refuses it: the value does not read as an image.
     return false;
   }
 }

@@ -8,8 +8,9 @@
  */
 import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { CommonError, isAirgapError, messageOf } from '../../util/errors.js';
-import { writeFileAtomic } from '../../util/fs.js';
+import type { Stats } from 'node:fs';
+import { CommonError, isAirgapError, messageOf, unreadableReason } from '../../util/errors.js';
+import { isNotFound, writeFileAtomic } from '../../util/fs.js';
 import { joinSegments, pathSegment } from '../../util/path-segment.js';
 import type { TlsOptions } from '../../net/http.js';
 import { findCredential, type CredentialOptions } from '../auth/credentials.js';
@@ -113,9 +114,12 @@ export async function planHelm(helm: Helm, ctx: HelmPlanContext): Promise<HelmPl
   }
 
   for (const local of helm.local) {
-    const info = await stat(local.path).catch(() => undefined);
-    if (!info) {
-      out.charts.push({ name: local.name, error: `the local chart ${local.path} does not exist` });
+    let info: Stats;
+    try {
+      info = await stat(local.path);
+    } catch (e) {
+      const why = isNotFound(e) ? 'does not exist' : `cannot be read: ${unreadableReason(e)}`;
+      out.charts.push({ name: local.name, error: `the local chart ${local.path} ${why}` });
       continue;
     }
     let file = local.path;

@@ -71,6 +71,7 @@ function decodeURIComponentSafe(s: string): string {
   try {
     return decodeURIComponent(s);
   } catch {
+    // A malformed escape (URIError) is kept as written: pathSegment then checks it as it is.
     return s;
   }
 }

@@ -68,6 +68,7 @@ function subchartFor(chart: Chart, dep: ChartDependency): Chart | undefined {
       try {
         return v !== undefined && satisfies(dep.version, v);
       } catch {
+        // Not a constraint satisfies can read: then only the exact version matches.
         return c.version === dep.version;
       }
     }) ?? named[0]

@@ -3,7 +3,7 @@ import { mkdir, open as openFile, readFile, rename, rm, stat, type FileHandle } 
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { AirgapError } from '../../util/errors.js';
-import { sweepStaleTemps, writeFileAtomic } from '../../util/fs.js';
+import { isNotFound, statIfExists, sweepStaleTemps, writeFileAtomic } from '../../util/fs.js';
 import { withPath } from '../../util/fs-errors.js';
 import { DigestVerifier, digestParts, parseDigest, sha256Digest, type Digest } from '../digest.js';
 import type { Descriptor, ManifestData } from '../manifest.js';
@@ -64,12 +64,7 @@ export class OciLayout {
 
   static async open(dir: string, create = true): Promise<OciLayout> {
     const layout = new OciLayout(dir);
-    let exists = true;
-    try {
-      await stat(join(dir, 'oci-layout'));
-    } catch {
-      exists = false;
-    }
+    const exists = (await statIfExists(join(dir, 'oci-layout'))) !== undefined;
     if (!exists) {
       if (!create) {
         throw new AirgapError(
@@ -103,23 +98,18 @@ export class OciLayout {
     return join(this.dir, '.airgap-partial', sha256Hex(digest));
   }
 
-  /** True when the blob is present and complete (its size matches when known). */
+  /**
+   * True when the blob is present and complete (its size matches when known). A blob that cannot
+   * be looked at (a permission, an I/O error) is an error, not an absent blob.
+   */
   async hasBlob(digest: string, size?: number): Promise<boolean> {
-    try {
-      const s = await stat(this.blobPath(digest));
-      return size === undefined || s.size === size;
-    } catch {
-      return false;
-    }
+    const s = await statIfExists(this.blobPath(digest));
+    return s !== undefined && (size === undefined || s.size === size);
   }
 
   /** Bytes of a partial download left by an interrupted run (0 when none). */
   async partialSize(digest: string): Promise<number> {
-    try {
-      return (await stat(this.partialPath(digest))).size;
-    } catch {
-      return 0;
-    }
+    return (await statIfExists(this.partialPath(digest)))?.size ?? 0;
   }
 
   /**
@@ -174,7 +164,8 @@ export class OciLayout {
   async readBytes(digest: string): Promise<Buffer> {
     try {
       return await readFile(this.blobPath(digest));
-    } catch {
+    } catch (e) {
+      if (!isNotFound(e)) throw e; // unreadable, not missing: said with its path
       throw new AirgapError(
         MirrorError.LAYOUT_BLOB_MISSING,
         `blob ${digest} is missing from the layout at ${this.dir}`,
@@ -292,6 +283,7 @@ export class OciLayout {
       this.changes++;
     };
     const next = this.indexChain.then(run, run);
+    // The chain only orders the changes: a failed one is the caller's (`await next`), and the next change still runs.
     this.indexChain = next.catch(() => undefined);
     await next;
     await this.persistIndex();
@@ -306,8 +298,9 @@ export class OciLayout {
     try {
       const st = await stat(this.indexPath(), { bigint: true });
       return `${st.ino}:${st.size}:${st.mtimeNs}`;
-    } catch {
-      return undefined;
+    } catch (e) {
+      if (isNotFound(e)) return undefined; // no index.json yet
+      throw e;
     }
   }
 

@@ -132,6 +132,7 @@ function shownEndpoint(endpoint: string): string {
     u.password = '';
     return u.href;
   } catch {
+    // Not a URL, so no credentials in it to hide: shown as given.
     return endpoint;
   }
 }

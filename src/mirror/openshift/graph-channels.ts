@@ -86,6 +86,7 @@ export async function unknownChannel(
       try {
         known = channelsOf(await ask(probe, arch)).filter((c) => c.endsWith(`-${minor}`));
       } catch {
+        // Only to suggest channels in the hint of the error being made: a probe that fails suggests none.
         continue;
       }
       if (known.length > 0) break;

@@ -37,6 +37,7 @@ export function graphDataUrl(graphEndpoint: string = OCP_UPDATE_URL): string {
   try {
     u = new URL(graphEndpoint);
   } catch {
+    // new URL fails only on a string that is not a URL: said so.
     throw usageError(MirrorError.GRAPH_URL_INVALID, `the update graph URL is not a URL: ${graphEndpoint}`, {
       hint: `set --graph-url or UPDATE_URL_OVERRIDE to an http(s) URL such as ${OCP_UPDATE_URL}`,
     });
@@ -182,6 +183,7 @@ function downloadTarget(url: string): URL {
   try {
     target = new URL(url);
   } catch {
+    // new URL fails only on a string that is not a URL: said so.
     throw usageError(MirrorError.GRAPH_URL_INVALID, `the graph-data URL is not a URL: ${url}`, {
       hint: `set --graph-url or UPDATE_URL_OVERRIDE to an http(s) URL such as ${OCP_UPDATE_URL}`,
     });
@@ -235,13 +237,13 @@ export async function downloadGraphData(
       const res = got.res;
       const where = shownUrl(got.url);
       if (isRetryableStatus(res.statusCode)) {
-        await res.body.dump().catch(() => undefined);
+        await res.body.dump().catch(() => undefined); // the status is the failure; its body is only drained
         last = `HTTP ${res.statusCode}`;
         if (attempt < retries) await sleep(backoff(attempt, retryAfterMs(res.headers['retry-after'])));
         continue;
       }
       if (res.statusCode < 200 || res.statusCode >= 300) {
-        const text = await res.body.text().catch(() => '');
+        const text = await res.body.text().catch(() => ''); // the status is the failure; the body only adds words
         throw new AirgapError(
           MirrorError.GRAPH_DATA_UNREACHABLE,
           `${where} answered HTTP ${res.statusCode}: ${text.slice(0, 200).trim() || '(empty body)'}`,

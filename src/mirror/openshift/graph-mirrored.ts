@@ -15,7 +15,7 @@ import { registryLayer } from '../layer-stream.js';
 import { openTar } from '../tar-read.js';
 import { parseManifest, type Descriptor } from '../manifest.js';
 import type { RegistryClient } from '../registry/client.js';
-import { RegistryError } from '../registry/errors.js';
+import { isRegistryNotFound } from '../registry/errors.js';
 import { GRAPH_IMAGE_REPO } from './graph-image.js';
 import { GRAPH_DATA_DIR } from './graph-layer.js';
 import {
@@ -184,7 +184,7 @@ export async function readMirroredGraph(
   try {
     top = await client.getManifest(repo, ref);
   } catch (e) {
-    if (e instanceof RegistryError && e.status === 404) return undefined;
+    if (isRegistryNotFound(e)) return undefined;
     throw e;
   }
   let manifest = parseManifest(top.bytes, top.mediaType, `manifest ${image}`);

@@ -87,6 +87,7 @@ export function graphRequestUrl(endpoint: string, channel: string, arch: GraphAr
   try {
     u = new URL(endpoint);
   } catch {
+    // new URL fails only on a string that is not a URL: said so.
     throw usageError(MirrorError.GRAPH_URL_INVALID, `the update graph URL is not a URL: ${endpoint}`, {
       hint: 'set --graph-url or UPDATE_URL_OVERRIDE to an http(s) URL such as ' + OCP_UPDATE_URL,
     });

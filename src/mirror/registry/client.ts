@@ -15,7 +15,7 @@ import { readBounded } from '../../net/body.js';
 import { MANIFEST_ACCEPT } from '../media-types.js';
 import type { ManifestData } from '../manifest.js';
 import { RegistryAuth } from './auth.js';
-import { RegistryError } from './errors.js';
+import { isRegistryNotFound, RegistryError } from './errors.js';
 import { listPages } from './listing.js';
 import { ContentMemo } from './memo.js';
 import type { ReadRedirector } from './redirect.js';
@@ -227,7 +227,7 @@ export class RegistryClient {
       const m = await this.getManifest(repo, ref, 'pull,push');
       return { digest: m.digest, mediaType: m.mediaType, size: m.bytes.length };
     } catch (e) {
-      if (e instanceof RegistryError && e.status === 404) return undefined;
+      if (isRegistryNotFound(e)) return undefined;
       throw e;
     }
   }

@@ -78,6 +78,15 @@ export class RegistryError extends AirgapError {
 }
 
 /**
+ * Whether `e` is the registry saying "not there": a RegistryError with status 404 (its codes:
+ * MANIFEST_UNKNOWN, NAME_UNKNOWN, BLOB_UNKNOWN). A refusal (401, 403), a fault (5xx) or a network or
+ * TLS failure is not absence.
+ */
+export function isRegistryNotFound(e: unknown): e is RegistryError {
+  return e instanceof RegistryError && e.status === 404;
+}
+
+/**
  * A registry's error body, read once: the entries of `{"errors":[…]}`, and the text for messages
  * (`CODE message; …`, else the first 200 characters; empty when unreadable).
  */
@@ -101,6 +110,7 @@ export async function readErrorBody(
     }
     return { text: text.slice(0, 200), registryErrors: [] };
   } catch {
+    // Not JSON: the body is read for the message only, and the status says what failed.
     return { text: '', registryErrors: [] };
   }
 }

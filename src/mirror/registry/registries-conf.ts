@@ -16,6 +16,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import { usageError, type AirgapError } from '../../util/errors.js';
+import { isNotFound } from '../../util/fs.js';
 import { MirrorError } from '../errors.js';
 
 export type PullFromMirror = 'all' | 'digest-only' | 'tag-only';
@@ -103,8 +104,17 @@ export async function loadRegistriesConf(opts: LoadRegistriesConfOptions = {}): 
   let names: string[] = [];
   try {
     names = (await readdir(dropIns)).filter((n) => n.endsWith('.conf')).sort();
-  } catch {
-    /* no drop-in directory */
+  } catch (e) {
+    // No drop-in directory: none. One that cannot be read would hide its mirrors and blocks: said.
+    if (!isNotFound(e))
+      throw usageError(
+        MirrorError.REGISTRIES_CONF_INVALID,
+        `cannot read ${dropIns}: ${(e as Error).message}`,
+        {
+          hint: 'check the path and its permissions',
+          cause: e,
+        },
+      );
   }
   for (const n of names) {
     const text = await readIfThere(join(dropIns, n));

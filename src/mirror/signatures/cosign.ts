@@ -198,6 +198,7 @@ export function verifyCosignSignature(
     try {
       return run();
     } catch {
+      // crypto.verify throws on a signature or key it cannot use: a signature that does not verify.
       return false;
     }
   };

@@ -75,6 +75,7 @@ export async function verifyReleaseSignature(
   }
   let fingerprint: string | undefined;
   for (const s of result.signatures) {
+    // openpgp rejects `verified` for a signature that does not verify (or by an unknown key): not ours.
     const verified = await s.verified.then(
       () => true,
       () => false,

@@ -17,7 +17,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { AirgapError, hasCode, messageOf } from '../../util/errors.js';
-import { writeFileAtomic } from '../../util/fs.js';
+import { isNotFound, writeFileAtomic } from '../../util/fs.js';
 import { Limiter } from '../../util/limit.js';
 import type { ProgressSink } from '../../util/progress.js';
 import type { TlsOptions } from '../../net/http.js';
@@ -136,18 +136,29 @@ export async function addSignatures(
   }
 }
 
-/** The remembered checks; a missing or unreadable file means none (they are only a shortcut). */
+/**
+ * The remembered checks; a missing file, or one that is not JSON (torn), means none (they are only
+ * a shortcut). A file that cannot be read is an error, with its path.
+ */
 async function readChecks(file: string): Promise<SignatureChecks | undefined> {
+  let text: string;
   try {
-    const doc = JSON.parse(await readFile(file, 'utf8')) as Record<string, SignatureCheck>;
-    const checks: SignatureChecks = new Map();
-    for (const [k, v] of Object.entries(doc)) {
-      if (v && Number.isInteger(v.matching) && v.matching >= 0) checks.set(k, v);
-    }
-    return checks;
-  } catch {
-    return undefined;
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
   }
+  let doc: Record<string, SignatureCheck>;
+  try {
+    doc = JSON.parse(text) as Record<string, SignatureCheck>;
+  } catch {
+    return undefined; // not JSON (a torn write): the checks are asked again
+  }
+  const checks: SignatureChecks = new Map();
+  for (const [k, v] of Object.entries(doc ?? {})) {
+    if (v && Number.isInteger(v.matching) && v.matching >= 0) checks.set(k, v);
+  }
+  return checks;
 }
 
 async function writeChecks(file: string, checks: SignatureChecks): Promise<void> {

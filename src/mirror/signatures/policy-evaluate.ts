@@ -237,6 +237,7 @@ export function named(s: string): Named | undefined {
     const text = `${name}${tag === undefined ? '' : `:${tag}`}${r.digest === undefined ? '' : `@${r.digest}`}`;
     return { name, tag, digest: r.digest, nameOnly: tag === undefined && r.digest === undefined, text };
   } catch {
+    // parseReference refuses it: not a name (undefined says so to the caller).
     return undefined;
   }
 }

@@ -23,6 +23,7 @@ import { childPath, itemPath } from '../../config/positions.js';
 import { Problems } from '../../config/problems.js';
 import { didYouMean } from '../../config/suggest.js';
 import { AirgapError, unreadableReason, usageError } from '../../util/errors.js';
+import { isNotFound } from '../../util/fs.js';
 import { MirrorError } from '../errors.js';
 import { parseReference } from '../reference.js';
 import { publicKeyFrom } from './cosign.js';
@@ -128,14 +129,18 @@ const MAN = 'containers-policy.json(5)';
 const INVALID = MirrorError.SIGNATURE_POLICY_INVALID;
 const UNSUPPORTED = MirrorError.SIGNATURE_POLICY_UNSUPPORTED;
 
-/** The policy containers/image would use: `~/.config/containers/policy.json` if it exists, else the system one. */
+/**
+ * The policy containers/image would use: `~/.config/containers/policy.json` if it exists, else the
+ * system one. A user policy that is there but cannot be looked at is still the user's: reading it
+ * then says why, rather than another policy being enforced in its place.
+ */
 export async function defaultPolicyPath(): Promise<string> {
   const user = join(homedir(), '.config/containers/policy.json');
   try {
     await access(user);
     return user;
-  } catch {
-    return SYSTEM_POLICY_PATH;
+  } catch (e) {
+    return isNotFound(e) ? SYSTEM_POLICY_PATH : user;
   }
 }
 

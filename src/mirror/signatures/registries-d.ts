@@ -26,6 +26,7 @@ import { Problems } from '../../config/problems.js';
 import { didYouMean } from '../../config/suggest.js';
 import { unreadableReason, usageError } from '../../util/errors.js';
 import { toYaml } from '../../util/yaml.js';
+import { isNotFound } from '../../util/fs.js';
 import { MirrorError } from '../errors.js';
 import { parseReference } from '../reference.js';
 import { dockerScopes } from './policy-evaluate.js';
@@ -111,8 +112,9 @@ export async function defaultRegistriesDDir(): Promise<string> {
   try {
     await access(user);
     return user;
-  } catch {
-    return SYSTEM_REGISTRIES_D;
+  } catch (e) {
+    // There but not to be looked at: still the user's, and reading it says why.
+    return isNotFound(e) ? SYSTEM_REGISTRIES_D : user;
   }
 }
 
@@ -298,7 +300,7 @@ function checkedHost(host: string): string {
   try {
     ok = parseReference(`${host}/x`).registry === host;
   } catch {
-    ok = false;
+    ok = false; // parseReference refuses it: not a host, refused below
   }
   if (!ok)
     throw usageError(MirrorError.REF_INVALID, `"${host}" is not a registry host[:port]`, {

@@ -62,6 +62,7 @@ export function repositoryOf(reference: string): string | undefined {
     const r = parseReference(reference);
     return `${r.registry}/${r.repository}`;
   } catch {
+    // parseReference refuses it: no repository (undefined says so to the caller).
     return undefined;
   }
 }

@@ -40,6 +40,7 @@ export function shownStoreUrl(url: string): string {
     u.password = '';
     return u.href;
   } catch {
+    // Not a URL, so no credentials in it to hide: shown as given.
     return url;
   }
 }
@@ -64,7 +65,7 @@ function checkStoreUrl(base: string): void {
   try {
     url = new URL(base);
   } catch {
-    url = undefined;
+    url = undefined; // not a URL: refused below
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
     throw usageError(

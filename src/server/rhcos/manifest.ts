@@ -22,10 +22,10 @@
  * a release image, else from a stream named `rhcos-x.y`; otherwise (an FCOS stream, a stream named
  * otherwise) it is absent, and whoever writes osImages must be told the version.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AirgapError, usageError } from '../../util/errors.js';
-import { writeFileAtomic } from '../../util/fs.js';
+import { statIfExists, writeFileAtomic } from '../../util/fs.js';
 import type { BootArtifactKind } from './stream.js';
 import { ServerError } from '../errors.js';
 
@@ -154,7 +154,7 @@ export async function readBootImagesManifest(
   if (opts.checkFiles) {
     const problems: string[] = [];
     for (const i of m.images) {
-      const s = await stat(join(imagesDirOf(dir), i.file)).catch(() => undefined);
+      const s = await statIfExists(join(imagesDirOf(dir), i.file)); // unreadable is thrown, with its path
       if (!s?.isFile()) problems.push(`${i.file} is missing`);
       else if (s.size !== i.size) problems.push(`${i.file} is ${s.size} bytes, the manifest says ${i.size}`);
     }

@@ -123,6 +123,7 @@ export function parseStreamDocument(text: string, source: string, exitCode: Exit
   try {
     doc = JSON.parse(text);
   } catch {
+    // Not JSON: then it must be YAML, and that parse's error is the one reported.
     try {
       doc = parseYaml(text, { source, exitCode });
     } catch (e) {
@@ -188,6 +189,7 @@ export function fileNameFromLocation(location: string, where: string, source: st
   try {
     u = new URL(location);
   } catch {
+    // new URL fails only on a string that is not a URL: said so.
     throw invalid(`${where} is not an absolute URL: ${JSON.stringify(location)}`, source, 2);
   }
   const raw = u.pathname.slice(u.pathname.lastIndexOf('/') + 1);
@@ -195,6 +197,7 @@ export function fileNameFromLocation(location: string, where: string, source: st
   try {
     name = decodeURIComponent(raw);
   } catch {
+    // A malformed percent escape (URIError): said so.
     throw invalid(`${where} has a badly encoded file name: ${JSON.stringify(raw)}`, source, 2);
   }
   // One file name (util/path-segment.ts), and not a hidden one.
@@ -292,7 +295,7 @@ export function selectBootArtifacts(
         try {
           return new URL(art.location as string);
         } catch {
-          return undefined;
+          return undefined; // not a URL: refused below
         }
       })();
       if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:'))

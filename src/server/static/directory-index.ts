@@ -44,6 +44,8 @@ async function listDirectory(ctx: Ctx, dir: string): Promise<IndexEntry[]> {
           mtime: st.mtime.toISOString(),
         };
       } catch {
+        // An entry that cannot be resolved or looked at (a dangling or looping link, no permission)
+        // cannot be served either: it is left out of the listing, as it is refused when asked for.
         return undefined;
       }
     }),

@@ -66,6 +66,7 @@ export function parseTarget(
     try {
       s = decodeURIComponent(raw);
     } catch {
+      // A malformed percent escape (URIError): refused, said so.
       return { ok: false, problem: 'bad percent-encoding in the path' };
     }
     if (s.includes('\0')) return { ok: false, problem: 'NUL byte in the path' };

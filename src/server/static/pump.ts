@@ -149,6 +149,7 @@ class Download {
     if (!w || this.gone) return !this.gone;
     const r = await new Promise<void | typeof GONE>((resolve) => {
       this.wake = () => resolve(GONE);
+      // A failed write means the connection is going: handled as the client gone (see `done` above).
       w.done.then(resolve, () => resolve(GONE));
     });
     this.wake = undefined;
