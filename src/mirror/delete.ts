@@ -11,12 +11,11 @@
  *    registry's DELETE API; a registry that refuses deletes is said so with how to allow them.
  *    The space comes back when the registry collects its garbage (the report says how).
  */
-import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isYamlLimitError, parseYaml } from '../config/yaml-load.js';
 import { AirgapError, CommonError, isAirgapError, messageOf, usageError } from '../util/errors.js';
-import { writeFileAtomic } from '../util/fs.js';
+import { statIfExists, writeFileAtomic } from '../util/fs.js';
 import { Limiter } from '../util/limit.js';
 import { formatBytes, noProgress, type ProgressSink } from '../util/progress.js';
 import { ClientPool } from './copy/pool.js';
@@ -511,7 +510,8 @@ export async function runDelete(o: DeleteRunOptions): Promise<DeletePlan | Delet
     const target = await openTarget(run);
     const plan = await resolveConfig(run);
     const keepFile = join(flow.workspace, 'plan.json');
-    const keep = existsSync(keepFile) ? await readPlanFile(keepFile) : undefined;
+    // Only a workspace with no plan keeps nothing: a plan that cannot be read stops the list.
+    const keep = (await statIfExists(keepFile)) ? await readPlanFile(keepFile) : undefined;
     return await planDeletion(
       plan,
       keep,
