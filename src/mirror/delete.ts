@@ -252,7 +252,8 @@ export async function planDeletion(
   const items: DeleteItem[] = [];
   const freed = new Map<string, number>();
   let shared = 0;
-  const named = new Set<string>();
+  /** Each listed manifest (`repo@digest`) and its item: a manifest is listed once. */
+  const named = new Map<string, DeleteItem>();
   const results = await Promise.all(
     del.images.map((e) =>
       limit.run(async () => {
@@ -288,29 +289,31 @@ export async function planDeletion(
     for (const c of b.children) {
       const ref = `${repo}@${c}`;
       if (keptManifests.has(ref) || named.has(ref)) continue;
-      named.add(ref);
-      items.push({
+      const child: DeleteItem = {
         imageName: `${name.split('@')[0]}@${c}`,
         imageReference: `docker://${target.registry}/${ref}`,
         type: 'child',
         relatedBlobs: [],
-      });
+      };
+      named.set(ref, child);
+      items.push(child);
     }
     const ref = `${repo}@${e.digest}`;
     const tags = isDigest(e.destTag) ? [] : [e.destTag];
-    const same = items.find((i) => i.imageReference === `docker://${target.registry}/${ref}`);
+    const same = named.get(ref);
     if (same) {
       same.tags = [...new Set([...(same.tags ?? []), ...tags])].sort();
       continue;
     }
-    named.add(ref);
-    items.push({
+    const item: DeleteItem = {
       imageName: name,
       imageReference: `docker://${target.registry}/${ref}`,
       type: e.kind,
       relatedBlobs: related.sort(),
       tags,
-    });
+    };
+    named.set(ref, item);
+    items.push(item);
   }
   const bytes = [...freed.values()].reduce((a, n) => a + n, 0);
   const text =
