@@ -249,11 +249,6 @@ export async function planDeletion(
     );
   }
 
-  const items: DeleteItem[] = [];
-  const freed = new Map<string, number>();
-  let shared = 0;
-  /** Each listed manifest (`repo@digest`) and its item: a manifest is listed once. */
-  const named = new Map<string, DeleteItem>();
   const results = await Promise.all(
     del.images.map((e) =>
       limit.run(async () => {
@@ -267,14 +262,54 @@ export async function planDeletion(
       }),
     ),
   );
+  const { items, freed, shared } = listManifests(results, target, keptBlobs, keptManifests, skipped);
+  const bytes = [...freed.values()].reduce((a, n) => a + n, 0);
+  const text =
+    `# airgap mirror delete --generate: ${items.length} manifest(s) to delete; ${freed.size} blob(s), ${bytes} bytes, ` +
+    `used by nothing the workspace keeps (a garbage collection reclaims them).\n` +
+    `# Review it, then: airgap mirror delete --delete-yaml-file <this file> docker://${target.registry}\n` +
+    toYaml({ apiVersion: 'mirror.openshift.io/v2alpha1', kind: 'DeleteImageList', items });
+  await writeFileAtomic(opts.file, text);
+  return {
+    file: opts.file,
+    items,
+    skipped,
+    reclaim: { blobs: freed.size, bytes, sharedBlobs: shared },
+    walkedTags: held.tags,
+    ...(held.note ? { walkNote: held.note } : {}),
+    gcHint: GC_HINT,
+  };
+}
+
+/** What one named image is at the destination: skipped with why, or its blobs. */
+type Found = { e: PlanEntry; skip: string } | { e: PlanEntry; b: ImageBlobs };
+
+/**
+ * The delete list from what each named image is at the destination: an index's children first
+ * (those nothing kept names), each manifest once with every tag that goes with it, and the blobs
+ * only deleted images use (`freed`) or that kept images share (`shared`). Skipped images join
+ * `skipped` with their reason.
+ */
+function listManifests(
+  results: readonly Found[],
+  target: DeleteTarget,
+  keptBlobs: ReadonlySet<string>,
+  keptManifests: ReadonlySet<string>,
+  skipped: DeletePlan['skipped'],
+): { items: DeleteItem[]; freed: Map<string, number>; shared: number } {
+  const items: DeleteItem[] = [];
+  const freed = new Map<string, number>();
+  let shared = 0;
+  /** Each listed manifest (`repo@digest`) and its item: a manifest is listed once. */
+  const named = new Map<string, DeleteItem>();
   for (const r of results) {
     const { e } = r;
     const name = `${parseReference(e.origin).registry}/${parseReference(e.origin).repository}@${e.digest}`;
     if ('skip' in r) {
-      skipped.push({ image: name, reason: r.skip! });
+      skipped.push({ image: name, reason: r.skip });
       continue;
     }
-    const b = r.b!;
+    const b = r.b;
     const repo = target.repo(e);
     const related: string[] = [];
     for (const [d, size] of b.blobs) {
@@ -315,22 +350,7 @@ export async function planDeletion(
     named.set(ref, item);
     items.push(item);
   }
-  const bytes = [...freed.values()].reduce((a, n) => a + n, 0);
-  const text =
-    `# airgap mirror delete --generate: ${items.length} manifest(s) to delete; ${freed.size} blob(s), ${bytes} bytes, ` +
-    `used by nothing the workspace keeps (a garbage collection reclaims them).\n` +
-    `# Review it, then: airgap mirror delete --delete-yaml-file <this file> docker://${target.registry}\n` +
-    toYaml({ apiVersion: 'mirror.openshift.io/v2alpha1', kind: 'DeleteImageList', items });
-  await writeFileAtomic(opts.file, text);
-  return {
-    file: opts.file,
-    items,
-    skipped,
-    reclaim: { blobs: freed.size, bytes, sharedBlobs: shared },
-    walkedTags: held.tags,
-    ...(held.note ? { walkNote: held.note } : {}),
-    gcHint: GC_HINT,
-  };
+  return { items, freed, shared };
 }
 
 /** Read a delete-images.yaml; DELETE_LIST_INVALID names what is wrong with it. */
