@@ -151,7 +151,7 @@ export const mirrorFlags = {
   }),
   'release-keyring': Flags.string({
     description:
-      'OpenPGP public keys that release signatures must verify with (repeatable; armored or binary). Default: the files AIRGAP_RELEASE_KEYRING lists (":"-separated), else the Red Hat release key airgap ships.',
+      'OpenPGP public keys that release signatures must verify with (repeatable; armored or binary). Default: the files AIRGAP_RELEASE_KEYRING lists (":"-separated), else the Red Hat keys the system installed (/etc/pki/rpm-gpg/RPM-GPG-KEY-redhat-release on RHEL, package redhat-release; AIRGAP_SYSTEM_RELEASE_KEYRING names other files). Without a key, release signatures are not verified and none are written.',
     ...REPEATABLE,
   }),
   'secure-policy': Flags.boolean({
@@ -235,6 +235,7 @@ export function mirrorOptions(
     removeSignatures: flags['remove-signatures'],
     signatureUrl: flags['signature-url'],
     releaseKeyring: flags['release-keyring'] ?? listFromEnv('AIRGAP_RELEASE_KEYRING'),
+    systemReleaseKeyring: listFromEnv('AIRGAP_SYSTEM_RELEASE_KEYRING'),
     securePolicy: flags['secure-policy'],
     policy: flags.policy,
     registriesD: flags['registries.d'],

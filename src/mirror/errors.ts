@@ -2,6 +2,8 @@
 export const MirrorError = {
   /** --release-keyring names a file that cannot be read or holds no OpenPGP public key (signatures/keys.ts) */
   SIGNATURE_KEYRING_INVALID: 'SIGNATURE_KEYRING_INVALID',
+  /** the release keys installed on the system (/etc/pki/rpm-gpg/RPM-GPG-KEY-redhat-release) exist but cannot be read or hold no key (signatures/keys.ts) */
+  SIGNATURE_SYSTEM_KEYRING_UNREADABLE: 'SIGNATURE_SYSTEM_KEYRING_UNREADABLE',
   /** The release signature store cannot be reached or answers with an error (signatures/store.ts) */
   SIGNATURE_STORE_UNREACHABLE: 'SIGNATURE_STORE_UNREACHABLE',
   /** --signature-url is not an http(s) URL (signatures/store.ts) */

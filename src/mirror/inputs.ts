@@ -2,10 +2,12 @@
  * What a mirror run mirrors, read and checked before anything is locked, unpacked or copied: the
  * ImageSetConfiguration (refused, with its position, where this release cannot mirror it yet), a
  * plan file written by `airgap mirror plan`, or, for disk → mirror, the plan an archive carries
- * (checked against the configuration when one is given).
+ * (checked against the configuration when one is given); and, for a configuration with releases,
+ * the keys their signatures are verified with.
  */
 import { readFile } from 'node:fs/promises';
 import { usageError, CommonError } from '../util/errors.js';
+import type { ProgressSink } from '../util/progress.js';
 import { IscErrorCode, ISC_KIND, loadImageSetConfig, unsupportedFields } from './isc/index.js';
 import type { ImageSetConfig } from './isc/index.js';
 import { parsePlan, type MirrorPlan } from './plan.js';
@@ -13,6 +15,7 @@ import { configDigest } from './resolve.js';
 import type { Workflow } from './workflow.js';
 import { MirrorError } from './errors.js';
 import { loadRegistriesConf, type RegistriesConf } from './registry/registries-conf.js';
+import { findReleaseKeyring, NO_RELEASE_KEY, type Keyring } from './signatures/keys.js';
 
 /** What a run was told to mirror: a configuration to resolve, or a plan to replay. */
 export interface RunInputs {
@@ -20,15 +23,32 @@ export interface RunInputs {
   plan?: MirrorPlan;
   /** Where source images are really read from (registries.conf), for runs that read registries. */
   registries?: RegistriesConf;
+  /**
+   * The keys release signatures are verified with, when the configuration is resolved and names
+   * releases; `none` when there are none (said then). See SignatureOptions.releaseKeyring.
+   */
+  releaseKeyring?: Keyring | 'none';
+}
+
+/** Where a run's release keys come from (findReleaseKeyring), and where it says it has none. */
+export interface ReleaseKeyOptions {
+  /** --release-keyring (else AIRGAP_RELEASE_KEYRING): files that must each hold a key. */
+  files?: string[];
+  /** Where the system's keys are looked for (default SYSTEM_RELEASE_KEYRINGS). */
+  systemFiles?: string[];
+  progress: ProgressSink;
 }
 
 /**
  * Read -c and --plan for a run. A disk → mirror run reads its plan from the archive later, and
- * only checks here that the archive carries one made from -c (when -c is given).
+ * only checks here that the archive carries one made from -c (when -c is given). With
+ * `releaseKeys`, a configuration that will be resolved and names releases has its release keys
+ * found here, before anything is fetched: a keyring given but unreadable stops the run (exit 2),
+ * and a run with none says so once.
  */
 export async function readRunInputs(
   flow: Workflow,
-  o: { config?: string; plan?: string; registriesConf?: string },
+  o: { config?: string; plan?: string; registriesConf?: string; releaseKeys?: ReleaseKeyOptions },
 ): Promise<RunInputs> {
   // Check an archive against the configuration before anything is unpacked or pushed.
   if (flow.mode === 'diskToMirror') await checkArchivePlan(flow.archiveDir!, o.config);
@@ -37,11 +57,29 @@ export async function readRunInputs(
   // Disk → mirror reads the archive, not a registry: no redirect applies.
   const registries =
     flow.mode === 'diskToMirror' ? undefined : await loadRegistriesConf({ path: o.registriesConf });
+  // A plan (given, or an archive's) carries its verified signatures: only a resolve needs keys.
+  const releaseKeyring =
+    config && !plan && o.releaseKeys && namesReleases(config)
+      ? await releaseKeysOf(o.releaseKeys)
+      : undefined;
   return {
     ...(config ? { config } : {}),
     ...(plan ? { plan } : {}),
     ...(registries && registries.tables.length > 0 ? { registries } : {}),
+    ...(releaseKeyring ? { releaseKeyring } : {}),
   };
+}
+
+function namesReleases(config: ImageSetConfig): boolean {
+  const platform = config.mirror.platform;
+  return !!platform && (platform.channels.length > 0 || !!platform.release);
+}
+
+async function releaseKeysOf(o: ReleaseKeyOptions): Promise<Keyring | 'none'> {
+  const keyring = await findReleaseKeyring({ files: o.files, systemFiles: o.systemFiles });
+  if (keyring) return keyring;
+  o.progress({ type: 'warning', message: NO_RELEASE_KEY });
+  return 'none';
 }
 
 /** Load the ImageSetConfiguration and refuse, with its position, any content this release cannot mirror yet. */

@@ -11,6 +11,7 @@ import { join, relative, sep } from 'node:path';
 import { AirgapError, CommonError, usageError } from '../util/errors.js';
 import { findUnsafeEntries, isNotFound, writeFileAtomic } from '../util/fs.js';
 import { lockDirectory } from '../util/lock.js';
+import { noProgress } from '../util/progress.js';
 import { writeRunClusterResources } from './cluster-resources.js';
 import type { CopyPair, CopySummary } from './copy/engine.js';
 import { readPlanFile, readRunInputs } from './inputs.js';
@@ -49,7 +50,14 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
     });
   }
   if (flow.archiveDir) await refuseUnsafeArchiveEntries(flow.archiveDir);
-  const inputs = await readRunInputs(flow, o);
+  const inputs = await readRunInputs(flow, {
+    ...o,
+    releaseKeys: {
+      files: o.releaseKeyring,
+      systemFiles: o.systemReleaseKeyring,
+      progress: o.progress ?? noProgress,
+    },
+  });
   await mkdir(flow.workspace, { recursive: true });
   const unlock = await lockDirectory(flow.workspace);
   const run = openSession(o, flow, inputs);

@@ -66,8 +66,17 @@ export interface MirrorOptions {
   removeSignatures?: boolean;
   /** The release signature store (--signature-url); default OCP_SIGNATURE_URL, else oc-mirror's. */
   signatureUrl?: string;
-  /** OpenPGP keyring files for release signatures (--release-keyring); default the shipped Red Hat key. */
+  /**
+   * OpenPGP keyring files for release signatures (--release-keyring, else AIRGAP_RELEASE_KEYRING);
+   * each must hold a key. Default: the keys installed on the system (systemReleaseKeyring).
+   */
   releaseKeyring?: string[];
+  /**
+   * Where the system's release keys are looked for when no keyring is given; a file that does not
+   * exist is skipped. Default SYSTEM_RELEASE_KEYRINGS (RHEL's); the CLI reads
+   * AIRGAP_SYSTEM_RELEASE_KEYRING. Without a key, release signatures are neither verified nor written.
+   */
+  systemReleaseKeyring?: string[];
   /** --secure-policy: refuse images containers-policy.json (--policy) does not accept. */
   securePolicy?: boolean;
   policy?: string;
@@ -237,7 +246,7 @@ export function resolveConfig(run: Session): Promise<MirrorPlan> {
     signatures: {
       remove: o.removeSignatures,
       storeUrl: o.signatureUrl,
-      keyringFiles: o.releaseKeyring,
+      ...(run.inputs.releaseKeyring ? { releaseKeyring: run.inputs.releaseKeyring } : {}),
       tls: {
         caFiles: o.caFiles,
         ...(o.certDir ? { certDirs: [o.certDir] } : {}),

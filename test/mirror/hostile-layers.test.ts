@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { constants, deflateRawSync, gzipSync } from 'node:zlib';
 import yaml from 'js-yaml';
+import * as openpgp from 'openpgp';
 import { Header } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manifestsTar } from '../../lab/release.js';
@@ -64,6 +65,7 @@ describe('hostile compressed content through airgap mirror plan', () => {
   let dir: string;
   let component: string;
   let hook: string;
+  let keyring: string;
 
   /** A one-layer OCI image served by digest and by tag; its manifest digest. */
   const image = (repo: string, tag: string, layer: Buffer): string => {
@@ -131,6 +133,8 @@ describe('hostile compressed content through airgap mirror plan', () => {
         reg.caFile,
         '--signature-url',
         store.url,
+        '--release-keyring',
+        keyring,
         '--json',
       ],
       { timeoutMs: 60_000, env: { NODE_OPTIONS: `--import=${pathToFileURL(hook).href}` } },
@@ -143,6 +147,15 @@ describe('hostile compressed content through airgap mirror plan', () => {
   beforeAll(async () => {
     [reg, store] = await Promise.all([startHostileRegistry(), startSignatureStore()]);
     dir = await mkdtemp(join(tmpdir(), 'airgap-hostile-layers-'));
+    // Release signatures are only fetched with a key; any key will do (none signed the bomb).
+    keyring = join(dir, 'release-key.asc');
+    const { publicKey } = await openpgp.generateKey({
+      userIDs: [{ name: 'hostile-layers test' }],
+      type: 'ecc',
+      curve: 'curve25519Legacy',
+      format: 'armored',
+    });
+    await writeFile(keyring, publicKey);
     hook = join(dir, 'max-rss.mjs');
     await writeFile(
       hook,

@@ -8,6 +8,8 @@
  * 2. Each release's GPG signatures are fetched from the signature store and verified against the
  *    keyring (release.ts); only those that verify and name the release's digest are kept in the
  *    plan, so a disk → mirror run writes the signature ConfigMap with nothing from the source side.
+ *    The keyring is found before the run fetches anything (inputs.ts); a run without one fetches
+ *    no release signature and keeps none (it said so then).
  * 3. With `--secure-policy`, every image is checked against containers-policy.json (policy.ts). An
  *    image the policy refuses stays in the plan, refused, with the reason: the run reports it
  *    failed without copying it, and copies the others.
@@ -29,7 +31,7 @@ import { parseReference } from '../reference.js';
 import type { RegistryClient } from '../registry/client.js';
 import { readCosignSignatures } from './cosign.js';
 import { discoverSignatures, type SignatureCheck, type SignatureChecks } from './discover.js';
-import { loadKeyring } from './keys.js';
+import type { Keyring } from './keys.js';
 import { defaultPolicyPath, evaluatePolicy, loadPolicy } from './policy.js';
 import { policyScopeFor } from './policy-evaluate.js';
 import {
@@ -48,8 +50,12 @@ export interface SignatureOptions {
   remove?: boolean;
   /** The release signature store (--signature-url; else OCP_SIGNATURE_URL; else oc-mirror's default). */
   storeUrl?: string;
-  /** Keyring files for release signatures (--release-keyring); default the shipped Red Hat keys. */
-  keyringFiles?: string[];
+  /**
+   * The keys release signatures are verified with (findReleaseKeyring, looked for before the run
+   * fetched anything); `none`: looked for and not found, so no release signature is fetched or
+   * kept. Absent: the run does not look at release signatures (mirror check, mirror delete).
+   */
+  releaseKeyring?: Keyring | 'none';
   /** TLS for the signature store (the CA flags registries use). */
   tls?: TlsOptions;
   /** --secure-policy: verify every image against containers-policy.json (default: the user's, else /etc/containers/policy.json). */
@@ -80,8 +86,8 @@ export async function addSignatures(
   client: (registry: string) => RegistryClient,
   progress: ProgressSink,
 ): Promise<void> {
-  // A missing or broken keyring is the person's to fix before anything is fetched (exit 2).
-  const keyring = plan.releases.length > 0 ? await loadKeyring(o.keyringFiles) : undefined;
+  // Release signatures only verified with a key: without one, none is fetched, none kept.
+  const keyring = o.releaseKeyring === 'none' ? undefined : o.releaseKeyring;
   const policy = o.securePolicy ? await loadPolicy(o.policyPath ?? (await defaultPolicyPath())) : undefined;
   const registriesD = policy
     ? o.registriesDDir
@@ -111,7 +117,7 @@ export async function addSignatures(
     plan.images.push(...found.entries);
   }
 
-  if (keyring) {
+  if (keyring && plan.releases.length > 0) {
     progress({ type: 'phase', name: 'signatures', detail: 'release signatures' });
     signatures.releases = await signReleases(plan, o, keyring);
     // A problem shared by several releases (the store out of reach) is said once, naming them.
@@ -179,7 +185,7 @@ function isRegistryImage(e: PlanEntry): boolean {
 async function signReleases(
   plan: MirrorPlan,
   o: SignatureOptions,
-  keyring: Awaited<ReturnType<typeof loadKeyring>>,
+  keyring: Keyring,
 ): Promise<PlanReleaseSignatures[]> {
   const baseUrl = signatureStoreUrl(o.storeUrl);
   let unreachable: string | undefined;

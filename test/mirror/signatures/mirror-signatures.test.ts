@@ -4,7 +4,8 @@
  * mirror checked as a node checks it, and what the person is told when something is not signed,
  * does not verify, or is refused by the policy.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,9 +17,14 @@ import { MirrorError } from '../../../src/mirror/errors.js';
 import type { MirrorReport } from '../../../src/mirror/run.js';
 import { airgap } from '../../helpers/cli.js';
 import { refOf, seedRegistry, tempDir, writeMirrorConfig } from '../../helpers/fixtures.js';
+import { realdata } from '../../helpers/realdata.js';
 import { freePort, startRegistry, type TestRegistry } from '../../helpers/registry.js';
 import { nodeSigstoreProblem } from '../../helpers/sigstore-node.js';
 import { skopeoCopy, skopeoListTags, skopeoRawManifest } from '../../helpers/skopeo.js';
+
+/** Red Hat release key 2 as published: what RHEL installs at /etc/pki/rpm-gpg/RPM-GPG-KEY-redhat-release. */
+const REDHAT_KEY_FILE = realdata('samples', 'signatures', 'redhat-release-key-2.asc');
+const haveRealData = existsSync(realdata('samples'));
 
 describe('signatures through airgap mirror, registry → registry', () => {
   let src: TestRegistry;
@@ -171,20 +177,103 @@ describe('signatures through airgap mirror, registry → registry', () => {
     expect(tags.filter((t) => t.endsWith('.sig'))).toEqual([]);
   }, 180_000);
 
-  it('release signatures that do not verify with the keyring are a warning, never written as verified', async () => {
-    // No --release-keyring: the shipped Red Hat key, which did not make the lab's signatures.
-    const r = await airgap(args('ws-redhat-key', 'rhkey'));
+  /** No keyring given, and the system's keys looked for in `system` (a file that need not exist). */
+  const systemKeys = (system: string) => ({
+    AIRGAP_RELEASE_KEYRING: '',
+    AIRGAP_SYSTEM_RELEASE_KEYRING: system,
+  });
+  const toDestination = (argv: string[], destination: string) =>
+    argv.map((a) => (a.startsWith(`docker://${dst.host}/`) ? destination : a));
+  const notices = (stderr: string) =>
+    stderr.split('\n').filter((l) => l.startsWith('warning: no release key'));
+
+  it.skipIf(!haveRealData)(
+    'release signatures that do not verify with the system key are a warning, never written as verified',
+    async () => {
+      // The Red Hat key at the system's place: it did not make the lab's signatures.
+      const r = await airgap(args('ws-redhat-key', 'rhkey'), { env: systemKeys(REDHAT_KEY_FILE) });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(notices(r.stderr)).toEqual([]);
+      const report = JSON.parse(r.stdout) as MirrorReport;
+      const release = report.signatures!.releases[0]!;
+      expect(release.signatures).toEqual([]);
+      expect(release.problems.join('\n')).toContain(`which is not in ${REDHAT_KEY_FILE}`);
+      expect(report.warnings.join('\n')).toContain('release 4.18.2');
+      const resources = await readdir(join(dir, 'ws-redhat-key', 'cluster-resources'));
+      expect(resources).not.toContain('signature-configmap.yaml');
+    },
+    180_000,
+  );
+
+  it.skipIf(!haveRealData)(
+    'the keys installed at the system path are used, every armored block of the file',
+    async () => {
+      // As RHEL's RPM-GPG-KEY-redhat-release: release key 2 first, then another key (here the lab's).
+      const system = join(dir, 'RPM-GPG-KEY-redhat-release');
+      await writeFile(system, `${await readFile(REDHAT_KEY_FILE, 'utf8')}\n${gpg.publicKey}`);
+      const r = await airgap(args('ws-system-key', 'syskey'), { env: systemKeys(system) });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(notices(r.stderr)).toEqual([]);
+      const release = (JSON.parse(r.stdout) as MirrorReport).signatures!.releases[0]!;
+      expect(release).toMatchObject({ version: '4.18.2', verifiedBy: [gpg.fingerprint], problems: [] });
+      const cm = yaml.load(
+        await readFile(join(dir, 'ws-system-key', 'cluster-resources', 'signature-configmap.yaml'), 'utf8'),
+      ) as { binaryData: Record<string, string> };
+      expect(Object.values(cm.binaryData)).toEqual(release.signatures);
+    },
+    180_000,
+  );
+
+  it('with no release key anywhere, the run says so once before it fetches anything, and writes no signature', async () => {
+    const both = await writeMirrorConfig(join(dir, 'no-key-releases.yaml'), {
+      platform: { channels: [{ name: up.channel, minVersion: '4.18.1', maxVersion: '4.18.2' }] },
+    });
+    const env = systemKeys(join(dir, 'no-such-dir', 'RPM-GPG-KEY-redhat-release'));
+    const argv = args('ws-no-key', 'nokey').map((a) => (a === isc ? both : a));
+    const asked = up.signatureStore.requests.length;
+    const r = await airgap(argv, { env });
     expect(r.exitCode, r.stderr).toBe(0);
+    // Once for the two releases, naming where the key comes from.
+    expect(notices(r.stderr)).toEqual([
+      'warning: no release key: release signatures cannot be verified and none will be written; install the Red Hat release key (/etc/pki/rpm-gpg/RPM-GPG-KEY-redhat-release, package redhat-release) or give --release-keyring FILE (or AIRGAP_RELEASE_KEYRING)',
+    ]);
     const report = JSON.parse(r.stdout) as MirrorReport;
-    const release = report.signatures!.releases[0]!;
-    expect(release.signatures).toEqual([]);
-    expect(release.problems.join('\n')).toContain(`which is not in the Red Hat release key`);
-    expect(report.warnings.join('\n')).toContain('release 4.18.2');
-    const resources = await import('node:fs/promises').then((fs) =>
-      fs.readdir(join(dir, 'ws-redhat-key', 'cluster-resources')),
-    );
+    expect(report.releases.map((x) => x.version).sort()).toEqual(['4.18.1', '4.18.2']);
+    expect(report.signatures!.releases).toEqual([]);
+    expect(up.signatureStore.requests.length).toBe(asked);
+    const resources = await readdir(join(dir, 'ws-no-key', 'cluster-resources'));
     expect(resources).not.toContain('signature-configmap.yaml');
+    expect(r.stdout).not.toMatch(/no release key/);
+
+    // Before anything is fetched: a destination that cannot be reached fails after the notice.
+    const unreachable = `docker://127.0.0.1:${await freePort()}/nokey`;
+    const failed = await airgap(
+      toDestination(args('ws-no-key-dead', 'x', '--retry-times', '0'), unreachable),
+      {
+        env,
+      },
+    );
+    expect(failed.exitCode).toBe(1);
+    const lines = failed.stderr.split('\n');
+    const notice = lines.findIndex((l) => l.startsWith('warning: no release key'));
+    expect(notice, failed.stderr).toBeGreaterThanOrEqual(0);
+    expect(lines.findIndex((l) => l.includes('cannot be used'))).toBeGreaterThan(notice);
   }, 180_000);
+
+  it('a --release-keyring file that is not a key stops the run before anything is fetched (exit 2, naming it)', async () => {
+    const notKey = join(dir, 'not-a-key.asc');
+    await writeFile(notKey, 'this is not an OpenPGP key\n');
+    // The destination is unreachable: the keyring is read before the first request.
+    const unreachable = `docker://127.0.0.1:${await freePort()}/badkey`;
+    const r = await airgap(
+      toDestination(args('ws-bad-key', 'x', '--release-keyring', notKey, '--retry-times', '0'), unreachable),
+      { env: systemKeys(join(dir, 'no-such-dir', 'key')) },
+    );
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`${notKey} holds no OpenPGP public key`);
+    expect(r.stderr).not.toContain('cannot be used');
+    expect(notices(r.stderr)).toEqual([]);
+  }, 120_000);
 
   it('--secure-policy: an image the policy refuses is not mirrored and says why; the others are', async () => {
     const policy = join(dir, 'policy.json');
