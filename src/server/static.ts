@@ -170,7 +170,7 @@ export function createImageServer(opts: ImageServerOptions): FastifyInstance {
       rr.problem = err.message;
       sendText(rr, 400, 'Bad Request');
     },
-  }) as unknown as FastifyInstance;
+  });
   serverMakers.set(app, () => nodeServer(routing!, limits, opts.tls));
   addRoutes(app, ctx);
   return app;

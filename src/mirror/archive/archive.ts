@@ -168,7 +168,7 @@ export async function packArchive(
         progress({ type: 'bytes', bytes: n - last });
         last = n;
       });
-      await pipeline(pack as unknown as NodeJS.ReadableStream, h.stream, createWriteStream(tmp));
+      await pipeline(pack, h.stream, createWriteStream(tmp));
       written.push({
         file: name,
         size: h.size(),
