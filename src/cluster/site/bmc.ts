@@ -19,7 +19,7 @@ const REDFISH_SCHEMES = [
   'ilo5-redfish',
   'ilo5-virtualmedia',
 ];
-export const BMC_SCHEMES: readonly string[] = [
+const BMC_SCHEMES: readonly string[] = [
   ...REDFISH_SCHEMES.flatMap((s) => [s, `${s}+http`, `${s}+https`]),
   'ilo4',
   'ilo4-virtualmedia',

@@ -29,8 +29,8 @@ import { statIfExists, writeFileAtomic } from '../../util/fs.js';
 import type { BootArtifactKind } from './stream.js';
 import { ServerError } from '../errors.js';
 
-export const IMAGES_SUBDIR = 'images';
-export const BOOT_IMAGES_MANIFEST = 'airgap-images.json';
+const IMAGES_SUBDIR = 'images';
+const BOOT_IMAGES_MANIFEST = 'airgap-images.json';
 export const BOOT_IMAGES_KIND = 'AirgapBootImages';
 
 /** One file in the images directory. */
@@ -150,7 +150,7 @@ function parseEntry(i: unknown, n: number, stream: string, path: string): BootIm
 }
 
 /** Check a parsed manifest; throws IMAGES_MANIFEST_INVALID naming `path` and the field. */
-export function parseBootImagesManifest(doc: unknown, path: string): BootImagesManifest {
+function parseBootImagesManifest(doc: unknown, path: string): BootImagesManifest {
   if (!isRecord(doc) || doc.kind !== BOOT_IMAGES_KIND) throw invalid(path, `kind is not ${BOOT_IMAGES_KIND}`);
   if (doc.version !== 1) throw invalid(path, `version ${String(doc.version)} is not 1`);
   if (typeof doc.stream !== 'string') throw invalid(path, 'it has no stream');

@@ -236,7 +236,7 @@ export function openshiftMinor(version: string): string | undefined {
 }
 
 /** The architectures of a stream that have metal artifacts, in the stream's order. */
-export function streamArches(stream: CoreosStream): string[] {
+function streamArches(stream: CoreosStream): string[] {
   return Object.keys(stream.architectures);
 }
 
