@@ -164,19 +164,49 @@ const noSilentCatch = {
   },
 };
 
+/**
+ * A cast through `unknown` (`x as unknown as T`, `<T><unknown>x`) tells TypeScript to check
+ * nothing: in src/, a value from outside (JSON, YAML) is validated by a type guard that names the
+ * bad field, and a value whose type is only too wide gets a generic, the library's declared type,
+ * or an assertion to a type it overlaps with (`as T`), which TypeScript still checks.
+ */
+const CAST_MESSAGE =
+  'a cast through unknown checks nothing: validate outside input with a type guard (an error naming the field), or use a generic, the declared library type, or a plain `as T` to a type the value overlaps with';
+const noCastThroughUnknown = {
+  meta: { type: 'problem', schema: [] },
+  create(context) {
+    const file = posix(relative(ROOT, context.filename));
+    if (!file.startsWith('src/')) return {};
+    const isCast = (node) => node.type === 'TSAsExpression' || node.type === 'TSTypeAssertion';
+    const toUnknown = (node) => isCast(node) && node.typeAnnotation.type === 'TSUnknownKeyword';
+    const check = (node) => {
+      if (!toUnknown(node) && toUnknown(node.expression)) context.report({ node, message: CAST_MESSAGE });
+    };
+    return { TSAsExpression: check, TSTypeAssertion: check };
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'build/**', 'node_modules/**', '.work/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     plugins: {
-      airgap: { rules: { boundaries, 'yaml-loader': yamlLoader, 'no-silent-catch': noSilentCatch } },
+      airgap: {
+        rules: {
+          boundaries,
+          'yaml-loader': yamlLoader,
+          'no-silent-catch': noSilentCatch,
+          'no-cast-through-unknown': noCastThroughUnknown,
+        },
+      },
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'airgap/boundaries': 'error',
       'airgap/yaml-loader': 'error',
       'airgap/no-silent-catch': 'error',
+      'airgap/no-cast-through-unknown': 'error',
       'no-restricted-syntax': [
         'error',
         {

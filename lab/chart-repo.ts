@@ -40,7 +40,7 @@ export async function packChart(dir: string): Promise<Buffer> {
 }
 
 /** The index.yaml of a set of charts, newest version first per chart. */
-export function chartIndex(charts: readonly RepoChart[]): string {
+function chartIndex(charts: readonly RepoChart[]): string {
   const entries: Record<string, unknown[]> = {};
   for (const c of [...charts].reverse()) {
     (entries[c.name] ??= []).push({

@@ -69,7 +69,7 @@ export interface LabSignature {
 }
 
 /** The simple-signing payload cosign signs, byte for byte as it writes it. */
-export function cosignPayload(reference: string, digest: string): Buffer {
+function cosignPayload(reference: string, digest: string): Buffer {
   const doc: Omit<SimpleSigningPayload, 'optional'> & { optional: null } = {
     critical: {
       identity: { 'docker-reference': reference },

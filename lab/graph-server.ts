@@ -57,7 +57,7 @@ export interface GraphServer {
   stop(): Promise<void>;
 }
 
-export const GRAPH_PATH = '/api/upgrades_info/v1/graph';
+const GRAPH_PATH = '/api/upgrades_info/v1/graph';
 export const GRAPH_DATA_PATH = '/api/upgrades_info/graph-data';
 const ACCEPTED = ['application/json', 'application/vnd.redhat.cincinnati.v1+json', '*/*', 'application/*'];
 

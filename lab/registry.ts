@@ -170,7 +170,7 @@ export function freePort(host = '127.0.0.1'): Promise<number> {
 }
 
 /** "127.0.0.1:5000" or "[::1]:5000". */
-export function hostPort(host: string, port: number): string {
+function hostPort(host: string, port: number): string {
   return net.isIPv6(host) ? `[${host}]:${port}` : `${host}:${port}`;
 }
 

@@ -76,7 +76,7 @@ export interface LabSite {
 }
 
 /** An OpenSSH `ssh-ed25519 AAAA… comment` public key line, freshly generated. */
-export function sshPublicKey(comment = 'airgap-lab'): string {
+function sshPublicKey(comment = 'airgap-lab'): string {
   const { publicKey } = generateKeyPairSync('ed25519');
   const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
   // SSH wire format: each field is a uint32 length and the bytes.
@@ -213,7 +213,7 @@ export const LAB_RELEASE_REPO = 'openshift/release-images';
  * The release-signature ConfigMap as `airgap mirror` writes it: one `sha256-<hex>-<n>` key per
  * signature. The values are base64 of `signatures` (default: one placeholder, not a GPG signature).
  */
-export function labSignatureConfigMap(
+function labSignatureConfigMap(
   releaseDigest: string,
   signatures: Buffer[] = [Buffer.from(`airgap lab: not a signature of ${releaseDigest}`)],
 ): Record<string, unknown> {

@@ -25,10 +25,10 @@ import { writeRegistryStorage } from './registry-storage.js';
 import { buildImages } from './images.js';
 import { buildReleasePayload } from './release.js';
 
-export const RELEASE_REPO = 'openshift-release-dev/ocp-release';
-export const COMPONENT_REPO = 'openshift-release-dev/ocp-v4.0-art-dev';
-export const CATALOG_REPO = 'redhat/redhat-operator-index';
-export const UBI_REPO = 'ubi9/ubi';
+const RELEASE_REPO = 'openshift-release-dev/ocp-release';
+const COMPONENT_REPO = 'openshift-release-dev/ocp-v4.0-art-dev';
+const CATALOG_REPO = 'redhat/redhat-operator-index';
+const UBI_REPO = 'ubi9/ubi';
 
 export interface UpstreamOptions {
   /**
@@ -137,7 +137,7 @@ async function pushLayout(registry: UpstreamOptions['registry'], layout: OciLayo
 }
 
 /** A CoreOS stream shaped like installer-coreos-rhel-9.stream.json, naming `kubevirt` as the container disk. */
-export function labCoreosStream(kubevirt: string, release = '9.6.20250101-0'): CoreosStream {
+function labCoreosStream(kubevirt: string, release = '9.6.20250101-0'): CoreosStream {
   const base = 'https://rhcos.mirror.openshift.com/art/storage/prod/streams/rhel-9.6/builds';
   return {
     stream: 'rhcos-4.18',

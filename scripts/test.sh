@@ -10,6 +10,7 @@ bash scripts/test-deps.sh
 echo "test: typecheck, lint, build (Node $(node --version), $(command -v node))" >&2
 npx tsc -p tsconfig.json --noEmit
 npx eslint .
+npx knip
 npx prettier --check . >/dev/null || { npx prettier --check . ; exit 1; }
 npm run build --silent
 # The aarch64 Node runtime the release build (npm run dist) injects, pinned in the lockfile.

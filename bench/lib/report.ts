@@ -66,7 +66,7 @@ export interface BenchResult {
 
 const MB = 1e6;
 
-export const TARGETS = {
+const TARGETS = {
   firstRatio: 3,
   secondRatio: 10,
   loopFirstRatio: 3,

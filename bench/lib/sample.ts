@@ -17,7 +17,7 @@ async function childrenOf(pid: number): Promise<number[]> {
 }
 
 /** The process and its children. */
-export async function processTree(pid: number): Promise<number[]> {
+async function processTree(pid: number): Promise<number[]> {
   return [pid, ...(await childrenOf(pid))];
 }
 
@@ -39,7 +39,7 @@ export async function treeRss(pid: number): Promise<number> {
 }
 
 /** CPU seconds (user + system) of a process tree so far. */
-export async function treeCpu(pid: number): Promise<number> {
+async function treeCpu(pid: number): Promise<number> {
   const pids = await processTree(pid);
   return (await Promise.all(pids.map(cpuSeconds))).reduce((a, b) => a + b, 0);
 }
@@ -53,7 +53,7 @@ export interface RssTrace {
   last: number;
 }
 
-export function sampleRss(pid: number, intervalMs = 100): { stop: () => Promise<RssTrace> } {
+function sampleRss(pid: number, intervalMs = 100): { stop: () => Promise<RssTrace> } {
   const samples: [number, number][] = [];
   const started = Date.now();
   let busy: Promise<void> = Promise.resolve();

@@ -33,7 +33,7 @@ const pathKey = (p: Path) => JSON.stringify(p);
 const dotted = (p: Path) => `.${p.join('.')}`;
 
 /** The leaf fields of an applied configuration (its owned set). */
-export function configFields(config: KubeObject, type: ResourceType): Path[] {
+function configFields(config: KubeObject, type: ResourceType): Path[] {
   const out: Path[] = [];
   const walk = (v: unknown, path: Path) => {
     if (isObject(v) && Object.keys(v).length > 0)
@@ -57,7 +57,7 @@ export function configFields(config: KubeObject, type: ResourceType): Path[] {
 }
 
 /** FieldsV1 (`{"f:spec":{"f:replicas":{}}}`) for a set of leaf paths. */
-export function encodeFields(paths: Path[]): Record<string, unknown> {
+function encodeFields(paths: Path[]): Record<string, unknown> {
   const root: Record<string, unknown> = {};
   for (const p of paths) {
     let cur = root;
@@ -67,7 +67,7 @@ export function encodeFields(paths: Path[]): Record<string, unknown> {
 }
 
 /** The leaf paths of a FieldsV1 set (a node with `k:`/`v:`/`i:` children counts as one atomic leaf). */
-export function decodeFields(fields: unknown, prefix: Path = []): Path[] {
+function decodeFields(fields: unknown, prefix: Path = []): Path[] {
   if (!isObject(fields)) return [];
   const children = Object.keys(fields).filter((k) => k.startsWith('f:'));
   if (children.length === 0) return prefix.length > 0 ? [prefix] : [];

@@ -31,7 +31,7 @@ function repoRoot(): string {
 }
 
 /** Where the real CRDs are: AIRGAP_CRD_DIR, else ../shared/realdata/crds beside the repository. */
-export function defaultCrdDir(): string {
+function defaultCrdDir(): string {
   return process.env.AIRGAP_CRD_DIR ?? resolve(repoRoot(), '../shared/realdata/crds');
 }
 

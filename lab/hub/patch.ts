@@ -129,7 +129,7 @@ function equal(a: unknown, b: unknown): boolean {
 }
 
 /** The value with object keys sorted, for comparisons. */
-export function canonical(v: unknown): unknown {
+function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
   if (!isObject(v)) return v;
   return Object.fromEntries(

@@ -49,7 +49,7 @@ export function toJsonSchema(node: unknown): unknown {
 }
 
 /** The API server's way to print a field path: `spec.services[0].type`, `metadata.labels[a.b/c]`. */
-export function fieldPath(segments: readonly (string | number)[]): string {
+function fieldPath(segments: readonly (string | number)[]): string {
   let path = '';
   for (const seg of segments) {
     if (typeof seg === 'number' || /^\d+$/.test(seg)) path += `[${seg}]`;
@@ -60,7 +60,7 @@ export function fieldPath(segments: readonly (string | number)[]): string {
 }
 
 /** JSON Pointer (`/spec/x/0/y`) → its segments. */
-export function pointerSegments(pointer: string): string[] {
+function pointerSegments(pointer: string): string[] {
   if (pointer === '') return [];
   return pointer
     .split('/')

@@ -98,13 +98,3 @@ export function parseFieldSelector(selector: string | undefined, anyField = fals
   }
   return (obj) => reqs.every((r) => r(obj));
 }
-
-/** The name a field selector pins (`metadata.name=x`), if any. */
-export function selectedName(selector: string | undefined): string | undefined {
-  if (!selector) return undefined;
-  for (const part of splitTop(selector)) {
-    const m = part.match(/^metadata\.name\s*==?\s*(.*)$/);
-    if (m) return m[1];
-  }
-  return undefined;
-}

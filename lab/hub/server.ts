@@ -32,7 +32,7 @@ import { methodNotAllowed, send, sendError, statusBody } from './api/status.js';
 import { isWatchQuery, watch } from './api/watch.js';
 import type { HubStore } from './types.js';
 
-export type { FaultInjector, FaultRule } from './api/faults.js';
+export type { FaultInjector } from './api/faults.js';
 export type { RequestRecord } from './api/context.js';
 
 export interface ApiServer {

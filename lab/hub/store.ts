@@ -40,7 +40,7 @@ export function resourceName(type: ResourceType): string {
 }
 
 /** `HostedCluster.hypershift.openshift.io`, or `Secret` for the core group. */
-export function qualifiedKind(type: ResourceType): string {
+function qualifiedKind(type: ResourceType): string {
   return type.group ? `${type.kind}.${type.group}` : type.kind;
 }
 
@@ -62,7 +62,7 @@ export function conflict(type: ResourceType, name: string): HubApiError {
 }
 
 /** The 422 Invalid error for field errors, worded as the API server words it. */
-export function invalid(type: ResourceType, name: string, errors: FieldError[]): HubApiError {
+function invalid(type: ResourceType, name: string, errors: FieldError[]): HubApiError {
   const lines = errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message));
   const all = lines.length === 1 ? lines[0]! : `[${lines.join(', ')}]`;
   return new HubApiError(422, 'Invalid', `${qualifiedKind(type)} "${name}" is invalid: ${all}`, {

@@ -11,7 +11,7 @@ type Column = NonNullable<ResourceType['printerColumns']>[number];
 const AGE: Column = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
 
 /** All values `path` selects in `obj`, in order. */
-export function evalJsonPath(obj: unknown, path: string): unknown[] {
+function evalJsonPath(obj: unknown, path: string): unknown[] {
   let cur: unknown[] = [obj];
   const re =
     /\.([A-Za-z0-9_$-]+)|\[(\d+)\]|\[\*\]|\[\?\(@\.([A-Za-z0-9_.$-]+)\s*(==|!=)\s*(?:"([^"]*)"|'([^']*)'|([^)\s]*))\)\]|\['([^']+)'\]/y;
@@ -47,7 +47,7 @@ export function evalJsonPath(obj: unknown, path: string): unknown[] {
 }
 
 /** kubectl's short age: 45s, 5m10s, 12m, 3h4m, 20h, 3d4h, 12d. */
-export function humanAge(from: string | undefined, now = Date.now()): string {
+function humanAge(from: string | undefined, now = Date.now()): string {
   if (!from) return '<unknown>';
   const s = Math.max(0, Math.floor((now - Date.parse(from)) / 1000));
   if (s < 120) return `${s}s`;

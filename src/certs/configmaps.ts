@@ -33,13 +33,13 @@ import {
 } from './mirror-mapping.js';
 import { CertsError } from './errors.js';
 
-export const REGISTRY_CONFIG = 'registry-config';
-export const USER_CA_BUNDLE = 'user-ca-bundle';
+const REGISTRY_CONFIG = 'registry-config';
+const USER_CA_BUNDLE = 'user-ca-bundle';
 export const CUSTOM_REGISTRIES = 'custom-registries';
 export const DEFAULT_HOSTED_CLUSTER_NAMESPACE = 'clusters';
 
 /** The files `--output` gets, in writing order. */
-export const TRUST_FILES = {
+const TRUST_FILES = {
   registryConfig: 'registry-config.yaml',
   imagePatch: 'image-cluster-patch.yaml',
   userCaBundle: 'user-ca-bundle.yaml',
@@ -235,7 +235,7 @@ function bundle(cas: readonly CaCertificate[]): string {
 }
 
 /** The `oc patch` one-liner that sets `additionalTrustedCA` (a JSON merge patch, the object form). */
-export function imagePatchCommand(configMapName = REGISTRY_CONFIG): string {
+function imagePatchCommand(configMapName = REGISTRY_CONFIG): string {
   const patch = JSON.stringify({ spec: { additionalTrustedCA: { name: configMapName } } });
   return `oc patch image.config.openshift.io/cluster --type merge -p '${patch}'`;
 }
@@ -525,7 +525,7 @@ export function trustConfigMapFiles(r: TrustConfigMaps): Map<string, string> {
  * then renamed, so a failure leaves no file half-written. Files of an earlier run are replaced (they
  * are derived from the inputs, like a mirror run's cluster-resources). Returns the paths written.
  */
-export async function writeTrustConfigMaps(dir: string, r: TrustConfigMaps): Promise<string[]> {
+async function writeTrustConfigMaps(dir: string, r: TrustConfigMaps): Promise<string[]> {
   try {
     if (!(await stat(dir)).isDirectory()) {
       throw usageError(CertsError.OUTPUT_NOT_DIRECTORY, `--output ${dir} exists and is not a directory`, {

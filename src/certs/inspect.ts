@@ -120,7 +120,7 @@ export async function readPrivateKeyFile(
 }
 
 /** The private key of a PEM file. */
-export async function readPrivateKey(file: string, flag?: string): Promise<KeyObject> {
+async function readPrivateKey(file: string, flag?: string): Promise<KeyObject> {
   return (await readPrivateKeyFile(file, flag)).key;
 }
 

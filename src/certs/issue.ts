@@ -24,7 +24,7 @@ export interface SubjectNames {
  * (`[fd00::1]` is URL syntax, a certificate holds the bare address), invalid host names (RFC 1123
  * labels; one leading `*.` wildcard allowed), empty values.
  */
-export function parseSubjectNames(values: string[], flag = '--san'): SubjectNames {
+function parseSubjectNames(values: string[], flag = '--san'): SubjectNames {
   const dnsNames: string[] = [];
   const ipAddresses: string[] = [];
   for (const raw of values.flatMap((v) => v.split(',')).map((v) => v.trim())) {

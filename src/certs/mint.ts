@@ -95,7 +95,7 @@ function algorithmIdentifier(alg: { oid: string; params: boolean }): Asn1 {
 }
 
 /** A new key pair of the given type; the private key as PKCS#8 PEM (what Go, openssl and nginx read). */
-export function generateKey(type: KeyType): { privateKey: KeyObject; publicKey: KeyObject; keyPem: string } {
+function generateKey(type: KeyType): { privateKey: KeyObject; publicKey: KeyObject; keyPem: string } {
   const { privateKey, publicKey } =
     type === 'rsa-2048' || type === 'rsa-4096'
       ? generateKeyPairSync('rsa', { modulusLength: type === 'rsa-2048' ? 2048 : 4096 })

@@ -14,7 +14,7 @@ import { CertsError } from './errors.js';
 
 export type { MirrorMapping } from '../mirror/index.js';
 
-export { parseHostPort, type HostPort } from './names.js';
+export { parseHostPort } from './names.js';
 
 const PATH_COMPONENT_RE = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
 

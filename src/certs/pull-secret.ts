@@ -88,7 +88,7 @@ export function parsePullSecret(text: string, path: string): PullSecretDoc {
 }
 
 /** `{auth: base64(user:password)[, email]}`, the entry containers, podman and OpenShift read. */
-export function pullSecretEntry(username: string, password: string, email?: string): Record<string, string> {
+function pullSecretEntry(username: string, password: string, email?: string): Record<string, string> {
   return {
     auth: Buffer.from(`${username}:${password}`, 'utf8').toString('base64'),
     ...(email !== undefined ? { email } : {}),

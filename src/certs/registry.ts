@@ -44,9 +44,9 @@ import { checkServerCertificate, type CheckedServerCertificate } from './registr
 import { checkUnitPath, installText, registryUnit } from './registry/unit.js';
 import { CertsError } from './errors.js';
 
-export { checkHost, checkPort, type CheckedHost } from './names.js';
+export { checkHost } from './names.js';
 export { registryConfig } from './registry/config.js';
-export { HTPASSWD_BCRYPT_COST, checkUsername, htpasswdEntry, readPasswordFile } from './registry/htpasswd.js';
+export { htpasswdEntry } from './registry/htpasswd.js';
 export {
   DEFAULT_REGISTRY_DATA_DIR,
   DEFAULT_REGISTRY_IMAGE,
@@ -54,8 +54,7 @@ export {
   REGISTRY_FILES,
   type RegistryFileKind,
 } from './registry/layout.js';
-export { checkServerCertificate, type CheckedServerCertificate } from './registry/server-cert.js';
-export { installText, registryUnit } from './registry/unit.js';
+export { checkServerCertificate } from './registry/server-cert.js';
 
 export interface RegistryFilesOptions {
   /** The name clients use for the registry (the certificate must name it). */

@@ -11,7 +11,7 @@ import { formatBytes, renderProgress, type ProgressSink } from '../util/progress
 import { REPEATABLE } from './command.js';
 
 /** `4` (GiB, like archiveSize), `500M`, `2G`, `100K`. */
-export function parseSize(v: string): number {
+function parseSize(v: string): number {
   const m = /^(\d+(?:\.\d+)?)\s*([KMGT]i?B?)?$/i.exec(v.trim());
   if (!m) {
     throw usageError(CommonError.FLAG_INVALID, `--archive-size "${v}" is not a size`, {
@@ -26,7 +26,7 @@ export function parseSize(v: string): number {
 }
 
 /** `--since`: a day (`2026-11-01`, midnight UTC) or an RFC 3339 time. */
-export function parseSince(v: string): Date {
+function parseSince(v: string): Date {
   const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v.trim());
   const time = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(v.trim());
   const d = day

@@ -27,7 +27,7 @@ export function findCondition(obj: KubeObject | undefined, type: string): Condit
 }
 
 /** True when the controller has observed the object's current generation (or cannot say). */
-export function generationObserved(obj: KubeObject, c?: Condition): boolean {
+function generationObserved(obj: KubeObject, c?: Condition): boolean {
   const generation = obj.metadata.generation;
   if (generation === undefined) return true;
   const observed = c?.observedGeneration ?? (obj.status?.observedGeneration as number | undefined);

@@ -40,7 +40,7 @@ async function listIn(
 }
 
 /** What destroy would delete, in order. */
-export async function destroyPlan(
+async function destroyPlan(
   kube: Kube,
   cluster: ClusterIdentity,
 ): Promise<{ steps: { name: string; refs: ObjectRef[] }[]; agentNamespace: string }> {
@@ -102,7 +102,7 @@ export async function destroySelectedCluster(
   return { cluster, destroyed };
 }
 
-export async function destroyCluster(opts: DestroyOptions): Promise<DestroyResult> {
+async function destroyCluster(opts: DestroyOptions): Promise<DestroyResult> {
   const { kube, cluster } = opts;
   const report = dedupe(opts.report);
   const timeoutMs = opts.phaseTimeoutMs ?? 30 * 60_000;

@@ -26,7 +26,7 @@ export interface ClusterSelector {
 }
 
 /** The hosted cluster the selector names: its name/namespace, else the site file's, else exit 2. */
-export async function selectCluster(s: ClusterSelector): Promise<ClusterIdentity> {
+async function selectCluster(s: ClusterSelector): Promise<ClusterIdentity> {
   let name = s.name;
   let namespace = s.namespace;
   if (s.site) {

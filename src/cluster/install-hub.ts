@@ -24,7 +24,7 @@ import { dedupe, type InstallReporter } from './progress.js';
 import { waitFor } from './wait.js';
 import { ClusterError } from './errors.js';
 
-export const MIN_HUB_VERSION = [4, 14] as const;
+const MIN_HUB_VERSION = [4, 14] as const;
 
 export interface InstallHubOptions {
   kube: Kube;
@@ -56,11 +56,7 @@ function versionAtLeast(v: string, min: readonly [number, number]): boolean {
 }
 
 /** What the hub has before anything is applied; exit 2 for what must be fixed first. */
-export async function hubPreflight(
-  kube: Kube,
-  objects: KubeObject[],
-  storageClass?: string,
-): Promise<HubPreflight> {
+async function hubPreflight(kube: Kube, objects: KubeObject[], storageClass?: string): Promise<HubPreflight> {
   const cv = await kube.get({ ...API.clusterVersion, name: 'version' });
   const version =
     (field(cv, 'status.desired.version') as string | undefined) ??

@@ -27,7 +27,7 @@ import { hasRetryableNetworkCode, isRetryableStatus } from '../net/retry.js';
 import { AirgapError, messageOf, usageError } from '../util/errors.js';
 
 /** The field manager of every server-side apply airgap makes. */
-export const FIELD_MANAGER = 'airgap';
+const FIELD_MANAGER = 'airgap';
 
 export { describeRef, refOf, type KubeObject, type ObjectRef } from './objects.js';
 import { describeRef, refOf, type KubeObject, type ObjectRef } from './objects.js';
@@ -437,7 +437,7 @@ function header(ref: ObjectRef): KubernetesObject & { metadata: { name: string }
 }
 
 /** What server-side apply should send: no status, no server-owned metadata. */
-export function forApply(obj: KubeObject): KubernetesObject {
+function forApply(obj: KubeObject): KubernetesObject {
   const { status: _status, ...rest } = obj;
   const {
     uid: _uid,

@@ -12,7 +12,7 @@ import type { Kube } from './kube.js';
 import { ClusterError } from './errors.js';
 
 /** The admin kubeconfig's text; exit 2 when there is no such HostedCluster, 1 while it has none yet. */
-export async function hostedKubeconfig(kube: Kube, cluster: ClusterIdentity): Promise<string> {
+async function hostedKubeconfig(kube: Kube, cluster: ClusterIdentity): Promise<string> {
   const hc = await kube.get({ ...API.hostedCluster, namespace: cluster.namespace, name: cluster.name });
   if (!hc)
     throw new AirgapError(

@@ -57,7 +57,7 @@ export function lineReporter(out: NodeJS.WriteStream): InstallReporter {
 }
 
 /** `[hosts] BareMetalHost clusters-example/worker-0: provisioning`. */
-export function formatEvent(e: InstallEvent): string {
+function formatEvent(e: InstallEvent): string {
   const mark = e.level === 'error' ? 'error: ' : e.level === 'warn' ? 'warning: ' : '';
   return `[${e.phase}] ${mark}${e.object ? `${e.object}: ` : ''}${e.message}`;
 }

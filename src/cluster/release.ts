@@ -241,7 +241,7 @@ async function requireComponents(
 }
 
 /** The first release whose nodes verify the release image's Sigstore signature. */
-export const SIGNED_RELEASES_FROM = [4, 21] as const;
+const SIGNED_RELEASES_FROM = [4, 21] as const;
 
 /** Whether release `version` (`4.21.0`, `4.21.0-ec.2`) verifies its release signature on every node. */
 export function verifiesReleaseSignature(version: string): boolean {

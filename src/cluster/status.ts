@@ -48,7 +48,7 @@ export async function readClusterStatus(t: ClusterTarget): Promise<ClusterStatus
   return clusterStatus(kube, cluster);
 }
 
-export async function clusterStatus(kube: Kube, cluster: ClusterIdentity): Promise<ClusterStatus> {
+async function clusterStatus(kube: Kube, cluster: ClusterIdentity): Promise<ClusterStatus> {
   const ns = controlPlaneNamespace(cluster);
   const hc = await kube.get({ ...API.hostedCluster, namespace: cluster.namespace, name: cluster.name });
   const pools = hc

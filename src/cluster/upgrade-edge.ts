@@ -65,7 +65,7 @@ const RELEASE_IMAGES = 'openshift/release-images';
  * The graph image beside a release image in the mirror: `<reg>/<prefix>/openshift/release-images…`
  * → `<reg>/<prefix>/openshift/graph-image:latest`; undefined for a release stored elsewhere.
  */
-export function graphImageBeside(releaseImage: string): { registry: string; repo: string } | undefined {
+function graphImageBeside(releaseImage: string): { registry: string; repo: string } | undefined {
   const ref = parseReference(releaseImage);
   const repo = ref.repository;
   if (repo !== RELEASE_IMAGES && !repo.endsWith(`/${RELEASE_IMAGES}`)) return undefined;

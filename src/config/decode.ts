@@ -83,7 +83,7 @@ export function namedHeader(field: string, raw: unknown): string {
     : `the ${field}`;
 }
 
-export function describeType(raw: unknown): string {
+function describeType(raw: unknown): string {
   if (raw === null || raw === undefined) return 'nothing';
   if (Array.isArray(raw)) return 'a list';
   if (typeof raw === 'object') return 'a mapping';

@@ -26,7 +26,7 @@ const MAX_LISTED = 50;
  * At most this many problems are kept, each with its place; any more are only counted. A hostile
  * file can hold a problem in every line, and a million problems would cost more than the file.
  */
-export const MAX_KEPT_PROBLEMS = 1000;
+const MAX_KEPT_PROBLEMS = 1000;
 
 /** Collects problems while a configuration is decoded and checked. */
 export class Problems<C extends string = string> {

@@ -91,7 +91,7 @@ export interface CheckPair {
 }
 
 /** Check every pair at its destination, `parallel` at a time. */
-export async function checkPairs(
+async function checkPairs(
   plan: MirrorPlan,
   pairs: readonly CheckPair[],
   opts: {

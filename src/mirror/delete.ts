@@ -84,7 +84,7 @@ export interface DeleteOutcome {
 
 /** An item's imageReference: `docker://<registry>/<repo>@sha256:<hex>` (registry, repo, digest). */
 /** How to have the registry give the space back (deleting manifests frees no blob by itself). */
-export const GC_HINT =
+const GC_HINT =
   'deleting manifests frees no disk until the registry collects its garbage: for distribution (docker-registry, the mirror-registry of podman), stop it or set it read-only, then run `registry garbage-collect --delete-untagged /etc/docker/registry/config.yml`; Quay collects by itself once the tags expire';
 
 /** Where a delete entry is at the destination, for the plan. */
@@ -186,7 +186,7 @@ async function blobsAt(client: RegistryClient, repo: string, ref: string): Promi
  * The delete list of `del` (a plan resolved from a DeleteImageSetConfiguration) at the destination,
  * keeping what `keep` (the workspace's last mirror plan) still uses; written to `file`.
  */
-export async function planDeletion(
+async function planDeletion(
   del: MirrorPlan,
   keep: MirrorPlan | undefined,
   target: DeleteTarget,
@@ -354,7 +354,7 @@ function listManifests(
 }
 
 /** Read a delete-images.yaml; DELETE_LIST_INVALID names what is wrong with it. */
-export async function readDeleteList(path: string, scope: ReferenceScope): Promise<DeleteItem[]> {
+async function readDeleteList(path: string, scope: ReferenceScope): Promise<DeleteItem[]> {
   let doc: unknown;
   try {
     doc = parseYaml(await readFile(path, 'utf8'), { source: path, exitCode: 2, json: true });
@@ -381,7 +381,7 @@ export async function readDeleteList(path: string, scope: ReferenceScope): Promi
  * Delete the listed manifests, in list order (children before their index), `parallel` at a time.
  * Each item is checked against the scope again just before its delete (the list is outside input).
  */
-export async function executeDeletion(
+async function executeDeletion(
   client: RegistryClient,
   items: readonly DeleteItem[],
   opts: { parallel?: number; progress: ProgressSink; scope: ReferenceScope },

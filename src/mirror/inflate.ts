@@ -60,7 +60,7 @@ export const INFLATE_LIMITS: Readonly<Record<InflateKind, Readonly<InflateLimit>
 };
 
 /** `256 KiB`, `1 MiB`, `1.5 GiB`. */
-export function sizeText(n: number): string {
+function sizeText(n: number): string {
   const units: [number, string][] = [
     [GiB, 'GiB'],
     [MiB, 'MiB'],
@@ -79,7 +79,7 @@ export interface BoundOptions {
 }
 
 /** Counts what goes into and comes out of one decompression, and refuses past the limits. */
-export class InflateBound {
+class InflateBound {
   /** Compressed bytes read so far. */
   in = 0;
   /** Bytes that came out so far. */

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { usageError, CommonError } from '../util/errors.js';
 import type { ProgressSink } from '../util/progress.js';
-import { IscErrorCode, ISC_KIND, loadImageSetConfig, unsupportedFields } from './isc/index.js';
+import { describeUnsupported, IscErrorCode, ISC_KIND, loadImageSetConfig } from './isc/index.js';
 import type { ImageSetConfig } from './isc/index.js';
 import { parsePlan, type MirrorPlan } from './plan.js';
 import { configDigest } from './resolve.js';
@@ -83,11 +83,11 @@ async function releaseKeysOf(o: ReleaseKeyOptions): Promise<Keyring | 'none'> {
 }
 
 /** Load the ImageSetConfiguration and refuse, with its position, any content this release cannot mirror yet. */
-export async function loadMirrorConfig(path: string): Promise<ImageSetConfig> {
+async function loadMirrorConfig(path: string): Promise<ImageSetConfig> {
   // The kind is checked before any field: a DeleteImageSetConfiguration is named as such, not
   // reported for a problem inside it.
   const cfg = await loadImageSetConfig(path, { kind: ISC_KIND });
-  const unsupported = unsupportedFields(cfg, [
+  const unsupported = describeUnsupported(cfg, [
     'mirror.platform',
     'mirror.operators',
     'mirror.additionalImages',

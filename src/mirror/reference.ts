@@ -16,7 +16,7 @@ export interface ImageReference {
   digest?: Digest;
 }
 
-export const DEFAULT_REGISTRY = 'docker.io';
+const DEFAULT_REGISTRY = 'docker.io';
 const LEGACY_DEFAULT_REGISTRY = 'index.docker.io';
 
 const pathComponent = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*';
@@ -37,7 +37,7 @@ function bad(input: string, why: string): never {
 }
 
 /** Check a digest string: sha256, sha384 or sha512 with exactly that many lowercase hex characters. */
-export function isValidDigest(d: string): d is Digest {
+function isValidDigest(d: string): d is Digest {
   return isDigest(d);
 }
 
@@ -116,7 +116,7 @@ export interface ReferenceScope {
 }
 
 /** Whether `repository` lies below `prefix` (the prefix itself is a namespace, not an image). */
-export function isWithinPrefix(repository: string, prefix: string): boolean {
+function isWithinPrefix(repository: string, prefix: string): boolean {
   const p = prefix.replace(/^\/+|\/+$/g, '');
   return p === '' || repository.startsWith(`${p}/`);
 }

@@ -112,7 +112,7 @@ export function reportFailed(r: MirrorReport): boolean {
 }
 
 /** What the plan chose: releases, catalogs and their bundle counts, blocked images and warnings. */
-export function renderPlanSummary(r: MirrorReport, detail = false): string[] {
+function renderPlanSummary(r: MirrorReport, detail = false): string[] {
   const lines: string[] = [];
   for (const rel of r.releases) {
     lines.push(

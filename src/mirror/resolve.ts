@@ -248,7 +248,7 @@ export async function resolvePlan(o: ResolveOptions): Promise<MirrorPlan> {
 }
 
 /** Drop entries whose origin or source matches a blockedImages pattern (Go regexp, unanchored). */
-export function applyBlocked(
+function applyBlocked(
   entries: PlanEntry[],
   patterns: { name: string }[],
 ): { kept: PlanEntry[]; blocked: BlockedImage[] } {

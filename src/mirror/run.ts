@@ -31,8 +31,7 @@ import {
 import { resolveWorkflow, type Workflow } from './workflow.js';
 import { MirrorError } from './errors.js';
 
-export type { MirrorReport, ReportPair } from './report.js';
-export type { MirrorMode } from './workflow.js';
+export type { MirrorReport } from './report.js';
 export type { MirrorOptions } from './session.js';
 
 const GiB = 1024 ** 3;

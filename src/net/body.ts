@@ -59,7 +59,7 @@ const CHUNKS_HIGH_WATER = 1024 * 1024;
 export function chunksOf(
   stream: NodeJS.ReadableStream & { destroy(error?: Error): unknown },
 ): AsyncIterableIterator<Buffer> {
-  const queue: Buffer[] = [];
+  const queue: (Buffer | undefined)[] = [];
   let head = 0;
   let queued = 0;
   let ended = false;
@@ -94,7 +94,7 @@ export function chunksOf(
       for (;;) {
         if (head < queue.length) {
           const chunk = queue[head]!;
-          queue[head++] = undefined as unknown as Buffer;
+          queue[head++] = undefined;
           if (head === queue.length) queue.length = head = 0;
           queued -= chunk.length;
           if (queued < CHUNKS_HIGH_WATER && stream.isPaused() && !ended) stream.resume();

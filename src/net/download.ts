@@ -70,7 +70,7 @@ export function partialPathFor(dest: string): string {
 }
 
 /** Feed a file through `hash` (a new sha256 when omitted); returns the hash and the bytes read. */
-export async function hashFile(
+async function hashFile(
   path: string,
   hash: Hash = createHash('sha256'),
 ): Promise<{ hash: Hash; size: number }> {
@@ -83,13 +83,13 @@ export async function hashFile(
 }
 
 /** The sha256 of a file, lowercase hex. */
-export async function sha256OfFile(path: string): Promise<{ sha256: string; size: number }> {
+async function sha256OfFile(path: string): Promise<{ sha256: string; size: number }> {
   const { hash, size } = await hashFile(path);
   return { sha256: hash.digest('hex'), size };
 }
 
 /** `sha256:<hex>` or `<hex>` → lowercase hex, or undefined when it is neither. */
-export function sha256Hex(value: string): string | undefined {
+function sha256Hex(value: string): string | undefined {
   const hex = value.startsWith('sha256:') ? value.slice(7) : value;
   return /^[0-9a-fA-F]{64}$/.test(hex) ? hex.toLowerCase() : undefined;
 }

@@ -17,9 +17,6 @@ import { readBounded } from './body.js';
 import { systemTrust } from './trust.js';
 import { parseHttpUrl, shownUrl } from './url.js';
 
-// The retry rule and the network-error helpers live in retry.ts; re-exported for existing importers.
-export { backoffMs, isTlsError, netErrorCode, retryAfterMs } from './retry.js';
-
 /**
  * How to trust a server: the OS store (always), certs.d directories, extra CAs, or (knowingly) no
  * verification.
@@ -49,7 +46,7 @@ export interface AgentOptions extends TlsOptions {
 /** How long a server may send nothing (no connection, no headers, no next body bytes) before it is stalled. */
 export const DEFAULT_STALL_TIMEOUT_MS = 60_000;
 
-export const DEFAULT_CERT_DIRS = ['/etc/containers/certs.d', '/etc/docker/certs.d'];
+const DEFAULT_CERT_DIRS = ['/etc/containers/certs.d', '/etc/docker/certs.d'];
 
 function readPem(path: string, what: string): string {
   try {
@@ -62,10 +59,7 @@ function readPem(path: string, what: string): string {
 }
 
 /** What certs.d holds for one host: CA PEMs and an optional client certificate. */
-export function certsDirMaterial(
-  host: string,
-  dirs: string[],
-): { cas: string[]; cert?: string; key?: string } {
+function certsDirMaterial(host: string, dirs: string[]): { cas: string[]; cert?: string; key?: string } {
   const cas: string[] = [];
   let cert: string | undefined;
   let key: string | undefined;
@@ -111,7 +105,7 @@ function contextFor(cas: string[], cert?: string, key?: string): SecureContext {
 }
 
 /** The proxy variables podman, skopeo and oc-mirror honour (lowercase first, as curl does). */
-export function proxyFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+function proxyFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(env.https_proxy || env.HTTPS_PROXY || env.http_proxy || env.HTTP_PROXY);
 }
 

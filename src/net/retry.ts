@@ -21,7 +21,7 @@ export function isRetryableStatus(status: number): boolean {
 }
 
 /** Codes of a connection that was refused, reset, cut or timed out: another attempt may get through. */
-export const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
+const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
   'ECONNRESET',
   'ECONNREFUSED',
   'EPIPE',

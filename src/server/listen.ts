@@ -151,7 +151,7 @@ export interface BindTarget {
  * The addresses to bind for `--address` values: IP literals as they are (brackets removed), host
  * names resolved to every address they have. No values: `::` dual-stack. Duplicates go.
  */
-export async function resolveBindAddresses(values: string[] = []): Promise<BindTarget[]> {
+async function resolveBindAddresses(values: string[] = []): Promise<BindTarget[]> {
   if (values.length === 0) return [{ address: '::', dualStack: true, requested: 'default' }];
   const targets: BindTarget[] = [];
   for (const raw of values) {

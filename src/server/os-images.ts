@@ -7,7 +7,6 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
 import { AirgapError, usageError, CommonError } from '../util/errors.js';
 import { toYaml } from '../util/yaml.js';
 import { ServerError } from './errors.js';
@@ -30,14 +29,8 @@ export interface ServedImages {
   images: { architecture: string; artifact: string; release: string; file: string }[];
 }
 
-/** `http://host:port` with brackets around an IPv6 host, no trailing slash. */
-export function baseUrl(host: string, port: number, tls = false): string {
-  const h = isIP(host) === 6 ? `[${host}]` : host;
-  return `${tls ? 'https' : 'http'}://${h}:${port}`;
-}
-
 /** Check a `--public-url` and drop a trailing slash. */
-export function normalizeBaseUrl(url: string): string {
+function normalizeBaseUrl(url: string): string {
   let u: URL;
   try {
     u = new URL(url);
@@ -121,7 +114,7 @@ function head(url: string, ca?: string): Promise<number> {
 }
 
 /** Check that every URL of the entries answers 200 to a HEAD; throw naming each one that does not. */
-export async function checkOsImageUrls(entries: OsImage[], opts: { ca?: string } = {}): Promise<void> {
+async function checkOsImageUrls(entries: OsImage[], opts: { ca?: string } = {}): Promise<void> {
   const urls = entries.flatMap((e) => [e.url, ...(e.rootFSUrl ? [e.rootFSUrl] : [])]);
   const problems: string[] = [];
   for (const u of urls) {
@@ -144,7 +137,7 @@ export async function checkOsImageUrls(entries: OsImage[], opts: { ca?: string }
 }
 
 /** The entries as an AgentServiceConfig merge patch (`oc patch agentserviceconfig agent --type merge --patch-file`). */
-export function osImagesPatchYaml(entries: OsImage[]): string {
+function osImagesPatchYaml(entries: OsImage[]): string {
   return toYaml({ spec: { osImages: entries } });
 }
 

@@ -43,10 +43,8 @@ import { begin, fail, sendText, type Ctx, type Req } from './static/request.js';
 import { contentTypeOf, sendFile } from './static/send-file.js';
 
 export { formatAccessLog, type AccessLogEntry } from './static/access-log.js';
-export { MAX_RANGES, etagOf, parseRange, type RangeResult } from './static/conditional.js';
-export { type DirectoryIndex, type IndexEntry } from './static/directory-index.js';
-export { parseTarget, resolveServeRoot } from './static/paths.js';
-export { contentTypeOf } from './static/send-file.js';
+export { parseRange } from './static/conditional.js';
+export { resolveServeRoot } from './static/paths.js';
 
 /** Timeouts and limits of every server socket. A slow or idle client cannot hold the server. */
 export interface ServerLimits {
@@ -64,7 +62,7 @@ export interface ServerLimits {
   maxConnections: number;
 }
 
-export const DEFAULT_LIMITS: ServerLimits = {
+const DEFAULT_LIMITS: ServerLimits = {
   idleTimeoutMs: 60_000,
   keepAliveTimeoutMs: 5_000,
   headersTimeoutMs: 10_000,
@@ -170,7 +168,7 @@ export function createImageServer(opts: ImageServerOptions): FastifyInstance {
       rr.problem = err.message;
       sendText(rr, 400, 'Bad Request');
     },
-  }) as unknown as FastifyInstance;
+  });
   serverMakers.set(app, () => nodeServer(routing!, limits, opts.tls));
   addRoutes(app, ctx);
   return app;

@@ -11,7 +11,7 @@ export const BIN = resolve(REPO_ROOT, 'bin/run.js');
  * The update service the CLI asks unless a test names one: a loopback port nothing listens on, so
  * no test reaches api.openshift.com (a command that asks the graph finds it refused at once).
  */
-export const NO_GRAPH_URL = 'http://127.0.0.1:9/api/upgrades_info/v1/graph';
+const NO_GRAPH_URL = 'http://127.0.0.1:9/api/upgrades_info/v1/graph';
 const BASE_ENV = { NO_COLOR: '1', UPDATE_URL_OVERRIDE: NO_GRAPH_URL };
 
 export interface CliResult {

@@ -23,7 +23,7 @@ interface RegistriesConf {
 }
 
 /** The mirror repository that serves `repository` (`host/path`) under a registries.conf, or undefined. */
-export function mirrorOf(registriesConfToml: string, repository: string): string | undefined {
+function mirrorOf(registriesConfToml: string, repository: string): string | undefined {
   const conf = parseToml(registriesConfToml) as unknown as RegistriesConf;
   const hits = (conf.registry ?? [])
     .filter((r) => repository === r.prefix || repository.startsWith(`${r.prefix}/`))

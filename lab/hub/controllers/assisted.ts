@@ -37,8 +37,8 @@ import {
   type Cond,
 } from './util.js';
 
-export const IMAGE_SERVICE_HOST = `assisted-image-service-${MCE_NAMESPACE}.apps.hub.example.com`;
-export const ASSISTED_SERVICE_HOST = `assisted-service-${MCE_NAMESPACE}.apps.hub.example.com`;
+const IMAGE_SERVICE_HOST = `assisted-image-service-${MCE_NAMESPACE}.apps.hub.example.com`;
+const ASSISTED_SERVICE_HOST = `assisted-service-${MCE_NAMESPACE}.apps.hub.example.com`;
 
 /** Installation stages of a day-2 (HyperShift worker) host, with the percentage each reports. */
 const STAGES: { stage: string; percent: number; steps: number }[] = [

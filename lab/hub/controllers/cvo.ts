@@ -10,9 +10,9 @@ import type { GuestApi } from './context.js';
 import { T, arr, get, patchStatus, rec, type Cond } from './util.js';
 
 /** The cluster operator the stuck update waits on, and how the CVO words it. */
-export const STUCK_OPERATOR = 'kube-apiserver';
-export const STUCK_REASON = 'ClusterOperatorDegraded';
-export const STUCK_MESSAGE = `Cluster operator ${STUCK_OPERATOR} is degraded`;
+const STUCK_OPERATOR = 'kube-apiserver';
+const STUCK_REASON = 'ClusterOperatorDegraded';
+const STUCK_MESSAGE = `Cluster operator ${STUCK_OPERATOR} is degraded`;
 
 export interface CvoView {
   image: string;

@@ -47,10 +47,10 @@ import {
 } from './util.js';
 import { ensureWorkload, removeWorkload } from './workloads.js';
 
-export const HC_FINALIZER = 'hypershift.openshift.io/finalizer';
+const HC_FINALIZER = 'hypershift.openshift.io/finalizer';
 const OWNER = 'hypershift';
 /** The hub's apps domain (routes of the hosted control planes). */
-export const HUB_APPS_DOMAIN = 'apps.hub.example.com';
+const HUB_APPS_DOMAIN = 'apps.hub.example.com';
 
 /** Hosted control plane components the simulated operator runs (Deployments unless noted). */
 const CONTROL_PLANE: { name: string; kind?: 'StatefulSet'; ha?: number }[] = [
@@ -72,7 +72,7 @@ const CONTROL_PLANE: { name: string; kind?: 'StatefulSet'; ha?: number }[] = [
 ];
 
 /** NodePools of a HostedCluster. */
-export function nodePoolsOf(ctx: Ctx, hc: KubeObject): KubeObject[] {
+function nodePoolsOf(ctx: Ctx, hc: KubeObject): KubeObject[] {
   return list(ctx.store, T.nodePool, { namespace: hc.metadata.namespace }).filter(
     (np) => rec(np.spec).clusterName === hc.metadata.name,
   );
@@ -724,9 +724,4 @@ function kubeadminPassword(): string {
 /** Kubernetes version a hosted cluster of this OpenShift version reports. */
 export function guestKubeletVersion(version: string): string {
   return kubeVersionFor(version);
-}
-
-/** The hosted cluster's `Available` condition, for other controllers. */
-export function hostedClusterAvailable(hc: KubeObject): boolean {
-  return condition(hc, 'Available')?.status === 'True';
 }

@@ -16,9 +16,9 @@ import { BareMetalHostController } from './metal3.js';
 import { NodePoolController } from './nodepool.js';
 import { Dwell, nowIso } from './util.js';
 
-export type { ControllerFaults, ControllerOptions, GuestApi } from './context.js';
+export type { ControllerOptions } from './context.js';
 export { startGuestApi } from './guest.js';
-export { HUB_NAMESPACES, seedHub, type SeedOptions } from './seed.js';
+export { seedHub } from './seed.js';
 export { parseBmcAddress } from './metal3.js';
 
 export interface Controllers {

@@ -33,7 +33,7 @@ import {
   str,
 } from './util.js';
 
-export const MACHINE_FINALIZER = 'machine.cluster.x-k8s.io';
+const MACHINE_FINALIZER = 'machine.cluster.x-k8s.io';
 /** The provider's pre-terminate hook: a deleting Machine waits until its Agent is unbound. */
 const DELETE_HOOK = 'pre-terminate.delete.hook.machine.cluster.x-k8s.io/agentmachine';
 
@@ -43,7 +43,7 @@ export function machineName(np: KubeObject, agent: KubeObject): string {
 }
 
 /** The CAPI cluster name of a HostedCluster: its infraID. */
-export function capiClusterName(hc: KubeObject): string {
+function capiClusterName(hc: KubeObject): string {
   return str(rec(hc.spec).infraID) || hc.metadata.name;
 }
 

@@ -33,7 +33,7 @@ import {
 import { ensureWorkload, removeWorkload, workloadAvailable } from './workloads.js';
 
 export const MCE_NAMESPACE = 'multicluster-engine';
-export const HYPERSHIFT_NAMESPACE = 'hypershift';
+const HYPERSHIFT_NAMESPACE = 'hypershift';
 export const MCE_VERSION = '2.7.0';
 const OWNER = 'mce';
 const ASC_FINALIZER = 'agentserviceconfig.agent-install.openshift.io/ai-deprovision';
@@ -50,12 +50,12 @@ const BASE_COMPONENTS = [
 ];
 
 /** Is a component listed with `enabled: true` in the MCE overrides? */
-export function componentEnabled(mce: KubeObject | undefined, name: string): boolean {
+function componentEnabled(mce: KubeObject | undefined, name: string): boolean {
   const c = arr(rec(rec(mce?.spec).overrides).components).find((x) => rec(x).name === name);
   return rec(c).enabled === true;
 }
 
-export function hypershiftWanted(mce: KubeObject | undefined): boolean {
+function hypershiftWanted(mce: KubeObject | undefined): boolean {
   return (
     componentEnabled(mce, 'hypershift') &&
     componentEnabled(mce, 'hypershift-local-hosting') &&
@@ -365,7 +365,7 @@ function str(v: unknown): string | undefined {
 }
 
 /** Set a Node's Ready condition (kubelet restart when false) and the MCO state annotation. */
-export function setNodeReady(ctx: Ctx, node: KubeObject, ready: boolean, now: string): void {
+function setNodeReady(ctx: Ctx, node: KubeObject, ready: boolean, now: string): void {
   const state = ready ? 'Done' : 'Working';
   const current = patch(ctx.store, node, {
     metadata: { annotations: { 'machineconfiguration.openshift.io/state': state } },

@@ -26,7 +26,7 @@ import {
   str,
 } from './util.js';
 
-export const BMH_FINALIZER = 'baremetalhost.metal3.io';
+const BMH_FINALIZER = 'baremetalhost.metal3.io';
 
 /** BMC drivers BMO knows; `iso`: can boot an ISO without a provisioning network. */
 const DRIVERS: Record<string, { iso: boolean }> = {
@@ -355,7 +355,7 @@ function rest(prov: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** What inspection reports for a host: a small virtual machine-like server. */
-export function hardwareOf(bmh: KubeObject): Record<string, unknown> {
+function hardwareOf(bmh: KubeObject): Record<string, unknown> {
   const mac = str(rec(bmh.spec).bootMACAddress) ?? '52:54:00:00:00:01';
   return {
     hostname: bmh.metadata.annotations?.[L.bmacHostname] ?? bmh.metadata.name,

@@ -49,7 +49,7 @@ import {
   type Cond,
 } from './util.js';
 
-export const NP_FINALIZER = 'hypershift.openshift.io/finalizer';
+const NP_FINALIZER = 'hypershift.openshift.io/finalizer';
 
 const INSTALL_ORDER = [
   'binding',
@@ -397,7 +397,7 @@ export class NodePoolController implements Reconciler {
 }
 
 /** The CAPI provider's rule for an Agent it may reserve. */
-export function isEligible(agent: KubeObject): boolean {
+function isEligible(agent: KubeObject): boolean {
   return (
     !agent.metadata.deletionTimestamp &&
     rec(agent.spec).approved === true &&

@@ -11,7 +11,7 @@ import type { Ctx } from './context.js';
 import { guestKubeletVersion } from './hypershift.js';
 import { L, arr, patch, patchStatus, readyNode, rec, shortHash, str } from './util.js';
 
-export const NODE_NOT_POSTING = 'Kubelet stopped posting node status.';
+const NODE_NOT_POSTING = 'Kubelet stopped posting node status.';
 const UNSCHEDULABLE = 'node.kubernetes.io/unschedulable';
 const UNREACHABLE = 'node.kubernetes.io/unreachable';
 

@@ -17,7 +17,7 @@ export interface SeedOptions {
   nodes?: number;
 }
 
-export const HUB_NAMESPACES = [
+const HUB_NAMESPACES = [
   'default',
   'kube-system',
   'openshift-config',

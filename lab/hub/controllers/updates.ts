@@ -75,7 +75,7 @@ export interface UpdateView {
   machineStages: Map<string, MachineUpdateStage>;
 }
 
-export function upgradeTypeOf(np: KubeObject): UpgradeType {
+function upgradeTypeOf(np: KubeObject): UpgradeType {
   return rec(rec(np.spec).management).upgradeType === 'InPlace' ? 'InPlace' : 'Replace';
 }
 

@@ -64,13 +64,13 @@ export const L = {
   inspect: 'inspect.metal3.io',
 } as const;
 
-export function key(ref: TypeRef, name: string, namespace?: string): ObjectKey {
+function key(ref: TypeRef, name: string, namespace?: string): ObjectKey {
   return namespace === undefined
     ? { apiVersion: ref.apiVersion, kind: ref.kind, name }
     : { apiVersion: ref.apiVersion, kind: ref.kind, name, namespace };
 }
 
-export function keyOf(obj: KubeObject): ObjectKey {
+function keyOf(obj: KubeObject): ObjectKey {
   return key({ apiVersion: obj.apiVersion, kind: obj.kind }, obj.metadata.name, obj.metadata.namespace);
 }
 
@@ -79,7 +79,7 @@ export function nowIso(): string {
   return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
-export function isRecord(v: unknown): v is Record<string, unknown> {
+function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
@@ -109,7 +109,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 }
 
 /** Would a JSON merge patch of `patch` leave `target` unchanged? */
-export function patchIsNoop(patch: Record<string, unknown>, target: unknown): boolean {
+function patchIsNoop(patch: Record<string, unknown>, target: unknown): boolean {
   const t = rec(target);
   return Object.entries(patch).every(([k, v]) => {
     if (v === undefined) return true;
@@ -188,7 +188,7 @@ export function remove(store: HubStore, ref: TypeRef, name: string, namespace?: 
   }
 }
 
-export function hasFinalizer(obj: KubeObject, finalizer: string): boolean {
+function hasFinalizer(obj: KubeObject, finalizer: string): boolean {
   return (obj.metadata.finalizers ?? []).includes(finalizer);
 }
 

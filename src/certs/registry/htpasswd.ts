@@ -13,7 +13,7 @@ import { CertsError } from '../errors.js';
  * keeps no session), so the cost is paid per blob and per manifest: 10 is bcrypt's usual default,
  * about 50 ms of one core per request, and 2^5 times stronger than `htpasswd -B`'s default of 5.
  */
-export const HTPASSWD_BCRYPT_COST = 10;
+const HTPASSWD_BCRYPT_COST = 10;
 /** bcrypt uses the first 72 bytes of a password and ignores the rest. */
 export const BCRYPT_MAX_PASSWORD_BYTES = 72;
 

@@ -122,9 +122,9 @@ function hostsState(views: HostView[], total: number): string {
 }
 
 /** metal3's reboot request: set-and-forget, the operator power-cycles the host and removes it. */
-export const REBOOT_ANNOTATION = 'reboot.metal3.io';
+const REBOOT_ANNOTATION = 'reboot.metal3.io';
 /** The Agent state of a host that left a cluster and waits to boot the discovery ISO again. */
-export const AWAITING_REBOOT = 'unbinding-pending-user-action';
+const AWAITING_REBOOT = 'unbinding-pending-user-action';
 
 /**
  * Reboot, through their BareMetalHosts, the hosts whose Agent left a cluster and waits for the

@@ -15,7 +15,7 @@ import { waitFor } from '../wait.js';
 import type { InstallContext } from './context.js';
 
 /** CAPI's MachineSet deletes Machines carrying this annotation first, whatever its deletion policy. */
-export const DELETE_MACHINE_ANNOTATION = 'cluster.x-k8s.io/delete-machine';
+const DELETE_MACHINE_ANNOTATION = 'cluster.x-k8s.io/delete-machine';
 const MACHINE = { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Machine' } as const;
 /** The CAPI agent provider's machines, newest API first. */
 const AGENT_MACHINE_VERSIONS = [

@@ -21,7 +21,7 @@ const ILO4: VendorDriver = { scheme: 'ilo4-virtualmedia' };
 const IPMI: VendorDriver = { scheme: 'ipmi' };
 
 /** Vendor → driver. `redfish` means Redfish virtual media: the agent flow boots an ISO. */
-export const BMC_DRIVERS: Record<BmcVendor, VendorDriver> = {
+const BMC_DRIVERS: Record<BmcVendor, VendorDriver> = {
   redfish: REDFISH,
   'redfish-virtualmedia': REDFISH,
   idrac: IDRAC,
@@ -34,7 +34,7 @@ export const BMC_DRIVERS: Record<BmcVendor, VendorDriver> = {
 };
 
 /** `host` with brackets when it is an IPv6 literal (given with or without them). */
-export function bracketHost(address: string): string {
+function bracketHost(address: string): string {
   const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
   return isIP(bare) === 6 ? `[${bare}]` : bare;
 }

@@ -24,7 +24,7 @@ import { kube, type KubeObject, type RenderedObject, type RenderStep } from './t
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
 
 /** The HostedCluster `spec.services`, in hcp's order. */
-export function servicePublishing(r: ResolvedSite): Record<string, unknown>[] {
+function servicePublishing(r: ResolvedSite): Record<string, unknown>[] {
   const services = ['APIServer', 'Ignition', 'Konnectivity', 'OAuthServer', 'OIDC'];
   const s = r.site.cluster.services;
   return services.map((service) => ({
@@ -37,7 +37,7 @@ export function servicePublishing(r: ResolvedSite): Record<string, unknown>[] {
 }
 
 /** HostedCluster annotations: the control-plane-operator image, and the OLM catalog overrides. */
-export function hostedClusterAnnotations(r: ResolvedSite): Record<string, string> {
+function hostedClusterAnnotations(r: ResolvedSite): Record<string, string> {
   // Without the mirror (a render from the site file alone) no override: HyperShift takes the
   // control plane operator of the release.
   const out: Record<string, string> = r.controlPlaneOperatorImage
@@ -71,7 +71,7 @@ function secret(
   };
 }
 
-export function renderHostedCluster(r: ResolvedSite, names: ClusterNames = clusterNames(r.site)): KubeObject {
+function renderHostedCluster(r: ResolvedSite, names: ClusterNames = clusterNames(r.site)): KubeObject {
   const c = r.site.cluster;
   const n = r.site.network;
   return {
@@ -126,7 +126,7 @@ export function renderHostedCluster(r: ResolvedSite, names: ClusterNames = clust
   };
 }
 
-export function renderNodePool(r: ResolvedSite, names: ClusterNames = clusterNames(r.site)): KubeObject {
+function renderNodePool(r: ResolvedSite, names: ClusterNames = clusterNames(r.site)): KubeObject {
   const np = r.site.cluster.nodePool;
   return {
     apiVersion: 'hypershift.openshift.io/v1beta1',
@@ -148,7 +148,7 @@ export function renderNodePool(r: ResolvedSite, names: ClusterNames = clusterNam
   };
 }
 
-export function renderInfraEnv(r: ResolvedSite, names: ClusterNames = clusterNames(r.site)): KubeObject {
+function renderInfraEnv(r: ResolvedSite, names: ClusterNames = clusterNames(r.site)): KubeObject {
   const c = r.site.cluster;
   const cpu = CPU_ARCHITECTURE[c.nodePool.arch]!;
   const minor = /^(\d+\.\d+)/.exec(r.releaseVersion)?.[1];
@@ -180,7 +180,7 @@ export function renderInfraEnv(r: ResolvedSite, names: ClusterNames = clusterNam
   };
 }
 
-export function renderNmStateConfig(host: SiteHost, names: ClusterNames): KubeObject | undefined {
+function renderNmStateConfig(host: SiteHost, names: ClusterNames): KubeObject | undefined {
   if (!host.network) return undefined;
   return {
     apiVersion: 'agent-install.openshift.io/v1beta1',
@@ -197,7 +197,7 @@ export function renderNmStateConfig(host: SiteHost, names: ClusterNames): KubeOb
   };
 }
 
-export function renderBareMetalHost(host: SiteHost, names: ClusterNames): KubeObject {
+function renderBareMetalHost(host: SiteHost, names: ClusterNames): KubeObject {
   return {
     apiVersion: 'metal3.io/v1alpha1',
     kind: 'BareMetalHost',

@@ -9,15 +9,15 @@ import { buildTrustObjects, CUSTOM_REGISTRIES, registryConfigKey } from '../../c
 import type { ResolvedSite } from '../site/types.js';
 import { kube, type KubeObject, type RenderedObject, type RenderStep } from './types.js';
 
-export const MCE_NAME = 'multiclusterengine';
-export const MCE_NAMESPACE = 'multicluster-engine';
-export const AGENT_SERVICE_CONFIG_NAME = 'agent';
-export const INSTALL_FLAGS_CONFIGMAP = 'hypershift-operator-install-flags';
-export const LOCAL_CLUSTER_NAMESPACE = 'local-cluster';
+const MCE_NAME = 'multiclusterengine';
+const MCE_NAMESPACE = 'multicluster-engine';
+const AGENT_SERVICE_CONFIG_NAME = 'agent';
+const INSTALL_FLAGS_CONFIGMAP = 'hypershift-operator-install-flags';
+const LOCAL_CLUSTER_NAMESPACE = 'local-cluster';
 /** The MCE components the agent-based HyperShift flow needs. */
 /** ConfigMap (key tls.crt) with the CA of HTTPS osImages, for AgentServiceConfig OSImageCACertRef. */
-export const OS_IMAGE_CA_CONFIGMAP = 'airgap-os-images-ca';
-export const MCE_COMPONENTS = ['assisted-service', 'hypershift', 'hypershift-local-hosting', 'local-cluster'];
+const OS_IMAGE_CA_CONFIGMAP = 'airgap-os-images-ca';
+const MCE_COMPONENTS = ['assisted-service', 'hypershift', 'hypershift-local-hosting', 'local-cluster'];
 
 /** The registry hosts that need the CA: the site's registry and every mirror's registry. */
 function registryConfigData(r: ResolvedSite): Record<string, string> {

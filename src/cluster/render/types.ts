@@ -38,8 +38,17 @@ export interface RenderedObject {
 }
 
 /** A typed object (a ConfigMap of certs/configmaps.ts, …) as a KubeObject. */
-export function kube(o: { apiVersion: string; kind: string; metadata: KubeObject['metadata'] }): KubeObject {
-  return o as unknown as KubeObject;
+export function kube({
+  apiVersion,
+  kind,
+  metadata,
+  ...rest
+}: {
+  apiVersion: string;
+  kind: string;
+  metadata: KubeObject['metadata'];
+}): KubeObject {
+  return { apiVersion, kind, metadata, ...rest };
 }
 
 /** `Kind namespace/name`, for messages and tests. */

@@ -19,7 +19,7 @@ const REDFISH_SCHEMES = [
   'ilo5-redfish',
   'ilo5-virtualmedia',
 ];
-export const BMC_SCHEMES: readonly string[] = [
+const BMC_SCHEMES: readonly string[] = [
   ...REDFISH_SCHEMES.flatMap((s) => [s, `${s}+http`, `${s}+https`]),
   'ilo4',
   'ilo4-virtualmedia',
@@ -57,7 +57,7 @@ export function bmcUrlProblem(url: string): { message: string; hint: string } | 
       hint: 'write it like redfish-virtualmedia://10.0.0.5/redfish/v1/Systems/1, or give vendor and address instead',
     };
   }
-  const [, scheme, authority] = m as unknown as [string, string, string];
+  const [, scheme, authority] = m;
   if (!BMC_SCHEMES.includes(scheme.toLowerCase())) {
     return {
       message: `"${scheme}://" is not a BMC driver baremetal-operator knows`,

@@ -3,4 +3,3 @@ export * from './types.js';
 export * from './load.js';
 export * from './inputs.js';
 export { applySiteOverrides } from './overrides.js';
-export { SiteErrorCode, type SiteProblem } from './problems.js';

@@ -81,7 +81,7 @@ export function releaseOutsideMirrors(release: string, sources: ImageContentSour
 }
 
 /** The digest mappings grouped by source (mirror order kept), for `spec.imageContentSources`. */
-export function imageContentSourcesOf(
+function imageContentSourcesOf(
   mappings: readonly { source: string; mirror: string; digest: boolean }[],
 ): ImageContentSource[] {
   const bySource = new Map<string, string[]>();
@@ -128,10 +128,10 @@ async function readClusterResourceObjects(
 }
 
 /** The file `airgap mirror` writes into cluster-resources with the release GPG signatures it verified. */
-export const SIGNATURE_CONFIGMAP_FILE = 'signature-configmap.yaml';
+const SIGNATURE_CONFIGMAP_FILE = 'signature-configmap.yaml';
 /** The namespace and label the cluster version operator reads release signatures from. */
-export const SIGNATURE_NAMESPACE = 'openshift-config-managed';
-export const SIGNATURE_LABEL = 'release.openshift.io/verification-signatures';
+const SIGNATURE_NAMESPACE = 'openshift-config-managed';
+const SIGNATURE_LABEL = 'release.openshift.io/verification-signatures';
 /** A `binaryData` key: `sha256-<hex of the release digest>-<n>`, n counting from 1. */
 const SIGNATURE_KEY = /^sha256-[0-9a-f]{64}-[1-9][0-9]*$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -224,7 +224,7 @@ async function readSignatureConfigMap(
  * repository name) gives its mirrored image, and a `registry.redhat.io/redhat=<mirror namespace>`
  * rewrite for the catalog ImageStream.
  */
-export function catalogOverridesOf(catalogSources: readonly ClusterResourceObject[]): CatalogOverrides {
+function catalogOverridesOf(catalogSources: readonly ClusterResourceObject[]): CatalogOverrides {
   const images: Partial<Record<DefaultCatalog, string>> = {};
   const registryOverrides: { source: string; mirror: string }[] = [];
   for (const cs of catalogSources) {
@@ -545,7 +545,7 @@ export async function readSiteInputs(site: Site): Promise<SiteInputs> {
 }
 
 /** A new etcd encryption key: base64 of 32 random bytes (AES-256-CBC), as hcp generates it. */
-export function newEtcdEncryptionKey(): string {
+function newEtcdEncryptionKey(): string {
   return randomBytes(32).toString('base64');
 }
 

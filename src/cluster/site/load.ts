@@ -120,7 +120,7 @@ export function parseSite(text: string, file: string, dir = dirname(resolve(file
 }
 
 /** The files and directories a site names, with the field that names each. */
-export function siteFiles(site: Site): { field: string; path: string; kind: 'file' | 'directory' }[] {
+function siteFiles(site: Site): { field: string; path: string; kind: 'file' | 'directory' }[] {
   const out: { field: string; path: string; kind: 'file' | 'directory' }[] = [
     { field: 'cluster.pullSecretFile', path: site.cluster.pullSecretFile, kind: 'file' },
     { field: 'cluster.sshKeyFile', path: site.cluster.sshKeyFile, kind: 'file' },

@@ -14,8 +14,8 @@ import type { Site, SiteOverrides } from './types.js';
  */
 export function applySiteOverrides(site: Site, overrides: SiteOverrides): Site {
   const bad = (flag: string, why: string) => usageError(CommonError.FLAG_INVALID, `--${flag}: ${why}`);
-  const out: Site = structuredClone({ ...site, source: undefined }) as unknown as Site;
-  out.source = site.source;
+  // The source (positions in the file) is shared, not copied.
+  const out: Site = { ...structuredClone({ ...site, source: undefined }), source: site.source };
   if (overrides.name !== undefined) {
     const why = clusterNameProblem(overrides.name);
     if (why) throw bad('name', why);

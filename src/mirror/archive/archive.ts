@@ -34,15 +34,15 @@ export interface ArchiveManifest {
 /** The plan file an archive carries in its first part (beside index.json), covered by the part checksum. */
 export const ARCHIVE_PLAN = 'airgap-plan.json';
 
-export const ARCHIVE_MANIFEST = 'airgap-archive.json';
+const ARCHIVE_MANIFEST = 'airgap-archive.json';
 const PART_RE = /^mirror_\d{6}\.tar$/;
 
-export function partName(n: number): string {
+function partName(n: number): string {
   return `mirror_${String(n).padStart(6, '0')}.tar`;
 }
 
 /** Every blob digest (manifests included) reachable from the layout's index. */
-export async function reachableBlobs(
+async function reachableBlobs(
   layout: OciLayout,
 ): Promise<{ manifests: Map<string, number>; blobs: Map<string, number> }> {
   const manifests = new Map<string, number>();
@@ -168,7 +168,7 @@ export async function packArchive(
         progress({ type: 'bytes', bytes: n - last });
         last = n;
       });
-      await pipeline(pack as unknown as NodeJS.ReadableStream, h.stream, createWriteStream(tmp));
+      await pipeline(pack, h.stream, createWriteStream(tmp));
       written.push({
         file: name,
         size: h.size(),

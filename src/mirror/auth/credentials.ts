@@ -1,3 +1,4 @@
+import { execFile, type ExecFileException } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,8 @@ export interface CredentialOptions {
   authFile?: string;
   env?: NodeJS.ProcessEnv;
   home?: string;
+  /** How long a credential helper may take to answer (default 30 s). */
+  helperTimeoutMs?: number;
 }
 
 interface AuthFileDoc {
@@ -132,22 +135,95 @@ function decodeEntry(
   return undefined;
 }
 
+/** How long a credential helper may take by default. */
+const HELPER_TIMEOUT_MS = 30_000;
+/** How much a credential helper may print on stdout or stderr: a credential is a few KiB. */
+const HELPER_OUTPUT_LIMIT = 1024 * 1024;
+
+interface HelperRun {
+  stdout: string;
+  stderr: string;
+  error?: ExecFileException;
+}
+
+/**
+ * Run `<bin> get` with `registry` on stdin, killed after `timeoutMs` or once it prints more than
+ * {@link HELPER_OUTPUT_LIMIT} (node's execFile closes its output then, so a helper's own children
+ * cannot keep the call waiting).
+ */
+function runHelper(bin: string, registry: string, timeoutMs: number): Promise<HelperRun> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      bin,
+      ['get'],
+      { timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: HELPER_OUTPUT_LIMIT, encoding: 'utf8' },
+      (error, stdout, stderr) => resolve({ stdout, stderr, ...(error ? { error } : {}) }),
+    );
+    // A helper that exits without reading its input (or cannot start) breaks this pipe (EPIPE):
+    // ignored here, since its exit, or the spawn error, is what the callback reports.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(registry);
+  });
+}
+
+/**
+ * The last line of what a helper wrote on stderr, for an error message: its diagnostics. Never its
+ * stdout, which is where the protocol puts the secret.
+ */
+function helperSaid(stderr: string): string {
+  const line = stderr
+    .split('\n')
+    .map((l) => l.replace(/\p{Cc}/gu, ' ').trim())
+    .filter(Boolean)
+    .at(-1);
+  if (!line) return '';
+  return `: ${line.length > 300 ? `${line.slice(0, 300)}…` : line}`;
+}
+
+/** Why a helper run did not give an answer, as an AUTH_HELPER_FAILED error; undefined when it did. */
+function helperFailure(
+  r: HelperRun,
+  bin: string,
+  registry: string,
+  source: string,
+  timeoutMs: number,
+): AirgapError | undefined {
+  const e = r.error;
+  if (!e) return undefined;
+  const fail = (message: string, hint = `run \`echo ${registry} | ${bin} get\` to see why`) =>
+    new AirgapError(MirrorError.AUTH_HELPER_FAILED, message, { where: source, hint });
+  if (e.code === 'ENOENT')
+    return fail(
+      `credential helper ${bin} failed for ${registry}: it is not installed (not on PATH)`,
+      `install ${bin} or remove it from the config`,
+    );
+  if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER')
+    return fail(
+      `credential helper ${bin} printed more than ${HELPER_OUTPUT_LIMIT / 1024 / 1024} MiB for ${registry} (stopped)`,
+    );
+  if (e.killed)
+    return fail(
+      `credential helper ${bin} did not answer for ${registry} within ${timeoutMs / 1000} s (stopped)${helperSaid(r.stderr)}`,
+      `run \`echo ${registry} | ${bin} get\`: it may be waiting for a locked keychain or a prompt`,
+    );
+  const how =
+    typeof e.code === 'number' ? `exit ${e.code}` : e.signal ? `killed by ${e.signal}` : String(e.code);
+  return fail(`credential helper ${bin} failed for ${registry} (${how})${helperSaid(r.stderr)}`);
+}
+
 /** Run `docker-credential-<helper> get` for a host (the docker credential-helper protocol). */
-async function fromHelper(helper: string, registry: string, source: string): Promise<Credential | undefined> {
+async function fromHelper(
+  helper: string,
+  registry: string,
+  source: string,
+  timeoutMs = HELPER_TIMEOUT_MS,
+): Promise<Credential | undefined> {
   const bin = `docker-credential-${helper}`;
-  // Loaded on first use: most runs never call a helper, and execa costs startup time.
-  const { execa } = await import('execa');
-  const r = await execa(bin, ['get'], { input: registry, reject: false, timeout: 30_000 });
-  if (r.exitCode !== 0) {
-    if (/not found/i.test(`${r.stdout}${r.stderr}`)) return undefined;
-    throw new AirgapError(MirrorError.AUTH_HELPER_FAILED, `credential helper ${bin} failed for ${registry}`, {
-      where: source,
-      hint:
-        r.failed && (r as { code?: string }).code === 'ENOENT'
-          ? `install ${bin} or remove it from the config`
-          : `run \`echo ${registry} | ${bin} get\` to see why`,
-    });
-  }
+  const r = await runHelper(bin, registry, timeoutMs);
+  // The protocol's "no credential for this host" (exit 1, "credentials not found in native keychain").
+  if (typeof r.error?.code === 'number' && /not found/i.test(`${r.stdout}${r.stderr}`)) return undefined;
+  const failed = helperFailure(r, bin, registry, source, timeoutMs);
+  if (failed) throw failed;
   let out: { Username?: string; Secret?: string };
   try {
     out = JSON.parse(r.stdout) as { Username?: string; Secret?: string };
@@ -184,7 +260,12 @@ export async function findCredential(
     if (!doc) continue;
     const helper = doc.credHelpers?.[registry];
     if (helper) {
-      const c = await fromHelper(helper, registry, `${file} (credHelpers["${registry}"])`);
+      const c = await fromHelper(
+        helper,
+        registry,
+        `${file} (credHelpers["${registry}"])`,
+        opts.helperTimeoutMs,
+      );
       if (c) return c;
     }
     // An exact key wins over one that only normalizes to it (`docker.io` over `https://index.docker.io/v1/`).
@@ -199,7 +280,7 @@ export async function findCredential(
       if (c) return c;
     }
     if (doc.credsStore) {
-      const c = await fromHelper(doc.credsStore, registry, `${file} (credsStore)`);
+      const c = await fromHelper(doc.credsStore, registry, `${file} (credsStore)`, opts.helperTimeoutMs);
       if (c) return c;
     }
   }

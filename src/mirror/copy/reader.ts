@@ -23,7 +23,7 @@ export interface ReaderLimits {
 }
 
 /** The slowest source a blob read accepts (curl's --speed-limit idea): 1 KiB/s. */
-export const DEFAULT_MIN_BYTES_PER_SECOND = 1024;
+const DEFAULT_MIN_BYTES_PER_SECOND = 1024;
 
 /**
  * The rate a source really sends at: bytes over the time spent waiting for them. Time the

@@ -15,7 +15,7 @@ import { MAX_CHART_BYTES, readChartArchive, unsafe, type Budget, type ChartFile 
 import { isMap, type GoMap } from './template/values.js';
 import { loadYaml } from './yaml.js';
 
-export { renderChart, type RenderOptions, type RenderedManifest } from './render.js';
+export { renderChart } from './render.js';
 export type { ChartFile } from './archive.js';
 
 /** A dependency as Chart.yaml (v2) or requirements.yaml (v1) declares it. */
@@ -160,7 +160,7 @@ function dependencyOf(where: string, v: unknown): ChartDependency {
 }
 
 /** A chart from its files (names relative to its root); subcharts are read from charts/. */
-export function chartFromFiles(files: ChartFile[], where: string, budget: ChartBudget): Chart {
+function chartFromFiles(files: ChartFile[], where: string, budget: ChartBudget): Chart {
   const byName = new Map(files.map((f) => [f.name, f]));
   const chartYaml = byName.get('Chart.yaml');
   if (!chartYaml) throw invalid(where, 'Chart.yaml file is missing');

@@ -36,7 +36,7 @@ export interface ImagesOptions {
 type Step = { key: string } | { index: number } | { all: true };
 
 /** Parse `{.a.b[*].c}` / `{.a.b[0].c}` (braces optional). */
-export function parseImagePath(path: string): Step[] {
+function parseImagePath(path: string): Step[] {
   const bad = (why: string): never => {
     throw usageError(MirrorError.HELM_IMAGE_PATH_INVALID, `the image path "${path}" ${why}`, {
       hint: 'write it as a JSONPath of fields and list indexes, e.g. {.spec.template.spec.containers[*].image}',
@@ -89,7 +89,7 @@ const POD_SPECS = ['.spec', '.spec.template.spec', '.spec.jobTemplate.spec.templ
 const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'];
 
 /** Whether an env value reads as a full image reference: a registry host, and a tag or digest. */
-export function looksLikeImage(value: string): boolean {
+function looksLikeImage(value: string): boolean {
   const v = value.trim();
   if (v !== value || v === '' || /\s|:\/\//.test(v)) return false;
   const slash = v.indexOf('/');

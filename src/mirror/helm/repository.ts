@@ -47,7 +47,7 @@ const MAX_INDEX = 64 * 1024 * 1024;
 const MAX_CHART = 100 * 1024 * 1024;
 
 /** The index URL of a repository URL, as oc-mirror forms it (`<url>/index.yaml`). */
-export function indexUrlOf(repoUrl: string): string {
+function indexUrlOf(repoUrl: string): string {
   return repoUrl.endsWith('/index.yaml') ? repoUrl : `${repoUrl.replace(/\/+$/, '')}/index.yaml`;
 }
 
@@ -127,10 +127,7 @@ function entryProblem(name: string, version: unknown): string | undefined {
 }
 
 /** Read an index.yaml; HELM_INDEX_INVALID says what is wrong. Invalid entries are skipped, as Helm skips them. */
-export function parseIndex(
-  text: string,
-  what: string,
-): { entries: Map<string, IndexedChart[]>; skipped: string[] } {
+function parseIndex(text: string, what: string): { entries: Map<string, IndexedChart[]>; skipped: string[] } {
   let doc: unknown;
   try {
     doc = parseYaml(text, { source: `the index.yaml of ${what}`, json: true });

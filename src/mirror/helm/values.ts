@@ -27,7 +27,7 @@ export interface ScopedChart {
 }
 
 /** `dst` over `src`: dst wins, maps merge deeply, a null in dst removes the key. Returns dst. */
-export function coalesce(dst: GoMap, src: GoMap): GoMap {
+function coalesce(dst: GoMap, src: GoMap): GoMap {
   for (const [k, sv] of Object.entries(src)) {
     if (!Object.hasOwn(dst, k)) {
       dst[k] = deepCopy(sv);
@@ -49,7 +49,7 @@ function passGlobals(child: GoMap, parent: GoMap): void {
 }
 
 /** A value at a dotted path (`redis.enabled`), or undefined. */
-export function pathValue(values: GoMap, path: string): unknown {
+function pathValue(values: GoMap, path: string): unknown {
   let cur: unknown = values;
   for (const part of path.split('.')) {
     if (!isMap(cur) || !Object.hasOwn(cur, part)) return undefined;

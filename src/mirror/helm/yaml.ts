@@ -10,8 +10,13 @@ import { parseYaml, parseYamlDocuments, type YamlReadOptions } from '../../confi
 import { toYaml } from '../../util/yaml.js';
 import { toPlain } from './template/values.js';
 
-/** js-yaml's merge-key type (exported at run time, missing from its type declarations). */
-const mergeType = (jsyaml as unknown as { types: { merge: jsyaml.Type } }).types.merge;
+declare module 'js-yaml' {
+  /** js-yaml's built-in types (exported at run time, missing from @types/js-yaml). */
+  export const types: { merge: jsyaml.Type };
+}
+
+/** js-yaml's merge-key type. */
+const mergeType = jsyaml.types.merge;
 /** go-yaml v2's booleans; this type replaces js-yaml's core one (same tag), so it has them all. */
 const YAML11_TRUE = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'on', 'On', 'ON', 'true', 'True', 'TRUE']);
 const YAML11_FALSE = new Set(['n', 'N', 'no', 'No', 'NO', 'off', 'Off', 'OFF', 'false', 'False', 'FALSE']);

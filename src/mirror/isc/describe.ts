@@ -139,9 +139,6 @@ export function describeUnsupported(
   return found.sort((a, b) => (a.location?.line ?? 0) - (b.location?.line ?? 0));
 }
 
-/** Same as describeUnsupported. */
-export const unsupportedFields = describeUnsupported;
-
 /**
  * Throw one usage error (ISC_UNSUPPORTED) naming every set field `supported` does not cover, e.g.
  * `mirror.platform (isc.yaml:4) is not supported yet`. Does nothing when all is covered.

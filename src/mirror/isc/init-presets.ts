@@ -54,7 +54,7 @@ interface OdfPackage {
  *
  * Left out: ocs-tls-profiles, which only later lists show and no source ties to a minor.
  */
-export const ODF_PACKAGES: readonly OdfPackage[] = [
+const ODF_PACKAGES: readonly OdfPackage[] = [
   { name: 'odf-operator', since: 0 },
   { name: 'odf-dependencies', since: 17 },
   { name: 'ocs-operator', since: 0 },

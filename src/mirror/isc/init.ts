@@ -29,14 +29,7 @@ import type { SemVer } from './semver.js';
 import { checkChannelsInGraph } from '../openshift/graph-channels.js';
 import { ISC_API_VERSION, ISC_KIND } from './types.js';
 
-export {
-  HOSTED_AGENT_PACKAGES,
-  ODF_PACKAGES,
-  PRESETS,
-  odfPackages,
-  redHatOperatorIndex,
-  type Preset,
-} from './init-presets.js';
+export { HOSTED_AGENT_PACKAGES, PRESETS } from './init-presets.js';
 export type * from './init-types.js';
 export { renderImageSetConfig, summarizeImageSetConfig, writeImageSetConfigFile } from './init-output.js';
 

@@ -12,11 +12,11 @@ import { compareSemver, parseVersion, semverHint, type SemVer } from './semver.j
 import type { ImageSetContent, IncludeChannel, IncludePackage, Operator, Platform } from './types.js';
 
 /** oc-mirror's IsValidPathComponent: `ns/name`, lowercase alphanumerics joined by `.`, `_`, `__` or dashes. */
-export const PATH_COMPONENTS =
+const PATH_COMPONENTS =
   /^([a-z0-9]+((?:[._]|__|[-]*)[a-z0-9]+)*)(\/([a-z0-9]+((?:[._]|__|[-]*)[a-z0-9]+)*))*$/;
 
 /** A Docker tag. */
-export const TAG = /^[\w][\w.-]{0,127}$/;
+const TAG = /^[\w][\w.-]{0,127}$/;
 
 /** Check the content under `base` (`mirror` or `delete`). */
 export function validateContent(content: ImageSetContent, base: string, problems: IscProblems): void {

@@ -13,7 +13,7 @@ import { MirrorError } from '../errors.js';
 /** The annotation OCI layouts use to name an entry of index.json. */
 export const REF_NAME = 'org.opencontainers.image.ref.name';
 /** Where the image came from, recorded so an archive explains itself. */
-export const SOURCE_ANNOTATION = 'io.airgap.image.source';
+const SOURCE_ANNOTATION = 'io.airgap.image.source';
 
 export interface LayoutEntry {
   /** Destination path relative to the registry prefix: `repo/path:tag` or `repo/path@sha256:…`. */

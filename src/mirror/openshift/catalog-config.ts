@@ -28,7 +28,7 @@ export interface ImageContent {
 export const CONFIGS_LABEL = 'operators.operatorframework.io.index.configs.v1';
 /** The label of SQLite catalogs (before 4.11), named in the error when no FBC is found. */
 export const DATABASE_LABEL = 'operators.operatorframework.io.index.database.v1';
-export const DEFAULT_CONFIGS_DIR = '/configs';
+const DEFAULT_CONFIGS_DIR = '/configs';
 
 /** The parts of an image config the catalog modules read or write; everything else passes through. */
 export interface ImageConfigDoc {

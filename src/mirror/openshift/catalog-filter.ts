@@ -100,7 +100,7 @@ function analyze(ch: FbcChannel): Graph {
 }
 
 /** Masterminds semver "`>=min <=max`": prereleases match only when a bound has a prerelease. */
-export function versionRange(min?: string, max?: string): ((v: string) => boolean) | undefined {
+function versionRange(min?: string, max?: string): ((v: string) => boolean) | undefined {
   if (min === undefined && max === undefined) return undefined;
   const bound = (raw: string | undefined, field: string): SemVer | undefined => {
     if (raw === undefined) return undefined;

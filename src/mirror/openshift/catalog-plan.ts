@@ -54,7 +54,7 @@ function catalogNameOf(op: Operator, ref: ImageReference | undefined): string {
 }
 
 /** Pin a reference to the digest its tag points at now. */
-export async function pinDigest(client: RegistryClient, ref: ImageReference): Promise<Digest> {
+async function pinDigest(client: RegistryClient, ref: ImageReference): Promise<Digest> {
   if (ref.digest) return ref.digest;
   const m = await client.getManifest(ref.repository, ref.tag ?? 'latest');
   return m.digest;

@@ -30,7 +30,7 @@ import { writeTar, type TarEntry } from './tar-writer.js';
 import { MirrorError } from '../errors.js';
 
 /** Where Red Hat's catalogs keep the opm serve cache (`--cache-dir=/tmp/cache`). */
-export const DEFAULT_CACHE_DIR = '/tmp/cache';
+const DEFAULT_CACHE_DIR = '/tmp/cache';
 /** `created_by` of the history entry of the rebuilt layer. */
 export const REBUILD_HISTORY = 'airgap: rebuild filtered catalog';
 

@@ -25,7 +25,7 @@ export interface CheckChannelsOptions {
 const MINOR = /-(\d+)\.(\d+)$/;
 
 /** Every channel that the graph's releases say carries them, in order. */
-export function channelsOf(graph: UpdateGraph): string[] {
+function channelsOf(graph: UpdateGraph): string[] {
   const names = new Set<string>();
   for (const node of graph.nodes) {
     for (const c of (node.metadata[CHANNELS_METADATA] ?? '').split(',')) if (c.trim()) names.add(c.trim());

@@ -74,7 +74,7 @@ async function* tarEntries(file: string): AsyncGenerator<ReadEntry> {
     ended = true;
     notify();
   });
-  source.pipe(parser as unknown as NodeJS.WritableStream);
+  source.pipe(parser);
   try {
     for (;;) {
       const next = queue.shift();

@@ -82,7 +82,7 @@ export function graphEndpoint(graphUrl?: string, env: NodeJS.ProcessEnv = proces
 }
 
 /** The full request URL, keeping any query the endpoint already carries. */
-export function graphRequestUrl(endpoint: string, channel: string, arch: GraphArch): string {
+function graphRequestUrl(endpoint: string, channel: string, arch: GraphArch): string {
   let u: URL;
   try {
     u = new URL(endpoint);

@@ -18,9 +18,9 @@ import { MirrorError } from '../errors.js';
  */
 
 /** Where the files live inside the release image. */
-export const IMAGE_REFERENCES = 'release-manifests/image-references';
-export const RELEASE_METADATA = 'release-manifests/release-metadata';
-export const COREOS_BOOTIMAGES = 'release-manifests/0000_50_installer_coreos-bootimages.yaml';
+const IMAGE_REFERENCES = 'release-manifests/image-references';
+const RELEASE_METADATA = 'release-manifests/release-metadata';
+const COREOS_BOOTIMAGES = 'release-manifests/0000_50_installer_coreos-bootimages.yaml';
 const MANIFEST_DIR = 'release-manifests/';
 const LAYER_TYPES = new Set<string>([
   MediaType.OciLayer,

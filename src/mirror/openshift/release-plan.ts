@@ -23,11 +23,11 @@ import { resolveReleases, type ReleaseRisk } from './releases.js';
 import { MirrorError } from '../errors.js';
 
 /** The OKD update service, used for `type: okd` channels unless a graph URL is given. */
-export const OKD_UPDATE_URL = 'https://origin-release.ci.openshift.org/graph';
+const OKD_UPDATE_URL = 'https://origin-release.ci.openshift.org/graph';
 
-export const RELEASE_IMAGES_REPO = 'openshift/release-images';
-export const RELEASE_COMPONENTS_REPO = 'openshift/release';
-export const KUBEVIRT_COMPONENT = 'kube-virt-container';
+const RELEASE_IMAGES_REPO = 'openshift/release-images';
+const RELEASE_COMPONENTS_REPO = 'openshift/release';
+const KUBEVIRT_COMPONENT = 'kube-virt-container';
 
 /** Payload tag architecture names (`oc adm release new` / the signed references). */
 const PAYLOAD_ARCH: Record<string, string> = {
@@ -61,7 +61,7 @@ export interface ReleasePlan {
 }
 
 /** The architectures the channels are resolved for: `multi` when platforms are filtered, else `architectures` or amd64. */
-export function releaseArches(p: Platform): string[] {
+function releaseArches(p: Platform): string[] {
   if (p.platforms.length > 0) return ['multi'];
   return p.architectures.length > 0 ? [...p.architectures] : ['amd64'];
 }
@@ -73,7 +73,7 @@ function graphUrlFor(ch: ReleaseChannel, ctx: ReleasePlanContext): string | unde
 }
 
 /** The architecture of a payload tag: `x86_64` for amd64, `multi` for a multi-arch payload. */
-export function payloadArchName(arch: string): string {
+function payloadArchName(arch: string): string {
   return PAYLOAD_ARCH[arch] ?? arch;
 }
 
@@ -82,7 +82,7 @@ export function payloadArchName(arch: string): string {
  * CoreOS stream in the coreos-bootimages ConfigMap. RHCOS publishes it for x86_64 (and s390x);
  * oc-mirror reads x86_64, and so do we unless the release is for s390x only.
  */
-export function kubevirtImage(boot: BootImages | undefined, arch: string): string | undefined {
+function kubevirtImage(boot: BootImages | undefined, arch: string): string | undefined {
   const streamArch = arch === 's390x' ? 's390x' : 'x86_64';
   const a = boot?.streamJson.architectures?.[streamArch] as
     { images?: { kubevirt?: { 'digest-ref'?: string } } } | undefined;

@@ -15,7 +15,7 @@ import { toYaml } from '../../util/yaml.js';
 import { MirrorError } from '../errors.js';
 
 /** What the example is named when no name is given. */
-export const CLUSTER_IMAGE_POLICY_EXAMPLE_NAME = 'airgap-mirrored-releases';
+const CLUSTER_IMAGE_POLICY_EXAMPLE_NAME = 'airgap-mirrored-releases';
 
 /**
  * The key `keyData` holds when no key is given: a PEM frame (what the CRD's CEL rules ask for)

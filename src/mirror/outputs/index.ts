@@ -20,7 +20,7 @@ export * from './registries-conf.js';
 export * from './image-policy.js';
 
 /** File names with fixed names that airgap owns in a cluster-resources directory. */
-export const FIXED_OUTPUT_FILES = [
+const FIXED_OUTPUT_FILES = [
   'idms-oc-mirror.yaml',
   'itms-oc-mirror.yaml',
   'updateService.yaml',
@@ -32,7 +32,7 @@ export const FIXED_OUTPUT_FILES = [
 ] as const;
 
 /** `source=destination`, one line per mirrored image, as `dry-run/mapping.txt` is written. */
-export function mappingText(images: readonly MirroredImage[]): string {
+function mappingText(images: readonly MirroredImage[]): string {
   const lines = images.map((i) => `${formatReference(i.source)}=${formatReference(i.destination)}`);
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }

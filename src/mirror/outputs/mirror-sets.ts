@@ -49,7 +49,7 @@ export function mirrorScope(
 }
 
 /** The IDMS/ITMS category of an image; catalogs and the graph image get none (they are never mirror-set entries). */
-export function mirrorSetCategory(c: ImageCategory): MirrorSetCategory | undefined {
+function mirrorSetCategory(c: ImageCategory): MirrorSetCategory | undefined {
   return c === 'catalog' || c === 'graph' ? undefined : c;
 }
 
@@ -70,7 +70,7 @@ export function inTagSet(i: MirroredImage): boolean {
  * Group mirror entries by category and source, mirrors in first-seen order without duplicates,
  * sources sorted (oc-mirror iterates a Go map; sorting makes the file the same on every run).
  */
-export function groupMirrors(
+function groupMirrors(
   images: readonly MirroredImage[],
   include: (i: MirroredImage) => boolean,
   forceRepositoryScope = false,

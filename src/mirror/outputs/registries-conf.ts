@@ -39,7 +39,7 @@ export interface MirrorMapping {
  * The mirror mappings of a set of mirrored images: the same scopes and images as the IDMS and ITMS
  * (catalogs and the graph image left out), one mapping per image, in image order.
  */
-export function mirrorMappings(
+function mirrorMappings(
   images: readonly MirroredImage[],
   opts: { forceRepositoryScope?: boolean } = {},
 ): MirrorMapping[] {

@@ -56,7 +56,7 @@ export interface OcMirrorAnnotations {
  * RFC 3339 in UTC to the second (`2026-11-22T12:00:00Z`, Go's `time.RFC3339`): oc-mirror v2's
  * `createdAt` format since OCPBUGS-100196 (before, RFC 850), as other cluster resources write it.
  */
-export function formatRfc3339(d: Date): string {
+function formatRfc3339(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 

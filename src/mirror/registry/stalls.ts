@@ -13,7 +13,7 @@ import { MirrorError } from '../errors.js';
 import { RegistryError } from './errors.js';
 
 /** Stalls in a row (no response read to its end between them) after which a registry is given up. */
-export const MAX_STALLS = 3;
+const MAX_STALLS = 3;
 
 /** True for a stall: a phase deadline passed, or a source was too slow (copy/reader.ts). */
 export function isStall(e: unknown): boolean {

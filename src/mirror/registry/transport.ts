@@ -251,7 +251,7 @@ export class RegistryTransport {
 
   /** A body read to its end means the registry answers; one that stalls (or is too slow) counts. */
   private watchBody(res: Response, what: string): void {
-    const body = res.body as unknown as NodeJS.EventEmitter;
+    const body = res.body;
     body.once('end', () => this.stalls.answered());
     body.once('error', (e: unknown) => {
       if (isStall(e)) this.stalls.stalled(what, e);

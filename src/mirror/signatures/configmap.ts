@@ -10,9 +10,9 @@ import { usageError } from '../../util/errors.js';
 import { MirrorError } from '../errors.js';
 
 /** oc-mirror v2's names (internal/pkg/clusterresources/const.go). */
-export const SIGNATURE_CONFIGMAP_NAME = 'mirrored-release-signatures';
-export const SIGNATURE_CONFIGMAP_NAMESPACE = 'openshift-config-managed';
-export const SIGNATURE_CONFIGMAP_LABEL = 'release.openshift.io/verification-signatures';
+const SIGNATURE_CONFIGMAP_NAME = 'mirrored-release-signatures';
+const SIGNATURE_CONFIGMAP_NAMESPACE = 'openshift-config-managed';
+const SIGNATURE_CONFIGMAP_LABEL = 'release.openshift.io/verification-signatures';
 
 export interface SignatureConfigMap {
   apiVersion: 'v1';

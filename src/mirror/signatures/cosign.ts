@@ -24,18 +24,10 @@ import { parseSimpleSigning, type SignedClaim } from './simple-signing.js';
 export const COSIGN_SIGNATURE_MEDIA_TYPE = 'application/vnd.dev.cosign.simplesigning.v1+json';
 /** The layer annotation holding the base64 signature of the layer's payload. */
 export const COSIGN_SIGNATURE_ANNOTATION = 'dev.cosignproject.cosign/signature';
-/** Keyless signing: the Fulcio certificate (PEM) of the signing key. */
-export const COSIGN_CERTIFICATE_ANNOTATION = 'dev.sigstore.cosign/certificate';
-/** Keyless signing: the certificate's intermediate chain (PEM). */
-export const COSIGN_CHAIN_ANNOTATION = 'dev.sigstore.cosign/chain';
-/** The Rekor transparency-log bundle (JSON). */
-export const COSIGN_BUNDLE_ANNOTATION = 'dev.sigstore.cosign/bundle';
-/** An RFC 3161 signed timestamp (JSON). */
-export const COSIGN_TIMESTAMP_ANNOTATION = 'dev.sigstore.cosign/rfc3161timestamp';
 /** The suffix of a signature tag (`sha256-<hex>.sig`). */
 export const COSIGN_TAG_SUFFIX = '.sig';
 /** The largest payload read: containers/image's limit for a signature body (4 MiB). */
-export const MAX_COSIGN_PAYLOAD = 4 * 1024 * 1024;
+const MAX_COSIGN_PAYLOAD = 4 * 1024 * 1024;
 
 const DIGEST_RE = /^sha256:([0-9a-f]{64})$/;
 const TAG_RE = /^sha256-([0-9a-f]{64})\.sig$/;

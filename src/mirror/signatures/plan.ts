@@ -71,7 +71,7 @@ export interface SignatureOptions {
 }
 
 /** The store a run reads release signatures from: the flag, the environment, or the default. */
-export function signatureStoreUrl(flag?: string): string {
+function signatureStoreUrl(flag?: string): string {
   return flag ?? process.env.OCP_SIGNATURE_URL ?? DEFAULT_SIGNATURE_URL;
 }
 

@@ -43,7 +43,7 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
  * The offset of the first character that makes `text` invalid JSON (RFC 8259), for the errors
  * V8 reports without a position. Only called on text JSON.parse refused.
  */
-export function jsonErrorOffset(text: string): number {
+function jsonErrorOffset(text: string): number {
   let i = 0;
   const ws = () => {
     while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;

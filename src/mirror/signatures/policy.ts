@@ -31,19 +31,15 @@ import { named, type Named } from './policy-evaluate.js';
 import { jsonPositions, parseStrictJson } from './policy-json.js';
 
 export {
-  dockerScopes,
   evaluatePolicy,
   identityProblemFor,
   policyScopeFor,
   type PolicyEvidence,
-  type PolicyImage,
-  type PolicyVerdict,
   type PolicyVerifiers,
-  type SigstoreEvidence,
 } from './policy-evaluate.js';
 
 /** Where containers/image looks when no policy is named: the user's file if it exists, else this. */
-export const SYSTEM_POLICY_PATH = '/etc/containers/policy.json';
+const SYSTEM_POLICY_PATH = '/etc/containers/policy.json';
 
 /** How a signature's claimed identity must relate to the image (containers-policy.json(5) `signedIdentity`). */
 export type SignedIdentity =

@@ -32,7 +32,7 @@ import { parseReference } from '../reference.js';
 import { dockerScopes } from './policy-evaluate.js';
 
 /** Where containers/image looks when no directory is named: the user's if it exists, else this. */
-export const SYSTEM_REGISTRIES_D = '/etc/containers/registries.d';
+const SYSTEM_REGISTRIES_D = '/etc/containers/registries.d';
 
 /** One namespace (`default-docker` or a `docker` scope) as the files set it. */
 export interface RegistriesDNamespace {

@@ -57,7 +57,7 @@ export function parseSimpleSigning(bytes: Uint8Array): { claim: SignedClaim } | 
 }
 
 /** `registry/repository` of a reference, as identities are compared. */
-export function repositoryOf(reference: string): string | undefined {
+function repositoryOf(reference: string): string | undefined {
   try {
     const r = parseReference(reference);
     return `${r.registry}/${r.repository}`;

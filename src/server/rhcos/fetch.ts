@@ -125,7 +125,7 @@ const URL_HINT =
  * STREAM_INVALID (exit 2). URLs: STREAM_URL_UNREACHABLE, _STATUS, _TLS, _INVALID (exit 1).
  * Releases: the registry client's errors, PAYLOAD_* and RELEASE_NO_BOOT_IMAGES.
  */
-export async function loadStream(
+async function loadStream(
   source: BootImagesSource,
   opts: {
     tls?: TlsOptions;
@@ -193,7 +193,7 @@ export async function loadStream(
 }
 
 /** The architectures asked for, normalised, without duplicates; `all` stays as the marker. */
-export function parseArches(arches: readonly string[] | undefined): CoreosArch[] | 'all' {
+function parseArches(arches: readonly string[] | undefined): CoreosArch[] | 'all' {
   const list = (arches ?? [])
     .flatMap((a) => a.split(','))
     .map((a) => a.trim())

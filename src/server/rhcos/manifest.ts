@@ -29,8 +29,8 @@ import { statIfExists, writeFileAtomic } from '../../util/fs.js';
 import type { BootArtifactKind } from './stream.js';
 import { ServerError } from '../errors.js';
 
-export const IMAGES_SUBDIR = 'images';
-export const BOOT_IMAGES_MANIFEST = 'airgap-images.json';
+const IMAGES_SUBDIR = 'images';
+const BOOT_IMAGES_MANIFEST = 'airgap-images.json';
 export const BOOT_IMAGES_KIND = 'AirgapBootImages';
 
 /** One file in the images directory. */
@@ -86,34 +86,86 @@ function invalid(path: string, why: string): AirgapError {
   );
 }
 
-/** Check a parsed manifest; throws IMAGES_MANIFEST_INVALID naming `path`. */
-export function parseBootImagesManifest(doc: unknown, path: string): BootImagesManifest {
-  const d = doc as Partial<BootImagesManifest> | null;
-  if (typeof d !== 'object' || d === null || d.kind !== BOOT_IMAGES_KIND)
-    throw invalid(path, `kind is not ${BOOT_IMAGES_KIND}`);
-  if (d.version !== 1) throw invalid(path, `version ${String(d.version)} is not 1`);
-  if (typeof d.stream !== 'string') throw invalid(path, 'it has no stream');
-  if (!Array.isArray(d.images)) throw invalid(path, 'it has no images list');
-  d.images.forEach((i, n) => {
-    const ok =
-      typeof i === 'object' &&
-      i !== null &&
-      ['architecture', 'artifact', 'release', 'file', 'sha256', 'location'].every(
-        (k) => typeof (i as unknown as Record<string, unknown>)[k] === 'string',
-      ) &&
-      typeof i.size === 'number' &&
-      i.artifact in ARTIFACT_ORDER &&
-      !i.file.includes('/') &&
-      !i.file.startsWith('.');
-    if (!ok)
-      throw invalid(
-        path,
-        `images[${n}] lacks architecture, artifact, release, file, sha256, size or location`,
-      );
-    // Manifests written before per-image streams: the top-level one.
-    if (typeof i.stream !== 'string') i.stream = d.stream!;
-  });
-  return d as BootImagesManifest;
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isArtifact(v: unknown): v is BootArtifactKind {
+  return typeof v === 'string' && Object.hasOwn(ARTIFACT_ORDER, v);
+}
+
+/** A field's value for a message: `missing`, or its JSON. */
+function shown(v: unknown): string {
+  return v === undefined ? 'missing' : JSON.stringify(v);
+}
+
+/** `o[key]` when it is a string; else IMAGES_MANIFEST_INVALID naming the field (`at` + key). */
+function stringField(o: Record<string, unknown>, key: string, at: string, path: string): string {
+  const v = o[key];
+  if (typeof v === 'string') return v;
+  throw invalid(path, `${at}${key} is ${shown(v)}, not a string`);
+}
+
+/** `o[key]` when it is a string or absent. */
+function optionalString(
+  o: Record<string, unknown>,
+  key: string,
+  at: string,
+  path: string,
+): string | undefined {
+  return o[key] === undefined ? undefined : stringField(o, key, at, path);
+}
+
+/** One entry of `images`; a manifest written before per-image streams gets the top-level one. */
+function parseEntry(i: unknown, n: number, stream: string, path: string): BootImageEntry {
+  const at = `images[${n}].`;
+  if (!isRecord(i)) throw invalid(path, `images[${n}] is not an object`);
+  const field = (key: string) => stringField(i, key, at, path);
+  const architecture = field('architecture');
+  const release = field('release');
+  const file = field('file');
+  const sha256 = field('sha256');
+  const location = field('location');
+  if (!isArtifact(i.artifact))
+    throw invalid(
+      path,
+      `${at}artifact is ${shown(i.artifact)}, not one of ${Object.keys(ARTIFACT_ORDER).join(', ')}`,
+    );
+  if (typeof i.size !== 'number' || !Number.isSafeInteger(i.size) || i.size < 0)
+    throw invalid(path, `${at}size is ${shown(i.size)}, not a size in bytes`);
+  if (file === '' || file.includes('/') || file.startsWith('.'))
+    throw invalid(path, `${at}file ${JSON.stringify(file)} is not a file name in the images directory`);
+  const openshiftVersion = optionalString(i, 'openshiftVersion', at, path);
+  return {
+    architecture,
+    artifact: i.artifact,
+    release,
+    file,
+    sha256,
+    size: i.size,
+    location,
+    stream: typeof i.stream === 'string' ? i.stream : stream,
+    ...(openshiftVersion !== undefined ? { openshiftVersion } : {}),
+  };
+}
+
+/** Check a parsed manifest; throws IMAGES_MANIFEST_INVALID naming `path` and the field. */
+function parseBootImagesManifest(doc: unknown, path: string): BootImagesManifest {
+  if (!isRecord(doc) || doc.kind !== BOOT_IMAGES_KIND) throw invalid(path, `kind is not ${BOOT_IMAGES_KIND}`);
+  if (doc.version !== 1) throw invalid(path, `version ${String(doc.version)} is not 1`);
+  if (typeof doc.stream !== 'string') throw invalid(path, 'it has no stream');
+  if (!Array.isArray(doc.images)) throw invalid(path, 'it has no images list');
+  const stream = doc.stream;
+  const openshiftVersion = optionalString(doc, 'openshiftVersion', '', path);
+  const source = optionalString(doc, 'source', '', path);
+  return {
+    kind: BOOT_IMAGES_KIND,
+    version: 1,
+    stream,
+    ...(openshiftVersion !== undefined ? { openshiftVersion } : {}),
+    ...(source !== undefined ? { source } : {}),
+    images: doc.images.map((i: unknown, n) => parseEntry(i, n, stream, path)),
+  };
 }
 
 /**

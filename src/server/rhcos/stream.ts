@@ -104,6 +104,10 @@ function invalid(message: string, source: string, exitCode: ExitCode, hint?: str
   });
 }
 
+function isStringMap(v: unknown): v is Record<string, string> {
+  return isObject(v) && Object.values(v).every((s) => typeof s === 'string');
+}
+
 function checkStream(v: unknown, what: string, source: string, exitCode: ExitCode): CoreosStream {
   if (!isObject(v) || typeof v.stream !== 'string' || !isObject(v.architectures))
     throw invalid(
@@ -111,7 +115,16 @@ function checkStream(v: unknown, what: string, source: string, exitCode: ExitCod
       source,
       exitCode,
     );
-  return v as unknown as CoreosStream;
+  const stream = v.stream;
+  const architectures = v.architectures;
+  const metadata = v.metadata;
+  if (metadata !== undefined && !isStringMap(metadata))
+    throw invalid(
+      `${what} is not CoreOS stream metadata: its "metadata" is not a map of strings (like "last-modified": "2026-04-03T…")`,
+      source,
+      exitCode,
+    );
+  return { ...v, stream, architectures, ...(metadata !== undefined ? { metadata } : {}) };
 }
 
 /**
@@ -223,7 +236,7 @@ export function openshiftMinor(version: string): string | undefined {
 }
 
 /** The architectures of a stream that have metal artifacts, in the stream's order. */
-export function streamArches(stream: CoreosStream): string[] {
+function streamArches(stream: CoreosStream): string[] {
   return Object.keys(stream.architectures);
 }
 

@@ -8,7 +8,7 @@ import type { Stats } from 'node:fs';
 import type http from 'node:http';
 
 /** At most this many ranges in one request; more, or ranges that add up past the file size, get the whole file. */
-export const MAX_RANGES = 64;
+const MAX_RANGES = 64;
 
 /** A strong validator from size, mtime and inode: it changes whenever the file is rewritten or replaced. */
 export function etagOf(st: Pick<Stats, 'size' | 'mtimeMs' | 'ino'>): string {

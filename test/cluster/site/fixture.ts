@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testCertificates } from '../../helpers/tls.js';
 
-export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const EXAMPLES = join(REPO, 'examples');
 
 export const REGISTRY = 'registry.lab.example.com:8443';

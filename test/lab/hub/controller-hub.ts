@@ -98,7 +98,7 @@ export function cond(obj: KubeObject | undefined, type: string): Record<string, 
   );
 }
 
-export function b64(s: string): string {
+function b64(s: string): string {
   return Buffer.from(s).toString('base64');
 }
 
@@ -195,7 +195,7 @@ export function hostedCluster(opts: { image?: string; pullSecret?: string; v6?: 
   };
 }
 
-export function nodePool(replicas = 0): KubeObject {
+function nodePool(replicas = 0): KubeObject {
   return {
     apiVersion: HC,
     kind: 'NodePool',

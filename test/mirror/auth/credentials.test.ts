@@ -386,7 +386,9 @@ describe('findCredential with credential helpers (a real docker-credential-* exe
         'case "$host" in',
         `  helper.example.com) printf '{"ServerURL":"%s","Username":"robot","Secret":"helper-secret-1"}\\n' "$host" ;;`,
         `  token.example.com) printf '{"ServerURL":"%s","Username":"<token>","Secret":"refresh-token-2"}\\n' "$host" ;;`,
-        '  broken.example.com) echo "keychain exploded near stderr-secret-3" >&2; exit 3 ;;',
+        '  broken.example.com) echo "stdout-secret-3"; echo "debug line" >&2; echo "keychain is locked" >&2; exit 3 ;;',
+        '  hang.example.com) echo "asking the keychain" >&2; sleep 15; echo "late-secret-5" ;;',
+        '  chatty.example.com) yes "chatty-secret-6" ;;',
         '  garbage.example.com) echo "stdout-secret-4 is not json"; exit 0 ;;',
         '  *) echo "credentials not found in native keychain"; exit 1 ;;',
         'esac',
@@ -394,7 +396,7 @@ describe('findCredential with credential helpers (a real docker-credential-* exe
       ].join('\n'),
     );
     chmodSync(helper, 0o755);
-    // execa resolves and runs the helper with process.env: put our helper first on PATH.
+    // The helper runs with process.env: put ours first on PATH.
     savedPath = process.env.PATH;
     process.env.PATH = `${bin}${delimiter}${savedPath ?? ''}`;
   });
@@ -499,13 +501,37 @@ describe('findCredential with credential helpers (a real docker-credential-* exe
     expect(e.describe()).toContain(`${file} (credsStore)`);
   });
 
-  it('reports a failing helper without repeating what it printed', async () => {
+  it('reports a failing helper with its exit status and the last line of its stderr, never its stdout', async () => {
     const { file, ...opts } = withConfig({ credHelpers: { 'broken.example.com': 'airgaptest' } });
     const e = await rejection(findCredential('broken.example.com', 'a', opts));
     expect(e.code).toBe(MirrorError.AUTH_HELPER_FAILED);
-    expect(e.message).toContain('docker-credential-airgaptest');
-    expect(e.message).toContain('broken.example.com');
+    expect(e.message).toBe(
+      'credential helper docker-credential-airgaptest failed for broken.example.com (exit 3): keychain is locked',
+    );
     expect(e.describe()).toContain(file);
+    expect(e.describe()).not.toContain('stdout-secret-3');
+  });
+
+  it('stops a helper that does not answer in time, and says what it was doing', async () => {
+    const { file, ...opts } = withConfig({ credHelpers: { 'hang.example.com': 'airgaptest' } });
+    const started = Date.now();
+    const e = await rejection(findCredential('hang.example.com', 'a', { ...opts, helperTimeoutMs: 1_000 }));
+    // The shell is killed at 1 s; its sleep, still holding the output pipe, does not keep us waiting.
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(e.code).toBe(MirrorError.AUTH_HELPER_FAILED);
+    expect(e.message).toBe(
+      'credential helper docker-credential-airgaptest did not answer for hang.example.com within 1 s (stopped): asking the keychain',
+    );
+    expect(e.hint).toContain('locked keychain');
+    expect(e.describe()).toContain(file);
+  });
+
+  it('stops a helper that prints without end, and does not repeat what it printed', async () => {
+    const { file: _f, ...opts } = withConfig({ credHelpers: { 'chatty.example.com': 'airgaptest' } });
+    const e = await rejection(findCredential('chatty.example.com', 'a', opts));
+    expect(e.code).toBe(MirrorError.AUTH_HELPER_FAILED);
+    expect(e.message).toContain('printed more than 1 MiB for chatty.example.com');
+    expect(e.describe()).not.toContain('chatty-secret-6');
   });
 
   it('reports a helper that prints something other than JSON without repeating it', async () => {
@@ -513,5 +539,6 @@ describe('findCredential with credential helpers (a real docker-credential-* exe
     const e = await rejection(findCredential('garbage.example.com', 'a', opts));
     expect(e.code).toBe(MirrorError.AUTH_HELPER_FAILED);
     expect(e.message).toContain('docker-credential-airgaptest');
+    expect(e.describe()).not.toContain('stdout-secret-4');
   });
 });

@@ -110,6 +110,24 @@ describe('boot images manifest', () => {
         ServerError.IMAGES_MANIFEST_INVALID,
       );
     }
+    // Each field is checked, and the error names it.
+    for (const [bad, field] of [
+      [
+        { artifact: 'constructor' },
+        'images[0].artifact is "constructor", not one of iso, rootfs, kernel, initramfs',
+      ],
+      [{ sha256: 7 }, 'images[0].sha256 is 7, not a string'],
+      [{ size: -1 }, 'images[0].size is -1, not a size in bytes'],
+      [{ openshiftVersion: 4.18 }, 'images[0].openshiftVersion is 4.18, not a string'],
+    ] as const) {
+      await writeFile(
+        bootImagesManifestPath(dir),
+        JSON.stringify({ ...m, images: [{ ...entry({}), ...bad }] }),
+      );
+      const e = await rejection(readBootImagesManifest(dir));
+      expect(e.code, field).toBe(ServerError.IMAGES_MANIFEST_INVALID);
+      expect(e.message).toContain(field);
+    }
     const other = join(dir, 'other');
     await mkdir(join(other, 'images'), { recursive: true });
     await writeFile(

@@ -215,6 +215,21 @@ describe('stream selection and checks', () => {
     }
   });
 
+  it('a stream whose "metadata" is not a map of strings is STREAM_INVALID naming the field', () => {
+    for (const metadata of [5, ['x'], { 'last-modified': 5 }]) {
+      const text = JSON.stringify({ stream: 'rhcos-4.21', metadata, architectures: {} });
+      const e = thrown(() => parseStreamDocument(text, '/tmp/x.json'));
+      expect(e.code, text).toBe(ServerError.STREAM_INVALID);
+      expect(e.message).toContain('"metadata" is not a map of strings');
+    }
+    const good = {
+      stream: 'rhcos-4.21',
+      metadata: { 'last-modified': '2026-04-03T00:00:00Z' },
+      architectures: {},
+    };
+    expect(parseStreamDocument(JSON.stringify(good), '/tmp/x.json').stream).toEqual(good);
+  });
+
   it('OpenShift x.y from a release version or a stream name', () => {
     expect(openshiftMinor('4.18.3')).toBe('4.18');
     expect(openshiftMinor('4.19.0-rc.2')).toBe('4.19');

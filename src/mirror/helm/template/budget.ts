@@ -47,7 +47,7 @@ export const LIMITS = {
  * Reading or building this many characters costs a step: about the time of one (50 ns), and the
  * memory of a list item (16 bytes).
  */
-export const CHARS_PER_STEP = 16;
+const CHARS_PER_STEP = 16;
 /** What a map entry or an int built costs: the memory of several list items (each is an object). */
 export const OBJECT_STEPS = 4;
 

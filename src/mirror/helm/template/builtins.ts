@@ -25,7 +25,7 @@ function basicKind(v: unknown): Kind {
   }
 }
 
-export function eq(a: unknown, ...rest: unknown[]): boolean {
+function eq(a: unknown, ...rest: unknown[]): boolean {
   if (rest.length === 0) throw new Error('missing argument for comparison');
   const k1 = basicKind(a);
   for (const b of rest) {
@@ -46,7 +46,7 @@ export function eq(a: unknown, ...rest: unknown[]): boolean {
   return false;
 }
 
-export function lt(a: unknown, b: unknown): boolean {
+function lt(a: unknown, b: unknown): boolean {
   const k1 = basicKind(a);
   const k2 = basicKind(b);
   if (k1 === 'invalid' || k2 === 'invalid' || k1 === 'bool' || k1 === 'other')
@@ -61,7 +61,7 @@ function toIndex(v: unknown, what: string): number {
   throw new Error(`cannot index ${what} with type ${typeOf(v)}`);
 }
 
-export function index(item: unknown, ...keys: unknown[]): unknown {
+function index(item: unknown, ...keys: unknown[]): unknown {
   let v = item;
   for (const k of keys) {
     if (isNil(v)) throw new Error('index of untyped nil');
@@ -81,7 +81,7 @@ export function index(item: unknown, ...keys: unknown[]): unknown {
   return v;
 }
 
-export function slice(item: unknown, ...idx: unknown[]): unknown {
+function slice(item: unknown, ...idx: unknown[]): unknown {
   if (isNil(item)) throw new Error('slice of untyped nil');
   if (idx.length > 3) throw new Error(`too many slice indexes: ${idx.length}`);
   const isStr = typeof item === 'string';

@@ -34,8 +34,6 @@ export interface FuncDef {
   cost?: (...args: unknown[]) => number;
 }
 
-export type FuncMap = ReadonlyMap<string, FuncDef>;
-
 /** What execution needs from the template set. */
 export interface ExecEnv {
   lookup(name: string): Tree | undefined;

@@ -6,7 +6,7 @@ import { checkChars, checkPrinted } from './budget.js';
 import { GoStruct, isMap, isNil, sortedKeys, typeOf } from './values.js';
 
 /** strconv.FormatFloat(x, 'g', -1, 64) as `%v` uses it: shortest digits, exponent from 1e+06 (as Go prints). */
-export function formatFloat(x: number): string {
+function formatFloat(x: number): string {
   if (Number.isNaN(x)) return 'NaN';
   if (!Number.isFinite(x)) return x > 0 ? '+Inf' : '-Inf';
   if (x === 0) return Object.is(x, -0) ? '-0' : '0';
@@ -23,7 +23,7 @@ function goExponent(mantissa: string, exp: number): string {
 }
 
 /** A time as Go's time.Time.String() prints it (UTC). */
-export function formatTime(d: Date): string {
+function formatTime(d: Date): string {
   const iso = d.toISOString();
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${iso.slice(20, 23)} +0000 UTC`;
 }

@@ -18,7 +18,7 @@ import { loadYaml, writeYaml } from '../yaml.js';
 const parseCost = (s: unknown) => str(s).length;
 
 /** Go's json.Marshal: sorted keys, with <, > and & escaped as Go escapes them for HTML. */
-export function goJson(v: unknown, indent?: string, escapeHtml = true): string {
+function goJson(v: unknown, indent?: string, escapeHtml = true): string {
   checkPrinted('toJson', v);
   const text = JSON.stringify(toPlain(v), null, indent);
   const out = text ?? 'null';

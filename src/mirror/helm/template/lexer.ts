@@ -37,7 +37,7 @@ export interface Token {
   pos: number;
 }
 
-export const KEYWORDS = new Set([
+const KEYWORDS = new Set([
   'block',
   'break',
   'continue',

@@ -55,7 +55,7 @@ function comparePre(a: string, b: string): number {
   return 0;
 }
 
-export function compareVersions(a: Version, b: Version): number {
+function compareVersions(a: Version, b: Version): number {
   return (
     Math.sign(a.major - b.major) ||
     Math.sign(a.minor - b.minor) ||
@@ -64,7 +64,7 @@ export function compareVersions(a: Version, b: Version): number {
   );
 }
 
-export function formatVersion(v: Version): string {
+function formatVersion(v: Version): string {
   return `${v.major}.${v.minor}.${v.patch}${v.pre ? `-${v.pre}` : ''}${v.meta ? `+${v.meta}` : ''}`;
 }
 

@@ -17,7 +17,7 @@ function isEmptyList(l: ListNode): boolean {
 }
 
 /** Go's builtins, then sprig's (sprig's win, as Go prefers a template's own functions). */
-export function standardFunctions(): Map<string, FuncDef> {
+function standardFunctions(): Map<string, FuncDef> {
   return new Map([...goBuiltins, ...sprigFunctions()]);
 }
 
