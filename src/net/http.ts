@@ -128,8 +128,11 @@ export function createAgent(host: string, opts: AgentOptions = {}): Dispatcher {
     secureContext,
   };
   // One deadline per phase, none for the whole request: a 20 GiB layer may take an hour, but it
-  // never goes `stall` ms without a byte.
+  // never goes `stall` ms without a byte. HTTP/1.1 only: undici 8 speaks HTTP/2 to any server that
+  // offers it (registries and CDNs do), and would carry every transfer to a host on one connection;
+  // `connections` parallel blob copies are that many connections, each with its own deadlines.
   const common = {
+    allowH2: false,
     connections: opts.connections ?? 8,
     keepAliveTimeout: 30_000,
     headersTimeout: stall,

@@ -71,6 +71,7 @@ export default function setup(): () => void {
     throw new Error(
       `test programs missing (${missing.join(', ')}) and ${script} could not install them: ` +
         `${(e as Error).message}. Run it as root, or install: docker-registry skopeo apache2-utils nginx-light wrk curl openssl kubernetes-client gnupg`,
+      { cause: e },
     );
   }
   const still = missingTestDeps();

@@ -75,8 +75,8 @@ function ownerDead(pid: number): boolean {
 }
 
 function sweepStale(): void {
-  let namespaces = '';
-  let links = '';
+  let namespaces: string;
+  let links: string;
   try {
     namespaces = execFileSync('ip', ['netns', 'list'], { encoding: 'utf8', timeout: 10_000 });
     links = execFileSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8', timeout: 10_000 });

@@ -244,9 +244,7 @@ export class HostedClusterController implements Reconciler {
     const statusPatch: Record<string, unknown> = {};
     let history = arr(rec(status.version).history).map(rec);
     let cpUp = false;
-    let completed = false;
     let upgrading = false;
-    let stuck = false;
     let cvoView: CvoView | undefined;
     if (!blocked && !reconcileError) {
       // The release rollout: a new history entry whenever spec.release.image changes.
@@ -272,11 +270,11 @@ export class HostedClusterController implements Reconciler {
             (np) => typeof np.status?.replicas === 'number' && np.status.replicas === desiredReplicas(np),
           );
         // An update (not the first install) may be stuck on a degraded cluster operator (fault).
-        stuck = !!ctx.options.faults.controlPlaneUpdateStuck && history.length > 1;
+        const stuck = !!ctx.options.faults.controlPlaneUpdateStuck && history.length > 1;
         if (history[0].state !== 'Completed' && allReady && steps >= 3 && !stuck) {
           history[0] = { ...history[0], state: 'Completed', completionTime: now };
         }
-        completed = history[0].state === 'Completed';
+        const completed = history[0].state === 'Completed';
         upgrading = history.length > 1 && !completed;
         const previous = str(history.slice(1).find((h) => h.state === 'Completed')?.version);
         cvoView = { image, version, previous: upgrading ? previous : undefined, completed, stuck };

@@ -16,7 +16,7 @@ import { MirrorError } from '../errors.js';
  * with the redhat-release package, one armored block per key (release key 2, the auxiliary keys,
  * and on RHEL 10 release key 4). Every key in the file is trusted as a Red Hat key.
  */
-export const SYSTEM_RELEASE_KEYRINGS = ['/etc/pki/rpm-gpg/RPM-GPG-KEY-redhat-release'];
+const SYSTEM_RELEASE_KEYRINGS = ['/etc/pki/rpm-gpg/RPM-GPG-KEY-redhat-release'];
 
 /** What a run says, once and before it fetches anything, when it has no release key. */
 export const NO_RELEASE_KEY =

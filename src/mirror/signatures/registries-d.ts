@@ -296,7 +296,7 @@ export function registriesDSnippet(host: string): string {
 }
 
 function checkedHost(host: string): string {
-  let ok = false;
+  let ok: boolean;
   try {
     ok = parseReference(`${host}/x`).registry === host;
   } catch {

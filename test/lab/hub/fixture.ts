@@ -78,7 +78,7 @@ export async function startHub(
         dispatcher,
       });
       const text = await res.text();
-      let parsed: Record<string, unknown> = {};
+      let parsed: Record<string, unknown>;
       try {
         parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
       } catch {

@@ -136,7 +136,7 @@ function regex(pattern: unknown): RE2JS {
   try {
     return RE2JS.compile(str(pattern));
   } catch (e) {
-    throw new Error(`error parsing regexp: ${(e as Error).message}`);
+    throw new Error(`error parsing regexp: ${(e as Error).message}`, { cause: e });
   }
 }
 
