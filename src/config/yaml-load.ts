@@ -6,7 +6,8 @@
  *
  * - its size in bytes, and its nodes: js-yaml 5 reads a text in two steps, its parser turning it
  *   into a flat list of events and its constructor building the value from them; the nodes are
- *   counted on the events, so a document over the limit is refused before any value is built;
+ *   counted on the events, so a document over the limit is refused before any value is built (the
+ *   events themselves, about 100 bytes a node, are bounded only by the byte limit);
  * - its nesting (js-yaml's `maxDepth`, checked as it parses) and the keys merge keys (`<<`) copy
  *   (js-yaml's `maxTotalMergeKeys`);
  * - its aliases. js-yaml does not copy what an alias refers to: the loaded value shares it, and may
