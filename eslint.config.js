@@ -82,9 +82,9 @@ const boundaries = {
  * depth and alias limit, and a budget per source): js-yaml's `load` and `loadAll` are called only
  * in the config kit. Its types, schemas and `dump` may be imported anywhere.
  */
-const YAML_LOADERS = new Set(['load', 'loadAll']);
+const YAML_LOADERS = new Set(['load', 'loadAll', 'parseEvents', 'constructFromEvents', 'eventsToAst']);
 const YAML_LOADER_MESSAGE =
-  "js-yaml's load/loadAll reads without limits: use parseYaml or parseYamlDocuments (src/config/yaml-load.ts), or loadYamlWithPositions.";
+  "js-yaml's load/loadAll (and its parseEvents, constructFromEvents, eventsToAst) read without limits: use parseYaml or parseYamlDocuments (src/config/yaml-load.ts), or loadYamlWithPositions.";
 const yamlLoader = {
   meta: { type: 'problem', schema: [] },
   create(context) {

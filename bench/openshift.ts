@@ -47,7 +47,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import yaml from 'js-yaml';
+import * as yaml from 'js-yaml';
 import { generateSigningKey } from '../lab/cosign.js';
 import { createGpgSigner } from '../lab/gpg.js';
 import { buildUpstream, type Upstream } from '../lab/upstream.js';

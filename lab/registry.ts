@@ -12,7 +12,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import yaml from 'js-yaml';
+import * as yaml from 'js-yaml';
 import http from 'node:http';
 import https from 'node:https';
 import { processAlive } from '../src/util/lock.js';

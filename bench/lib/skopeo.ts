@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import yaml from 'js-yaml';
+import * as yaml from 'js-yaml';
 import { addStats, cleanEnv, statsOf, timed, zeroStats } from './proc.js';
 import type { ToolRun } from './report.js';
 

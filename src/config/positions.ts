@@ -1,13 +1,24 @@
 /**
- * YAML loading with source positions. js-yaml 4 has no AST, but its `listener` option reports an
- * `open` and a `close` event for every node it composes. While js-yaml loads, each node is written
- * into a few typed arrays (where it starts and ends, its kind, where its subtree ends): 11 bytes a
- * node and no object per node, so a 50 MiB file costs tens of megabytes of index, not hundreds. A
- * field path (`mirror.additionalImages[1].name`) becomes a line and column only when it is asked
- * for: the path is walked down that table from the root, beside the source text.
+ * YAML loading with source positions, from js-yaml 5's public event API. Its parser turns a text
+ * into a flat list of events (a mapping or list opens, a scalar with its offsets, an alias, a
+ * close), and its constructor builds the value from that list. Before the value is built, each node
+ * is written into a few typed arrays (where its content starts, where a scalar ends, its kind,
+ * where its subtree ends): 11 bytes a node and no object per node, so a 50 MiB file costs tens of
+ * megabytes of index once js-yaml's events are let go. A field path
+ * (`mirror.additionalImages[1].name`) becomes a line and column only when it is asked for: the path
+ * is walked down that table from the root, beside the source text.
  */
-import * as yaml from 'js-yaml';
-import { YamlGuard, type YamlReadOptions } from './yaml-load.js';
+import {
+  constructFromEvents,
+  EVENT_ID,
+  getScalarValue,
+  SCALAR_STYLE,
+  type DocumentEvent,
+  type Event,
+  type PopEvent,
+  type ScalarEvent,
+} from 'js-yaml';
+import { LOAD_SCHEMA, onlyDocument, YamlGuard, type YamlReadOptions } from './yaml-load.js';
 
 /** A place in the source text. `line` and `column` are 1-based; `offset` is a 0-based string index. */
 export interface SourcePosition {
@@ -36,9 +47,8 @@ export interface LoadedYaml {
   value: unknown;
   positions: PositionMap;
   /**
-   * The text positions are measured in: js-yaml's own copy of the source (a byte order mark
-   * removed, a line break and a NUL appended), which the loaded strings are slices of. Read this
-   * one, and let go of the source string, so that one copy of a large file stays in memory.
+   * The text positions are measured in: the source without a byte order mark, which the loaded
+   * strings are slices of. Read this one, and let go of the source string.
    */
   text: string;
   /** Whether some mapping or list appears in more than one place of the value (a YAML alias). */
@@ -90,16 +100,11 @@ export function lookupPosition(
   return undefined;
 }
 
-// js-yaml exports its types at runtime, but @types/js-yaml does not declare `types`.
-const runtimeTypes = (yaml as unknown as { types?: Record<string, yaml.Type> }).types;
-
 /**
  * YAML 1.2 core types plus merge keys (`<<`), without timestamps: a tag such as `2024-01-01` stays
- * a string, as it does for oc-mirror.
+ * a string, as it does for oc-mirror. Whatever `options.schema` says, this is the schema.
  */
-const SCHEMA = runtimeTypes?.merge
-  ? yaml.CORE_SCHEMA.extend({ implicit: [runtimeTypes.merge] })
-  : yaml.CORE_SCHEMA;
+const SCHEMA = LOAD_SCHEMA;
 
 /**
  * Load one YAML document and map every field path to its position, under the limits of
@@ -110,40 +115,24 @@ export function loadYamlWithPositions(
   text: string,
   options: YamlReadOptions = { source: 'the YAML text' },
 ): LoadedYaml {
-  const guard = new YamlGuard(text, options);
-  const builder = new NodeBuilder();
-  let value: unknown;
-  try {
-    value = yaml.load(text, {
-      ...guard.loadOptions(SCHEMA),
-      listener(event, state) {
-        guard.event(event, state);
-        if (event === 'open') builder.open(state.position, state.input);
-        else builder.close(state);
-      },
-    });
-  } catch (e) {
-    throw guard.translate(e);
-  }
-  const positions = builder.finish(text);
-  guard.finish([value]);
-  return { value, positions, text: positions.text, aliased: builder.aliased };
+  const guard = new YamlGuard(text, { ...options, schema: SCHEMA });
+  const events = guard.events();
+  const positions = new NodeBuilder(guard.text).build(events);
+  const value = onlyDocument(guard.documents(events));
+  return { value, positions, text: guard.text, aliased: guard.aliased };
 }
 
-// info bits of a node: its kind (js-yaml's state.kind), whether its value is null, whether a ':'
-// follows it (so it is a key with a value when its parent is a mapping), and whether it only
-// wraps the node after it (see NodeBuilder.close).
+// info bits of a node: its kind, whether it has no place in the text (an empty scalar without a
+// tag or anchor: `key:` with nothing after it, `-` alone), and whether it is a mapping key whose
+// text as written is its key (a plain one-line scalar that no schema type reads as anything but a
+// string).
 const KIND_MASK = 3;
+const ALIAS = 0;
 const SCALAR = 1;
 const SEQUENCE = 2;
 const MAPPING = 3;
-const NULL_VALUE = 4;
-const COLON_AFTER = 8;
-const WRAPS_NEXT = 16;
-
-function kindCode(kind: string | null): number {
-  return kind === 'scalar' ? SCALAR : kind === 'sequence' ? SEQUENCE : kind === 'mapping' ? MAPPING : 0;
-}
+const NO_PLACE = 4;
+const WRITTEN_KEY = 8;
 
 const CHUNK_BITS = 16;
 const CHUNK_MASK = (1 << CHUNK_BITS) - 1;
@@ -173,181 +162,217 @@ class Column {
   }
 }
 
-/** An end further than this from its node's start is kept in NodeTable.ends. */
+/** A token longer than this keeps its end in NodeTable.ends. */
 const FAR_END = 0xffff;
 
 /**
- * Every node js-yaml composed, numbered in document order (a node before its children), one row
- * per node: 11 bytes. A node's descendants are the rows after it, up to `next`, so its children
- * are found by jumping from one child's `next` to the following child.
+ * Every node of the first document, numbered in document order (a node before its children), one
+ * row per node: 11 bytes. A node's descendants are the rows after it, up to `next`, so its children
+ * are found by jumping from one child's `next` to the following child; a mapping's children are
+ * its keys and values in turn.
  */
 interface NodeTable {
-  /** Offset of the `open` event (before any separating space). */
-  open: Column;
-  /** Offset of the `close` event (after the node's content) minus `open`, or FAR_END. */
+  /** Where the node starts: its tag or anchor, else its content (a quote, `|`, `[`, `-`, a key). */
+  start: Column;
+  /** Where a scalar or alias token ends (after a closing quote), minus `start`, or FAR_END. */
   length: Column;
   info: Column;
   /** The row after this node's last descendant. */
   next: Column;
-  /** Ends of nodes whose `length` is FAR_END. */
+  /** Ends of tokens whose `length` is FAR_END. */
   ends: Map<number, number>;
-  /** Sequences with items that have no node (`-` alone on its line): item → node, or -1. */
-  items: Map<number, Int32Array>;
-  /** Nodes followed by `:` whose text is not their key as written (quoted, tagged, `010`): node → key. */
+  /** Mapping keys that are not their text as written (quoted, tagged, `010`, `true`): node → key. */
   keys: Map<number, string>;
 }
 
-/** What NodeBuilder reads of js-yaml's state when a node closes (and the value it may replace). */
-interface ClosedNode {
-  position: number;
-  kind: string | null;
-  result: unknown;
-  /** js-yaml keeps it in its state, though its types do not say so. */
-  anchor?: string | null;
+/** A mapping or list being read, with what its children need. */
+interface Open {
+  row: number;
+  mapping: boolean;
+  /** Children read so far (a mapping's even ones are keys). */
+  children: number;
+  /** The key row of the entry being read, or -1. */
+  key: number;
 }
 
-/** Builds the node table from js-yaml's events, as it loads. */
+const POP: PopEvent = { type: EVENT_ID.POP };
+
+/** Builds the node table from js-yaml's events of the first document. */
 class NodeBuilder {
   private readonly t: NodeTable = {
-    open: new Column(4),
+    start: new Column(4),
     length: new Column(2),
     info: new Column(1),
     next: new Column(4),
     ends: new Map(),
-    items: new Map(),
     keys: new Map(),
   };
   private size = 0;
-  /**
-   * The text js-yaml reads: the one it was given plus a terminator (and without a byte order
-   * mark). It is a copy; the strings of the loaded value are slices of it, so positions read it
-   * too rather than keep the caller's text alive as a second copy.
-   */
-  private text = '';
-  /** Nodes open now (outermost first), and where each one's children start in `pending`. */
-  private readonly stack: number[] = [];
-  private readonly marks: number[] = [];
-  /** Closed nodes whose parent is still open, in order: pending[0 .. pendingSize). */
-  private readonly pending: number[] = [];
-  private pendingSize = 0;
-  /** The value of the node closed last. */
-  private lastResult: unknown = undefined;
-  /** Whether an alias of a mapping or list was read. */
-  aliased = false;
+  private readonly open: Open[] = [];
+  private document: DocumentEvent | undefined;
+  /** Anchored scalars of the document, for a key that is an alias. */
+  private anchors?: Map<string, ScalarEvent>;
+  /** The first characters a schema type may read a plain scalar by (undefined: any). */
+  private readonly implicitFirst = implicitFirstChars();
 
-  open(position: number, input: string): void {
-    this.text = input;
-    const t = this.t;
-    const id = this.size++;
-    t.open.set(id, position);
-    t.length.set(id, 0);
-    t.info.set(id, 0);
-    t.next.set(id, id + 1);
-    this.stack.push(id);
-    this.marks.push(this.pendingSize);
+  constructor(private readonly text: string) {}
+
+  build(events: readonly Event[]): PositionIndex {
+    for (const e of events) {
+      if (e.type === EVENT_ID.DOCUMENT) {
+        if (this.document) break; // positions of the first document only (load reads one)
+        this.document = e;
+      } else if (e.type === EVENT_ID.POP) {
+        const closed = this.open.pop();
+        if (!closed) continue; // the document's end
+        this.t.next.set(closed.row, this.size);
+      } else this.node(e);
+    }
+    return new PositionIndex(this.text, this.t, this.size > 0 ? 0 : -1);
   }
 
-  /** Record the node js-yaml has just composed (its `close` event). */
-  close(state: ClosedNode): void {
-    const { position, kind: kindName } = state;
-    let result: unknown = state.result;
+  private node(e: Exclude<Event, DocumentEvent | PopEvent>): void {
     const t = this.t;
-    const id = this.stack.pop();
-    const start = this.marks.pop();
-    if (id === undefined || start === undefined) return;
-    const pending = this.pending;
-    const n = this.pendingSize - start;
-    const kind = kindCode(kindName);
-    let info = kind | (result === null ? NULL_VALUE : 0);
-    // An alias node has no kind of its own; its value is the anchored node's.
-    if (kind === 0 && typeof result === 'object' && result !== null) this.aliased = true;
-    const only = n === 1 ? pending[start]! : -1;
-    if (only >= 0 && (t.info.get(only) & KIND_MASK) === kind && sameValue(this.lastResult, result)) {
-      // js-yaml composes a plain scalar or flow collection in block context through a nested call
-      // that turns out not to be a mapping key: this node wraps its one child, with the very same
-      // value. This node's start is where the value's place is measured from; its content is the
-      // child's. A child without children of its own is dropped.
-      if (only === this.size - 1) {
-        this.size--;
-        t.keys.delete(only);
-        t.ends.delete(only);
-      } else {
-        info |= WRAPS_NEXT;
-      }
-    } else if (kind === SEQUENCE && Array.isArray(result)) {
-      if (result.length !== n) t.items.set(id, this.alignItems(result, start, n));
-      // js-yaml grows each list by push, which leaves room for 16 more items; a copy is exact.
-      // Whoever composed this node takes its value from state.result once this event returns.
-      // An anchored list is left alone: its aliases are the very same list.
-      if (!state.anchor) result = state.result = result.slice();
+    const id = this.size++;
+    const parent = this.open[this.open.length - 1];
+    const isKey = parent !== undefined && parent.mapping && parent.children % 2 === 0;
+    const keyRow = parent?.mapping && !isKey ? parent.key : -1;
+    if (parent) {
+      parent.children++;
+      parent.key = isKey ? id : -1;
     }
-    t.next.set(id, this.size);
-    const length = position - t.open.get(id);
+    let info: number;
+    let start: number;
+    let end = -1;
+    if (e.type === EVENT_ID.ALIAS) {
+      info = ALIAS;
+      start = e.anchorStart - 1; // the '*'
+      end = e.anchorEnd;
+    } else {
+      const props = propsStart(e);
+      if (e.type === EVENT_ID.SCALAR) {
+        info = SCALAR;
+        const content = this.scalarStart(e, keyRow);
+        start = props >= 0 ? props : content;
+        if (start < 0) info |= NO_PLACE;
+        end = e.valueEnd < 0 ? -1 : quoted(e) ? e.valueEnd + 1 : e.valueEnd;
+        if (e.anchorStart >= 0) (this.anchors ??= new Map()).set(this.anchorName(e), e);
+      } else {
+        info = e.type === EVENT_ID.MAPPING ? MAPPING : SEQUENCE;
+        start = props >= 0 ? props : e.start;
+        this.open.push({ row: id, mapping: info === MAPPING, children: 0, key: -1 });
+        if (e.anchorStart >= 0) this.anchors?.delete(this.anchorName(e));
+      }
+    }
+    if (isKey) info |= this.key(id, e, start);
+    t.start.set(id, start);
+    const length = end < 0 ? 0 : end - start;
     if (length < FAR_END) t.length.set(id, length);
     else {
       t.length.set(id, FAR_END);
-      t.ends.set(id, position);
-    }
-    const text = this.text;
-    if (text.charCodeAt(skipSpace(text, position, true)) === 0x3a) {
-      info |= COLON_AFTER;
-      const keyStart = skipSpace(text, t.open.get(id), true);
-      const written =
-        typeof result === 'string' &&
-        result.length === position - keyStart &&
-        text.startsWith(result, keyStart);
-      if (!written) t.keys.set(id, keyString(result));
+      t.ends.set(id, end);
     }
     t.info.set(id, info);
-    pending[start] = id;
-    this.pendingSize = start + 1;
-    this.lastResult = result;
+    t.next.set(id, id + 1);
+  }
+
+  private anchorName(e: { anchorStart: number; anchorEnd: number }): string {
+    return this.text.slice(e.anchorStart, e.anchorEnd);
   }
 
   /**
-   * A sequence with empty entries (`-` on its own line) has fewer child nodes than items: a null
-   * item is matched to a child only if that child is null too.
+   * Where a scalar's content starts (-1 for an empty one): its first character, its opening
+   * quote, or its `|` or `>` indicator (js-yaml gives where the block's lines start; the indicator
+   * is on the line before, after the key of `keyRow` if that key is on it).
    */
-  private alignItems(items: unknown[], start: number, n: number): Int32Array {
-    const map = new Int32Array(items.length).fill(-1);
-    let c = 0;
-    for (let i = 0; i < items.length && c < n; i++) {
-      const child = this.pending[start + c]!;
-      if ((items[i] === null) === ((this.t.info.get(child) & NULL_VALUE) !== 0)) {
-        map[i] = child;
-        c++;
-      }
+  private scalarStart(e: ScalarEvent, keyRow: number): number {
+    if (e.valueStart < 0) return -1;
+    if (quoted(e)) return e.valueStart - 1;
+    if (e.style !== SCALAR_STYLE.LITERAL_BLOCK && e.style !== SCALAR_STYLE.FOLDED_BLOCK) return e.valueStart;
+    const text = this.text;
+    let lineEnd = e.valueStart;
+    if (text.charCodeAt(lineEnd - 1) === 10) lineEnd--;
+    if (text.charCodeAt(lineEnd - 1) === 13) lineEnd--;
+    let i = lineEnd;
+    while (i > 0 && text.charCodeAt(i - 1) !== 10 && text.charCodeAt(i - 1) !== 13) i--;
+    if (keyRow >= 0 && (this.t.info.get(keyRow) & NO_PLACE) === 0) {
+      const keyEnd = tokenEnd(this.t, keyRow);
+      if (keyEnd > i && keyEnd <= lineEnd) i = keyEnd;
     }
-    return map;
+    // Before the indicator there may only be `: `, `- `, `? ` and `--- ` on its line.
+    while (i < lineEnd && ' \t:-?'.includes(text[i]!)) i++;
+    const ch = text.charCodeAt(i);
+    return ch === 0x7c || ch === 0x3e ? i : e.valueStart;
   }
 
-  /** The finished index; `text` is what was loaded, for a document that had no node. */
-  finish(text: string): PositionIndex {
-    const root = this.pendingSize > 0 ? this.pending[0]! : -1;
-    return new PositionIndex(root >= 0 ? this.text : text, this.t, root);
+  /** Note the key a key node stands for: WRITTEN_KEY when it is its text, else in `keys`. */
+  private key(id: number, e: Event, start: number): number {
+    if (e.type === EVENT_ID.SCALAR && e.style === SCALAR_STYLE.PLAIN && e.fast && start === e.valueStart) {
+      const first = this.text[e.valueStart]!;
+      if (this.implicitFirst && !this.implicitFirst.has(first)) return WRITTEN_KEY;
+    }
+    const name = this.keyName(e);
+    if (name !== undefined) this.t.keys.set(id, name);
+    return 0;
+  }
+
+  /** The key a scalar (or an alias of one) stands for, as js-yaml's mappings store it: a string. */
+  private keyName(e: Event): string | undefined {
+    let scalar: ScalarEvent | undefined;
+    if (e.type === EVENT_ID.SCALAR) scalar = e;
+    else if (e.type === EVENT_ID.ALIAS) scalar = this.anchors?.get(this.anchorName(e));
+    if (!scalar) return undefined; // a mapping or list is no key js-yaml loads
+    if (scalar.style !== SCALAR_STYLE.PLAIN && scalar.tagStart < 0) return getScalarValue(this.text, scalar);
+    try {
+      // What js-yaml makes of it, by the schema and the document's tag directives.
+      const [value] = constructFromEvents([this.document!, { ...scalar, anchorStart: -1 }, POP], {
+        source: this.text,
+        schema: SCHEMA,
+      });
+      return String(value);
+    } catch {
+      // A tag the schema does not know: the document fails to load anyway.
+      return getScalarValue(this.text, scalar);
+    }
   }
 }
 
-/** A mapping key as js-yaml stores it: the string of the key's value. */
-function keyString(key: unknown): string {
-  if (Array.isArray(key))
-    return key.map((k: unknown) => (isPlainObject(k) ? '[object Object]' : k)).join(',');
-  if (isPlainObject(key)) return '[object Object]';
-  return String(key);
+/** The first characters of plain scalars that SCHEMA's types may read as something else than a string. */
+function implicitFirstChars(): Set<string> | undefined {
+  const out = new Set<string>();
+  for (const tag of SCHEMA.tags) {
+    if (tag.nodeKind !== 'scalar' || !tag.implicit) continue;
+    if (tag.implicitFirstChars === null) return undefined;
+    for (const c of tag.implicitFirstChars) out.add(c);
+  }
+  return out;
 }
 
-function isPlainObject(v: unknown): boolean {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+/** Where the token of a scalar or alias row ends (a mapping or list row: where it starts). */
+function tokenEnd(t: NodeTable, row: number): number {
+  const length = t.length.get(row);
+  return length === FAR_END ? t.ends.get(row)! : t.start.get(row) + length;
 }
 
-/** A mapping entry: its key node and its value node (-1 for a key written without a value). */
-interface Entry {
-  key: number;
-  value: number;
+/** Where a node's tag or anchor starts (they come before its content), or -1. */
+function propsStart(e: { anchorStart: number; tagStart: number }): number {
+  const anchor = e.anchorStart >= 0 ? e.anchorStart - 1 : -1; // the '&'
+  if (anchor < 0) return e.tagStart;
+  return e.tagStart < 0 ? anchor : Math.min(anchor, e.tagStart);
+}
+
+function quoted(e: ScalarEvent): boolean {
+  return e.style === SCALAR_STYLE.SINGLE_QUOTED || e.style === SCALAR_STYLE.DOUBLE_QUOTED;
 }
 
 /** Mappings and sequences with more children than this get an index the first time one is looked up. */
 const INDEXED = 64;
+
+/** A mapping entry: its key node and its value node. */
+interface Entry {
+  key: number;
+  value: number;
+}
 
 /** Field positions over a node table, computed when asked for. */
 class PositionIndex implements PositionMap {
@@ -372,7 +397,6 @@ class PositionIndex implements PositionMap {
     let node = this.root;
     let key = -1;
     for (const segment of segments) {
-      if (node < 0) return undefined; // a key written without a value has nothing below it
       const kind = this.t.info.get(node) & KIND_MASK;
       if (typeof segment === 'number') {
         if (kind !== SEQUENCE) return undefined;
@@ -387,32 +411,37 @@ class PositionIndex implements PositionMap {
         node = entry.value;
       }
     }
-    const keyPos = key >= 0 ? this.at(skipSpace(this.text, this.t.open.get(key), true)) : undefined;
-    if (node < 0) return { key: keyPos, value: keyPos! };
-    const value = this.at(this.valueStart(node));
+    const keyPos = key >= 0 && !this.noPlace(key) ? this.at(this.t.start.get(key)) : undefined;
+    const start = this.valueStart(node, key);
+    if (start < 0) return keyPos ? { key: keyPos, value: keyPos } : undefined;
+    const value = this.at(start);
     return keyPos ? { key: keyPos, value } : { value };
   }
 
-  /** The node that holds what `node` stands for (itself, or the node it wraps). */
-  private content(node: number): number {
-    let n = node;
-    while ((this.t.info.get(n) & WRAPS_NEXT) !== 0) n++;
-    return n;
+  private noPlace(node: number): boolean {
+    return (this.t.info.get(node) & NO_PLACE) !== 0;
   }
 
-  /** The node of item `index` of a sequence, or -1. */
-  private item(node: number, index: number): number {
-    const seq = this.content(node);
-    const aligned = this.t.items.get(seq) ?? this.sequenceIndex.get(seq);
-    if (aligned) return index < aligned.length ? aligned[index]! : -1;
-    const end = this.t.next.get(seq);
-    let kid = seq + 1;
-    for (let i = 0; kid < end; i++) {
-      if (i === index) return kid;
-      if (i === INDEXED) return this.indexSequence(seq)[index] ?? -1;
-      kid = this.t.next.get(kid);
+  /** The node of item `index` of a sequence, or -1 (also for an empty item: it has no place). */
+  private item(seq: number, index: number): number {
+    const indexed = this.sequenceIndex.get(seq);
+    let kid: number;
+    if (indexed) kid = index < indexed.length ? indexed[index]! : -1;
+    else {
+      const end = this.t.next.get(seq);
+      let k = seq + 1;
+      for (let i = 0; k < end; i++) {
+        if (i === index) break;
+        if (i === INDEXED) {
+          const all = this.indexSequence(seq);
+          k = index < all.length ? all[index]! : end;
+          break;
+        }
+        k = this.t.next.get(k);
+      }
+      kid = k < end ? k : -1;
     }
-    return -1;
+    return kid >= 0 && !this.noPlace(kid) ? kid : -1;
   }
 
   private indexSequence(seq: number): Int32Array {
@@ -425,9 +454,8 @@ class PositionIndex implements PositionMap {
   }
 
   /** The entry of a mapping whose key is `name`. Merge keys (`<<`) have no place of their own. */
-  private entry(node: number, name: string): Entry | undefined {
+  private entry(map: number, name: string): Entry | undefined {
     if (name === '<<') return undefined;
-    const map = this.content(node);
     const indexed = this.mappingIndex.get(map);
     if (indexed) return indexed.get(name);
     let seen = 0;
@@ -438,15 +466,15 @@ class PositionIndex implements PositionMap {
     return undefined;
   }
 
-  /** A mapping's children as entries: a key, then its value when a ':' follows the key. */
+  /** A mapping's children as entries: a key, then its value. */
   private *entries(map: number): Generator<Entry> {
     const end = this.t.next.get(map);
     let kid = map + 1;
     while (kid < end) {
-      const after = this.t.next.get(kid);
-      const value = (this.t.info.get(kid) & COLON_AFTER) !== 0 && after < end ? after : -1;
+      const value = this.t.next.get(kid);
+      if (value >= end) return;
       yield { key: kid, value };
-      kid = value >= 0 ? this.t.next.get(value) : after;
+      kid = this.t.next.get(value);
     }
   }
 
@@ -454,52 +482,37 @@ class PositionIndex implements PositionMap {
     const index = new Map<string, Entry>();
     for (const e of this.entries(map)) {
       const name = this.keyOf(e.key);
-      if (name !== '<<' && !index.has(name)) index.set(name, e);
+      if (name !== undefined && name !== '<<' && !index.has(name)) index.set(name, e);
     }
     this.mappingIndex.set(map, index);
     return index;
   }
 
   private end(node: number): number {
-    const length = this.t.length.get(node);
-    return length === FAR_END ? this.t.ends.get(node)! : this.t.open.get(node) + length;
+    return tokenEnd(this.t, node);
   }
 
   private keyIs(key: number, name: string): boolean {
-    const special = this.t.keys.get(key);
-    if (special !== undefined) return special === name;
-    const start = skipSpace(this.text, this.t.open.get(key), true);
-    if (this.end(key) - start === name.length && this.text.startsWith(name, start)) return true;
-    // A key written without a value (`? key`, `{key}`) was not checked while loading.
-    return (this.t.info.get(key) & COLON_AFTER) === 0 && this.keyOf(key) === name;
+    if ((this.t.info.get(key) & WRITTEN_KEY) === 0) return this.t.keys.get(key) === name;
+    const start = this.t.start.get(key);
+    return this.end(key) - start === name.length && this.text.startsWith(name, start);
   }
 
-  /** The key a key node stands for. */
-  private keyOf(key: number): string {
-    const special = this.t.keys.get(key);
-    if (special !== undefined) return special;
-    const source = this.text.slice(skipSpace(this.text, this.t.open.get(key), true), this.end(key));
-    if ((this.t.info.get(key) & COLON_AFTER) !== 0) return source;
-    try {
-      return keyString(yaml.load(source, { schema: SCHEMA }));
-    } catch {
-      // A key that does not load on its own (it only parses in context) is named by its source text.
-      return source;
-    }
+  /** The key a key node stands for (undefined for one that is no scalar). */
+  private keyOf(key: number): string | undefined {
+    if ((this.t.info.get(key) & WRITTEN_KEY) === 0) return this.t.keys.get(key);
+    return this.text.slice(this.t.start.get(key), this.end(key));
   }
 
   /**
-   * Where a node's content starts. Block values are opened before the separating space, newlines
-   * and comments are skipped; an empty (null) value is placed right after its `key:`.
+   * Where a value starts, or -1. An empty value of a mapping entry is placed right after its
+   * `key:` (or at its key, when no `:` follows it, as in `{key}`).
    */
-  private valueStart(node: number): number {
-    const open = this.t.open.get(node);
-    const inline = skipSpace(this.text, open, false);
-    const ch = this.text.charCodeAt(inline);
-    // js-yaml ends its text with a NUL.
-    const atLineEnd = Number.isNaN(ch) || ch === 0 || ch === 10 || ch === 13 || ch === 0x23;
-    if ((this.t.info.get(node) & NULL_VALUE) !== 0 && atLineEnd) return open;
-    return skipSpace(this.text, open, true);
+  private valueStart(node: number, key: number): number {
+    if (!this.noPlace(node)) return this.t.start.get(node);
+    if (key < 0 || this.noPlace(key)) return -1;
+    const after = skipSpace(this.text, this.end(key), true);
+    return this.text.charCodeAt(after) === 0x3a ? after + 1 : this.t.start.get(key);
   }
 
   /** Line and column of an offset (binary search over line starts, found on first use). */
@@ -577,8 +590,4 @@ function skipSpace(t: string, offset: number, lines: boolean): number {
     } else break;
   }
   return i;
-}
-
-function sameValue(a: unknown, b: unknown): boolean {
-  return a === b || (Number.isNaN(a) && Number.isNaN(b));
 }

@@ -4,28 +4,49 @@
  * configuration, a site file). Every document is read under limits, so that a few kilobytes cannot
  * stand for gigabytes:
  *
- * - its size in bytes, and the nodes js-yaml composes while reading it (counted as it reads, so a
- *   document over the limit is stopped part way);
- * - its nesting (js-yaml's `maxDepth`, as js-yaml has it by default) and the keys merge keys (`<<`)
- *   copy (js-yaml's `maxTotalMergeKeys`);
+ * - its size in bytes, and its nodes: js-yaml 5 reads a text in two steps, its parser turning it
+ *   into a flat list of events and its constructor building the value from them; the nodes are
+ *   counted on the events, so a document over the limit is refused before any value is built (the
+ *   events themselves, about 100 bytes a node, are bounded only by the byte limit);
+ * - its nesting (js-yaml's `maxDepth`, checked as it parses) and the keys merge keys (`<<`) copy
+ *   (js-yaml's `maxTotalMergeKeys`);
  * - its aliases. js-yaml does not copy what an alias refers to: the loaded value shares it, and may
  *   even contain itself (js-yaml registers a mapping's anchor before reading its children, so
  *   `a: &x {b: *x}` is a cycle). Whatever later walks the value as a tree (Helm's values
  *   coalescing, a JSON writer, a loop over index entries) walks each alias in full. So a document
- *   that has an alias is measured once after loading, each distinct mapping and list once
- *   (memoised by identity): the nodes it stands for expanded, how many of them come through
- *   aliases, how deep it nests expanded. A cycle is refused, so is more aliasing than go-yaml
- *   (Helm, kubectl, oc-mirror) accepts (its decoder's `allowedAliasRatio`: past 1,000 nodes of
- *   which 100 come through aliases, these may be 99% of up to 400,000 nodes, falling to 10% at
- *   4,000,000), so is an expanded size over the node limit.
+ *   that has an alias of a mapping or list is measured once after loading, each distinct mapping
+ *   and list once (memoised by identity): the nodes it stands for expanded, how many of them come
+ *   through aliases, how deep it nests expanded. A cycle is refused, so is more aliasing than
+ *   go-yaml (Helm, kubectl, oc-mirror) accepts (its decoder's `allowedAliasRatio`: past 1,000
+ *   nodes of which 100 come through aliases, these may be 99% of up to 400,000 nodes, falling to
+ *   10% at 4,000,000), so is an expanded size over the node limit.
  * - what one source holds in all: the files of one source (the blocked edges of graph data, a
  *   chart's files) share a {@link YamlBudget} of bytes and nodes.
  *
  * Over a limit is a YAML_LIMIT error naming the source, the limit and how to fix it: exit 2 for a
  * file the user gave, 1 for content fetched from a registry or a repository.
+ *
+ * Unless a caller gives a schema, YAML is read as {@link LOAD_SCHEMA}: YAML 1.2 core types plus
+ * merge keys, no timestamps.
  */
-import * as yaml from 'js-yaml';
+import {
+  constructFromEvents,
+  CORE_SCHEMA,
+  EVENT_ID,
+  mergeTag,
+  parseEvents,
+  YAMLException,
+  type Event,
+  type Schema,
+} from 'js-yaml';
 import { AirgapError, CommonError, hasCode, type ExitCode } from '../util/errors.js';
+
+/**
+ * YAML 1.2 core types (null, booleans, integers, floats as YAML 1.2 writes them) plus merge keys
+ * (`<<`), without timestamps: a value such as `2024-01-01` stays a string, as it does for oc-mirror
+ * and Go's YAML libraries.
+ */
+export const LOAD_SCHEMA: Schema = CORE_SCHEMA.withTags(mergeTag);
 
 const MIB = 1024 * 1024;
 
@@ -33,7 +54,7 @@ const MIB = 1024 * 1024;
 export interface YamlLimits {
   /** Its size in bytes (UTF-8). */
   bytes: number;
-  /** Nodes js-yaml composes while reading it; also what the value may stand for with every alias expanded. */
+  /** Nodes js-yaml reads (events it parses); also what the value may stand for with every alias expanded. */
   nodes: number;
   /** Nesting as written (js-yaml's maxDepth). */
   depth: number;
@@ -81,7 +102,8 @@ export interface YamlReadOptions {
   budget?: YamlBudget;
   /** The text's bytes were counted already ({@link YamlBudget.hold}, as it was read). */
   held?: boolean;
-  schema?: yaml.Schema;
+  /** {@link LOAD_SCHEMA} unless given. */
+  schema?: Schema;
   /** js-yaml's filename option: the name its syntax errors give. */
   filename?: string;
   /** js-yaml's json option: a repeated key keeps its last value instead of being an error. */
@@ -182,22 +204,21 @@ export class YamlBudget {
   }
 }
 
-/** What js-yaml's listener is given (its state; only these fields are read). */
-interface ListenerState {
-  kind: string | null;
-  result: unknown;
-}
-
 /**
- * The limits applied to one read: checks the size first, counts nodes while js-yaml reads (its
- * listener), then measures what was loaded. {@link parseYaml} uses it; so does the positions loader,
- * which has a listener of its own.
+ * The limits applied to one read: checks the size first, counts the nodes on the events js-yaml's
+ * parser makes, then measures what its constructor built. {@link parseYaml} uses it; so does the
+ * positions loader, which reads the events too.
  */
 export class YamlGuard {
   readonly limits: YamlLimits;
+  /**
+   * The text js-yaml reads: the one given, without a byte order mark. Event offsets, error marks
+   * and positions are measured in it; the loaded strings are slices of it.
+   */
+  readonly text: string;
   private readonly exitCode: ExitCode;
   private readonly nodeLimit: number;
-  /** Nodes composed so far. */
+  /** Nodes read so far. */
   nodes = 0;
   /** Whether an alias of a mapping or list was read (only then is the value measured). */
   aliased = false;
@@ -220,33 +241,75 @@ export class YamlGuard {
         found: bytes,
       });
     if (budget && !options.held) budget.hold(bytes, options.source);
+    // js-yaml 4 removed a byte order mark itself; js-yaml 5 skips it but measures offsets with it.
+    this.text = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   }
 
-  /** The options for js-yaml's load or loadAll. */
-  loadOptions(schema?: yaml.Schema): yaml.LoadOptions {
-    return {
-      ...((schema ?? this.options.schema) ? { schema: schema ?? this.options.schema } : {}),
-      ...(this.options.json ? { json: true } : {}),
-      ...(this.options.filename ? { filename: this.options.filename } : {}),
-      maxDepth: this.limits.depth,
-      maxTotalMergeKeys: this.limits.mergeKeys,
-      listener: (event, state) => this.event(event, state as unknown as ListenerState),
-    } as yaml.LoadOptions;
-  }
-
-  /** js-yaml's `open` and `close` events. */
-  event(event: string, state: ListenerState): void {
-    if (event === 'open') {
-      if (++this.nodes > this.nodeLimit) this.tooManyNodes(this.nodes);
-    } else if (state.kind === null && typeof state.result === 'object' && state.result !== null) {
-      // An alias node has no kind of its own; its value is the anchored node's.
-      this.aliased = true;
+  /** Parse the text into js-yaml's events (its nesting limit applies), and count their nodes. */
+  events(): Event[] {
+    let events: Event[];
+    try {
+      events = parseEvents(this.text, {
+        maxDepth: this.limits.depth,
+        ...(this.options.filename ? { filename: this.options.filename } : {}),
+      });
+    } catch (e) {
+      throw this.translate(e);
     }
+    this.count(events);
+    return events;
+  }
+
+  /** Build the documents `events` stand for (the merge-key limit applies), then measure them. */
+  documents(events: Event[]): unknown[] {
+    let documents: unknown[];
+    try {
+      documents = constructFromEvents(events, {
+        source: this.text,
+        schema: this.options.schema ?? LOAD_SCHEMA,
+        ...(this.options.json ? { json: true } : {}),
+        ...(this.options.filename ? { filename: this.options.filename } : {}),
+        maxTotalMergeKeys: this.limits.mergeKeys,
+      });
+    } catch (e) {
+      throw this.translate(e);
+    }
+    this.finish(documents);
+    return documents;
+  }
+
+  /** Count the nodes of `events`, and note an alias of a mapping or list. */
+  private count(events: readonly Event[]): void {
+    const text = this.text;
+    let nodes = 0;
+    // Per document: whether each anchor names a mapping or list (anchors are few; most documents
+    // have none).
+    let anchors: Map<string, boolean> | undefined;
+    for (const e of events) {
+      switch (e.type) {
+        case EVENT_ID.DOCUMENT:
+          anchors = undefined;
+          break;
+        case EVENT_ID.SCALAR:
+        case EVENT_ID.SEQUENCE:
+        case EVENT_ID.MAPPING:
+          nodes++;
+          if (e.anchorStart >= 0)
+            (anchors ??= new Map()).set(text.slice(e.anchorStart, e.anchorEnd), e.type !== EVENT_ID.SCALAR);
+          break;
+        case EVENT_ID.ALIAS:
+          nodes++;
+          if (anchors?.get(text.slice(e.anchorStart, e.anchorEnd))) this.aliased = true;
+          break;
+      }
+    }
+    this.nodes += nodes;
+    if (this.nodes > this.nodeLimit) this.tooManyNodes(this.nodes);
   }
 
   /** What js-yaml threw, as a YAML_LIMIT error when it is its depth or merge-key limit. */
   translate(e: unknown): unknown {
-    const reason = e instanceof yaml.YAMLException ? e.reason : '';
+    const reason = e instanceof YAMLException ? e.reason : '';
     if (
       /^nesting exceeded maxDepth/.test(reason) ||
       (e instanceof RangeError && /call stack/.test(e.message))
@@ -264,7 +327,7 @@ export class YamlGuard {
   }
 
   /** Measure what was loaded (each document of a multi-document text), and count it in the budget. */
-  finish(documents: readonly unknown[]): void {
+  private finish(documents: readonly unknown[]): void {
     let total = this.nodes;
     if (this.aliased) {
       total = 0;
@@ -427,28 +490,25 @@ function measureValue(root: unknown, limits: { nodes: number; depth: number }): 
   return out;
 }
 
-/** Load one YAML document under the limits of `options` (js-yaml's YAMLException for bad syntax). */
+/** The one document of `documents`, as js-yaml's `load` has it (but an empty text is undefined). */
+export function onlyDocument(documents: readonly unknown[]): unknown {
+  // js-yaml 5's load throws on an empty text; js-yaml 4 gave undefined, which callers expect.
+  if (documents.length > 1)
+    throw new YAMLException('expected a single document in the stream, but found more');
+  return documents[0];
+}
+
+/**
+ * Load one YAML document under the limits of `options` (js-yaml's YAMLException for bad syntax).
+ * An empty text (or only comments) is undefined.
+ */
 export function parseYaml(text: string, options: YamlReadOptions): unknown {
   const guard = new YamlGuard(text, options);
-  let value: unknown;
-  try {
-    value = yaml.load(text, guard.loadOptions());
-  } catch (e) {
-    throw guard.translate(e);
-  }
-  guard.finish([value]);
-  return value;
+  return onlyDocument(guard.documents(guard.events()));
 }
 
 /** Load every document of a YAML stream under the limits of `options`. */
 export function parseYamlDocuments(text: string, options: YamlReadOptions): unknown[] {
   const guard = new YamlGuard(text, options);
-  let docs: unknown[];
-  try {
-    docs = yaml.loadAll(text, null, guard.loadOptions());
-  } catch (e) {
-    throw guard.translate(e);
-  }
-  guard.finish(docs);
-  return docs;
+  return guard.documents(guard.events());
 }

@@ -36,14 +36,16 @@ function normalize(value: unknown, exact: boolean): unknown {
 
 /** One YAML document (no `---`), ending with a newline. `undefined` fields are left out. */
 export function toYaml(obj: unknown, options: YamlOptions = {}): string {
-  return dump(normalize(obj, options.exactStrings === true), {
+  const text = dump(normalize(obj, options.exactStrings === true), {
     lineWidth: -1,
     noRefs: true,
-    noArrayIndent: true,
-    quotingType: '"',
-    sortKeys: false,
+    seqNoIndent: true,
+    quoteStyle: 'double',
     skipInvalid: false,
   });
+  // js-yaml 5 ends a document whose last scalar keeps its final blank lines (`|+`) with `...`; the
+  // block ends at the end of the text or at the next `---` all the same, as js-yaml 4 wrote it.
+  return text.endsWith('\n...\n') ? text.slice(0, -4) : text;
 }
 
 /** Several YAML documents, each preceded by `---` on its own line, as oc-mirror writes IDMS/ITMS files. */

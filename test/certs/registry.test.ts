@@ -10,7 +10,7 @@ import { access, mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promi
 import https from 'node:https';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import yaml from 'js-yaml';
+import * as yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCA, issueServerCert, type CertKeyPair } from '../../src/certs/mint.js';
 import {

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
-import yaml from 'js-yaml';
+import * as yaml from 'js-yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writeBootImagesManifest, type BootImagesManifest } from '../../src/server/rhcos/manifest.js';
 import { REPO_ROOT } from '../helpers/cli.js';

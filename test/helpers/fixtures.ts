@@ -6,7 +6,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import yaml from 'js-yaml';
+import * as yaml from 'js-yaml';
 import { Header } from 'tar';
 import { buildImages, type BuiltImage, type ImageSpec } from '../../lab/images.js';
 import { CopyEngine } from '../../src/mirror/copy/engine.js';

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { constants, deflateRawSync, gzipSync } from 'node:zlib';
-import yaml from 'js-yaml';
+import * as yaml from 'js-yaml';
 import * as openpgp from 'openpgp';
 import { Header } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import yaml from 'js-yaml';
+import * as yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MirrorError } from '../../src/mirror/errors.js';
 import { PLAN_API_VERSION } from '../../src/mirror/plan.js';

@@ -14,7 +14,7 @@ import https from 'node:https';
 import net from 'node:net';
 import { Duplex } from 'node:stream';
 import { join } from 'node:path';
-import yaml from 'js-yaml';
+import * as yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { airgap } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';

@@ -29,6 +29,15 @@ describe('toYaml', () => {
     expect(text).toBe('conf: |-\n  a\n  b\n');
   });
 
+  it('keeps final blank lines with `|+` and ends the document without a `...` marker', () => {
+    const text = toYaml({ notes: 'x\n\n' });
+    expect(text).toBe('notes: |+\n  x\n\n');
+    expect((load(text) as { notes: string }).notes).toBe('x\n\n');
+    const docs = toYamlDocuments([{ notes: 'x\n\n' }, { b: 2 }]);
+    expect(docs).toBe('---\nnotes: |+\n  x\n\n---\nb: 2\n');
+    expect(loadAll(docs)).toEqual([{ notes: 'x\n\n' }, { b: 2 }]);
+  });
+
   it('keeps a leading-space first line exact with an indentation indicator', () => {
     const s = '  indented\nnext\n';
     expect((load(toYaml({ s })) as { s: string }).s).toBe(s);

@@ -5,27 +5,16 @@
  * numbers as float64 (plain numbers); a repeated key keeps its last value. Writing (toYaml): Helm's sigs.k8s.io/yaml sorts keys; the layout is
  * the project's one writer's (no folding, lists not indented under their key).
  */
-import * as jsyaml from 'js-yaml';
+import { boolYaml11Tag, CORE_SCHEMA, mergeTag } from 'js-yaml';
 import { parseYaml, parseYamlDocuments, type YamlReadOptions } from '../../config/yaml-load.js';
 import { toYaml } from '../../util/yaml.js';
 import { toPlain } from './template/values.js';
 
-declare module 'js-yaml' {
-  /** js-yaml's built-in types (exported at run time, missing from @types/js-yaml). */
-  export const types: { merge: jsyaml.Type };
-}
-
-/** js-yaml's merge-key type. */
-const mergeType = jsyaml.types.merge;
-/** go-yaml v2's booleans; this type replaces js-yaml's core one (same tag), so it has them all. */
-const YAML11_TRUE = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'on', 'On', 'ON', 'true', 'True', 'TRUE']);
-const YAML11_FALSE = new Set(['n', 'N', 'no', 'No', 'NO', 'off', 'Off', 'OFF', 'false', 'False', 'FALSE']);
-const yaml11Bool = new jsyaml.Type('tag:yaml.org,2002:bool', {
-  kind: 'scalar',
-  resolve: (data: unknown) => typeof data === 'string' && (YAML11_TRUE.has(data) || YAML11_FALSE.has(data)),
-  construct: (data: string) => YAML11_TRUE.has(data),
-});
-const HELM_SCHEMA = jsyaml.CORE_SCHEMA.extend({ implicit: [mergeType, yaml11Bool] });
+/**
+ * YAML 1.1's booleans (`y`, `Y`, `yes`, `on`, `off`, `n`, …: go-yaml v2's, js-yaml's boolYaml11Tag)
+ * replace the core ones (same tag), so this schema has them all.
+ */
+const HELM_SCHEMA = CORE_SCHEMA.withTags(mergeTag, boolYaml11Tag);
 
 /** How a text is named in a YAML_LIMIT error, and the rest of the bounded loader's options. */
 export type HelmYamlSource = Omit<YamlReadOptions, 'schema' | 'json'>;

@@ -58,11 +58,11 @@ export function parseImageSetConfig(
 
 /**
  * Parse the text `source` holds. Once YAML has read it, `source.text` is let go: the loaded strings
- * point into js-yaml's copy of the text, and a second copy of a large file should not stay in
- * memory while it is decoded.
+ * point into the text the loader read (without a byte order mark), and a second copy of a large
+ * file should not stay in memory while it is decoded.
  */
 function parseSource(source: { text: string }, file: string, options: ParseOptions): AnyImageSetConfig {
-  const loaded = loadYaml(source.text, file); // js-yaml removes a byte order mark itself
+  const loaded = loadYaml(source.text, file); // the loader removes a byte order mark
   source.text = '';
   const problems = new Problems<IscErrorCode>(file, loaded.positions);
   // The loaded value is decoded in place unless aliases share parts of it; it is dropped on a problem.

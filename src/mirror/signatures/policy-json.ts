@@ -119,14 +119,16 @@ export function jsonPositions(text: string, file: string): PositionMap {
   } catch (e) {
     const mark = (e as { mark?: { line: number; column: number; position: number } }).mark;
     if (!mark || !/duplicated mapping key/.test(messageOf(e))) return new Map();
+    // js-yaml marks a quoted key at its first character, after the quote.
+    const at = text[mark.position - 1] === '"' ? mark.position - 1 : mark.position;
     const key = /"((?:[^"\\]|\\.)*)"/y;
-    key.lastIndex = mark.position;
+    key.lastIndex = at;
     const name = key.exec(text)?.[1];
     throw usageError(
       INVALID,
       `the policy has the key ${name === undefined ? '' : `"${name}" `}twice in one object`,
       {
-        where: `${file}:${mark.line + 1}:${mark.column + 1}`,
+        where: `${file}:${mark.line + 1}:${mark.column + 1 - (mark.position - at)}`,
         hint: 'keep one of them: containers/image refuses duplicate keys',
       },
     );

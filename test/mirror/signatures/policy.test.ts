@@ -9,7 +9,7 @@ import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import yaml from 'js-yaml';
+import * as yaml from 'js-yaml';
 import * as openpgp from 'openpgp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MirrorError } from '../../../src/mirror/errors.js';

@@ -6,7 +6,7 @@
  */
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import yaml from 'js-yaml';
+import * as yaml from 'js-yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MirrorError } from '../../../src/mirror/errors.js';
 import {

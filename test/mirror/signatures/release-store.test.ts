@@ -6,7 +6,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import yaml from 'js-yaml';
+import * as yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGpgSigner, type GpgSigner } from '../../../lab/gpg.js';
 import { testPki, testServerCertificate } from '../../../lab/pki.js';
