@@ -56,10 +56,17 @@ export interface IssueSigningCertOptions {
   keyType?: KeyType;
 }
 
-let loading: Promise<typeof X509> | undefined;
-/** @peculiar/x509, loaded once, after reflect-metadata (its container, tsyringe, refuses to load without). */
-function x509(): Promise<typeof X509> {
-  loading ??= import('reflect-metadata').then(() => import('@peculiar/x509'));
+/**
+ * @peculiar/x509, after reflect-metadata (its container, tsyringe, refuses to load without). Its
+ * module is CommonJS: its exports are the import's `default`, the one form both Node and the
+ * release bundle (where esbuild gives a CommonJS chunk no named exports) agree on.
+ */
+const load = () => import('reflect-metadata').then(() => import('@peculiar/x509')).then((m) => m.default);
+type Lib = Awaited<ReturnType<typeof load>>;
+let loading: Promise<Lib> | undefined;
+/** @peculiar/x509, loaded on the first call. */
+function x509(): Promise<Lib> {
+  loading ??= load();
   return loading;
 }
 
@@ -116,7 +123,7 @@ function randomSerial(): string {
  * that alphabet and a UTF8String otherwise. Given as typed values, so that @peculiar/x509 takes them
  * as they are (it reads quotes and backslashes in plain strings as RFC 4514 escapes).
  */
-function distinguishedName(lib: typeof X509, commonName: string, organization?: string): X509.Name {
+function distinguishedName(lib: Lib, commonName: string, organization?: string): X509.Name {
   const value = (v: string) => [lib.Name.isPrintableString(v) ? { printableString: v } : { utf8String: v }];
   return new lib.Name([...(organization ? [{ O: value(organization) }] : []), { CN: value(commonName) }]);
 }
@@ -174,7 +181,7 @@ interface Issuer {
  * The CA as a signer: its subject name and key identifier read from its certificate (the key
  * identifier computed from its public key when the certificate has none), its key imported.
  */
-async function issuerOf(lib: typeof X509, ca: CertKeyPair): Promise<Issuer> {
+async function issuerOf(lib: Lib, ca: CertKeyPair): Promise<Issuer> {
   const cert = new lib.X509Certificate(ca.certPem);
   const ski = cert.getExtension(lib.SubjectKeyIdentifierExtension);
   const keyId = ski
@@ -189,7 +196,7 @@ async function issuerOf(lib: typeof X509, ca: CertKeyPair): Promise<Issuer> {
 
 /** Sign a certificate for `publicKey` with the issuer's key, adding the key identifiers; the certificate as PEM. */
 async function signCertificate(
-  lib: typeof X509,
+  lib: Lib,
   t: {
     subject: X509.Name;
     issuer: Issuer;
@@ -242,7 +249,7 @@ export async function createCA(options: CreateCAOptions): Promise<CertKeyPair> {
 /** A certificate for a new key, signed by `ca`, with the given extensions. */
 async function issueLeaf(
   options: { ca: CertKeyPair; commonName: string; organization?: string; days?: number; keyType?: KeyType },
-  extensions: (lib: typeof X509, rsa: boolean) => X509.Extension[],
+  extensions: (lib: Lib, rsa: boolean) => X509.Extension[],
 ): Promise<CertKeyPair> {
   const lib = await x509();
   const issuer = await issuerOf(lib, options.ca);
