@@ -107,7 +107,7 @@ async function generateKey(type: KeyType): Promise<{ keys: webcrypto.CryptoKeyPa
         }
       : { name: 'ECDSA', namedCurve: type === 'ecdsa-p256' ? 'P-256' : 'P-384' };
   const keys = await subtle.generateKey(algorithm, true, ['sign', 'verify']);
-  const keyPem = KeyObject.from(keys.privateKey).export({ type: 'pkcs8', format: 'pem' }) as string;
+  const keyPem = KeyObject.from(keys.privateKey).export({ type: 'pkcs8', format: 'pem' }).toString();
   return { keys, keyPem };
 }
 
