@@ -9,7 +9,8 @@ import tseslint from 'typescript-eslint';
  *   index.ts, never by a deep import;
  * - the kits (util, net, config) sit below every domain and import none;
  * - each heavy library has one home: oclif in src/commands and src/cli, undici in src/net and the
- *   registry client, node-forge in src/certs, @kubernetes/client-node in src/cluster/kube.ts.
+ *   registry client, @peculiar/x509 (with the reflect-metadata it needs) in src/certs,
+ *   @kubernetes/client-node in src/cluster/kube.ts.
  */
 const ROOT = import.meta.dirname;
 const DOMAINS = new Set(['mirror', 'certs', 'server', 'cluster']);
@@ -20,7 +21,14 @@ const HOMES = {
     dirs: ['src/net/', 'src/mirror/registry/'],
     why: 'undici stays in src/net and the registry client: use src/net/http.ts.',
   },
-  'node-forge': { dirs: ['src/certs/'], why: 'node-forge stays in src/certs.' },
+  '@peculiar/x509': {
+    dirs: ['src/certs/'],
+    why: '@peculiar/x509 stays in src/certs: mint through src/certs.',
+  },
+  'reflect-metadata': {
+    dirs: ['src/certs/'],
+    why: 'reflect-metadata (a global polyfill @peculiar/x509 needs) is loaded only by src/certs.',
+  },
   '@kubernetes/client-node': {
     dirs: ['src/cluster/kube.ts'],
     why: '@kubernetes/client-node stays in src/cluster/kube.ts: use the Kube client.',

@@ -20,24 +20,28 @@ export interface TestPki {
   server: CertKeyPair;
 }
 
-let minted: { ca: CertKeyPair; server: CertKeyPair } | undefined;
 const DEFAULT_IPS = ['127.0.0.1', '::1'];
-/** Server certificates with extra IP SANs, by their sorted extra IPs. */
-const extraServers = new Map<string, CertKeyPair>();
+/** Server certificates with extra IP SANs, by their sorted extra IPs (each minted once). */
+const extraServers = new Map<string, Promise<CertKeyPair>>();
 
-/** The process-wide CA and server certificate, minted on first use (RSA 2048, about half a second). */
+/**
+ * The process-wide CA and server certificate (RSA 2048), minted when this module loads: minting is
+ * asynchronous, and the many callers of {@link testCertificates} read them synchronously.
+ */
+const minted: { ca: CertKeyPair; server: CertKeyPair } = await (async () => {
+  const ca = await createCA({ commonName: 'airgap test CA', days: 3650, keyType: 'rsa-2048' });
+  const server = await issueServerCert({
+    ca,
+    commonName: 'localhost',
+    dnsNames: ['localhost'],
+    ipAddresses: DEFAULT_IPS,
+    days: 825,
+  });
+  return { ca, server };
+})();
+
+/** The process-wide CA and server certificate (for localhost, 127.0.0.1 and ::1). */
 export function testCertificates(): { ca: CertKeyPair; server: CertKeyPair } {
-  if (!minted) {
-    const ca = createCA({ commonName: 'airgap test CA', days: 3650, keyType: 'rsa-2048' });
-    const server = issueServerCert({
-      ca,
-      commonName: 'localhost',
-      dnsNames: ['localhost'],
-      ipAddresses: DEFAULT_IPS,
-      days: 825,
-    });
-    minted = { ca, server };
-  }
   return minted;
 }
 
@@ -45,8 +49,8 @@ export function testCertificates(): { ca: CertKeyPair; server: CertKeyPair } {
  * A server certificate from the test CA for localhost, 127.0.0.1, ::1 and `extraIps` (IPv4 or IPv6
  * literals), minted once per distinct set; with no extra IPs, the process-wide one.
  */
-export function testServerCertificate(extraIps: readonly string[] = []): CertKeyPair {
-  const { ca, server } = testCertificates();
+export async function testServerCertificate(extraIps: readonly string[] = []): Promise<CertKeyPair> {
+  const { ca, server } = minted;
   const extra = [...new Set(extraIps)].filter((ip) => !DEFAULT_IPS.includes(ip)).sort();
   if (extra.length === 0) return server;
   const key = extra.join(',');
@@ -71,7 +75,7 @@ export function testServerCertificate(extraIps: readonly string[] = []): CertKey
  */
 export async function testPki(dir: string, opts: { ipAddresses?: readonly string[] } = {}): Promise<TestPki> {
   const { ca } = testCertificates();
-  const server = testServerCertificate(opts.ipAddresses);
+  const server = await testServerCertificate(opts.ipAddresses);
   dir = resolve(dir);
   await mkdir(dir, { recursive: true });
   const pki: TestPki = {

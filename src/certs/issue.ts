@@ -99,7 +99,7 @@ export async function createCaFiles(o: CreateCaFilesOptions): Promise<WrittenCer
       hint: 'a CA is valid for 1 to 36500 days',
     });
   const out = resolve(o.out);
-  const ca = createCA({
+  const ca = await createCA({
     commonName: o.commonName,
     ...(o.organization ? { organization: o.organization } : {}),
     ...(o.days ? { days: o.days } : {}),
@@ -158,7 +158,7 @@ export async function issueServerFiles(o: IssueFilesOptions): Promise<WrittenCer
     warnings.push(`the CA expires in ${caDaysLeft} day(s); the certificate is capped to end with it`);
     days = Math.max(1, caDaysLeft);
   }
-  const leaf = issueServerCert({
+  const leaf = await issueServerCert({
     ca,
     ...(o.commonName ? { commonName: o.commonName } : {}),
     ...names,

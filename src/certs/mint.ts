@@ -1,21 +1,14 @@
 /**
  * Certificate minting: CAs, and server and signing certificates signed by them, with RSA or ECDSA
- * keys. Keys come from node's crypto (fast, native) and node's crypto signs; node-forge builds the
- * X.509 structures (names, extensions, DER). node-forge only knows RSA keys, so the
- * SubjectPublicKeyInfo comes from node's own encoding, which is what lets ECDSA work too.
- * node-forge is imported nowhere outside src/certs/.
+ * keys. @peculiar/x509 builds and signs the certificates over Node's WebCrypto (node:crypto's
+ * `webcrypto`, which is `globalThis.crypto`); keys are generated there too, off the main thread, and
+ * written as PKCS#8 PEM. @peculiar/x509 and the Reflect polyfill
+ * its dependency container needs are imported nowhere outside src/certs/, and only on the first
+ * mint: they take a few hundred milliseconds to load, which no command that does not mint pays.
  */
-import {
-  createHash,
-  createPrivateKey,
-  createPublicKey,
-  generateKeyPairSync,
-  randomBytes,
-  sign,
-} from 'node:crypto';
-import type { KeyObject } from 'node:crypto';
+import { createPrivateKey, KeyObject, randomBytes, webcrypto } from 'node:crypto';
 import { isIP } from 'node:net';
-import forge from 'node-forge';
+import type * as X509 from '@peculiar/x509';
 
 /** A certificate and its private key, both PEM. */
 export interface CertKeyPair {
@@ -63,139 +56,76 @@ export interface IssueSigningCertOptions {
   keyType?: KeyType;
 }
 
-const asn1 = forge.asn1;
-type Asn1 = forge.asn1.Asn1;
-/** forge functions its type declarations leave out. */
-const forgeMore = {
-  fromDer: asn1.fromDer as unknown as (
-    der: forge.util.ByteStringBuffer | string,
-    options: { decodeBitStrings: boolean },
-  ) => Asn1,
-  extensionsToAsn1: (forge.pki as unknown as { certificateExtensionsToAsn1(exts: unknown[]): Asn1 })
-    .certificateExtensionsToAsn1,
+/**
+ * @peculiar/x509, after reflect-metadata (its container, tsyringe, refuses to load without). Its
+ * module is CommonJS: its exports are the import's `default`, the one form both Node and the
+ * release bundle (where esbuild gives a CommonJS chunk no named exports) agree on.
+ */
+const load = () => import('reflect-metadata').then(() => import('@peculiar/x509')).then((m) => m.default);
+type Lib = Awaited<ReturnType<typeof load>>;
+let loading: Promise<Lib> | undefined;
+/** @peculiar/x509, loaded on the first call. */
+function x509(): Promise<Lib> {
+  loading ??= load();
+  return loading;
+}
+
+type CryptoKey = webcrypto.CryptoKey;
+const { subtle } = webcrypto;
+
+/** The WebCrypto algorithm that signs with a key of this type: RSA PKCS#1 v1.5 or ECDSA, with its hash. */
+type SigningAlgorithm =
+  webcrypto.RsaHashedImportParams | (webcrypto.EcKeyImportParams & webcrypto.EcdsaParams);
+
+const RSA: webcrypto.RsaHashedImportParams = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
+/** ECDSA on each curve with the hash of its size (ecdsa-with-SHA256/384/512), by OpenSSL's curve name. */
+const ECDSA: Record<string, SigningAlgorithm> = {
+  prime256v1: { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' },
+  secp384r1: { name: 'ECDSA', namedCurve: 'P-384', hash: 'SHA-384' },
+  secp521r1: { name: 'ECDSA', namedCurve: 'P-521', hash: 'SHA-512' },
 };
 
-/** Signature algorithm and digest for a signing key. */
-function signatureAlgorithm(key: KeyObject): { oid: string; hash: string; params: boolean } {
-  if (key.asymmetricKeyType === 'ec') {
-    const curve = key.asymmetricKeyDetails?.namedCurve;
-    return curve === 'secp384r1' || curve === 'P-384'
-      ? { oid: '1.2.840.10045.4.3.3', hash: 'sha384', params: false } // ecdsa-with-SHA384
-      : { oid: '1.2.840.10045.4.3.2', hash: 'sha256', params: false }; // ecdsa-with-SHA256
-  }
-  if (key.asymmetricKeyType === 'rsa') return { oid: '1.2.840.113549.1.1.11', hash: 'sha256', params: true }; // sha256WithRSAEncryption
-  throw new Error(`unsupported signing key type ${key.asymmetricKeyType}`);
+/** How a CA's private key signs, from the key itself (an RSA or ECDSA key on a NIST curve). */
+function signingAlgorithm(key: KeyObject): SigningAlgorithm {
+  if (key.asymmetricKeyType === 'rsa') return RSA;
+  const curve = key.asymmetricKeyDetails?.namedCurve ?? '';
+  const ecdsa = key.asymmetricKeyType === 'ec' ? ECDSA[curve] : undefined;
+  if (ecdsa) return ecdsa;
+  throw new Error(
+    `cannot sign with a ${key.asymmetricKeyType}${curve ? ` ${curve}` : ''} CA key: airgap signs with RSA or ECDSA (P-256, P-384, P-521) keys`,
+  );
 }
 
-function algorithmIdentifier(alg: { oid: string; params: boolean }): Asn1 {
-  return asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
-    asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OID, false, asn1.oidToDer(alg.oid).getBytes()),
-    ...(alg.params ? [asn1.create(asn1.Class.UNIVERSAL, asn1.Type.NULL, false, '')] : []),
-  ]);
-}
-
-/** A new key pair of the given type; the private key as PKCS#8 PEM (what Go, openssl and nginx read). */
-function generateKey(type: KeyType): { privateKey: KeyObject; publicKey: KeyObject; keyPem: string } {
-  const { privateKey, publicKey } =
+/** A new key pair of the given type; the private key also as PKCS#8 PEM (what Go, openssl and nginx read). */
+async function generateKey(type: KeyType): Promise<{ keys: webcrypto.CryptoKeyPair; keyPem: string }> {
+  const algorithm: webcrypto.RsaHashedKeyGenParams | webcrypto.EcKeyGenParams =
     type === 'rsa-2048' || type === 'rsa-4096'
-      ? generateKeyPairSync('rsa', { modulusLength: type === 'rsa-2048' ? 2048 : 4096 })
-      : generateKeyPairSync('ec', { namedCurve: type === 'ecdsa-p256' ? 'P-256' : 'P-384' });
-  return { privateKey, publicKey, keyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string };
+      ? {
+          ...RSA,
+          modulusLength: type === 'rsa-2048' ? 2048 : 4096,
+          publicExponent: new Uint8Array([1, 0, 1]),
+        }
+      : { name: 'ECDSA', namedCurve: type === 'ecdsa-p256' ? 'P-256' : 'P-384' };
+  const keys = await subtle.generateKey(algorithm, true, ['sign', 'verify']);
+  const keyPem = KeyObject.from(keys.privateKey).export({ type: 'pkcs8', format: 'pem' }).toString();
+  return { keys, keyPem };
 }
 
-/** The SubjectPublicKeyInfo of a key as ASN.1, and its key identifier (SHA-1 of the key bits, RFC 5280 4.2.1.2). */
-function publicKeyInfo(key: KeyObject): { spki: Asn1; keyId: string } {
-  const der = key.export({ type: 'spki', format: 'der' });
-  const spki = forgeMore.fromDer(forge.util.createBuffer(der.toString('binary')), {
-    decodeBitStrings: false,
-  });
-  const bits = (spki.value as Asn1[])[1]!.value as string; // leading byte: unused bits (0)
-  const keyId = createHash('sha1')
-    .update(Buffer.from(bits.slice(1), 'binary'))
-    .digest('binary');
-  return { spki, keyId };
-}
-
-/** A random positive serial number (16 bytes, high bit cleared), as a forge binary string. */
+/** A random positive serial number: 16 bytes, high bit cleared and a non-zero first byte, in hex. */
 function randomSerial(): string {
   const bytes = randomBytes(16);
   bytes[0] = (bytes[0]! & 0x7f) | 0x01;
-  return bytes.toString('binary');
+  return bytes.toString('hex');
 }
 
-/** UTCTime through 2049, GeneralizedTime after (RFC 5280 4.1.2.5). */
-function timeAsn1(d: Date): Asn1 {
-  return d.getUTCFullYear() < 2050
-    ? asn1.create(asn1.Class.UNIVERSAL, asn1.Type.UTCTIME, false, asn1.dateToUtcTime(d))
-    : asn1.create(asn1.Class.UNIVERSAL, asn1.Type.GENERALIZEDTIME, false, asn1.dateToGeneralizedTime(d));
-}
-
-function nameAsn1(commonName: string, organization?: string): Asn1 {
-  const attributes = [
-    ...(organization ? [{ name: 'organizationName', value: organization }] : []),
-    { name: 'commonName', value: commonName },
-  ];
-  // forge fills type OIDs and value tags for named attributes.
-  const cert = forge.pki.createCertificate();
-  cert.setSubject(attributes);
-  return forge.pki.distinguishedNameToAsn1(cert.subject);
-}
-
-/** Extensions in forge's descriptive form, encoded by forge (no key material needed: SKI/AKI are given). */
-function extensionsAsn1(extensions: object[]): Asn1 {
-  const cert = forge.pki.createCertificate();
-  cert.setExtensions(extensions);
-  return forgeMore.extensionsToAsn1((cert as unknown as { extensions: unknown[] }).extensions);
-}
-
-const octets = (bytes: string): Asn1 =>
-  asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OCTETSTRING, false, bytes);
-
-interface Template {
-  subject: Asn1;
-  issuer: Asn1;
-  notBefore: Date;
-  notAfter: Date;
-  publicKey: KeyObject;
-  signingKey: KeyObject;
-  /** Extensions except the key identifiers, which are added here. */
-  extensions: object[];
-  /** The issuer's key identifier (absent for a self-signed certificate: its own). */
-  authorityKeyId?: string;
-}
-
-/** Build the TBSCertificate, sign it with node's crypto, and return the certificate PEM. */
-function signCertificate(t: Template): string {
-  const alg = signatureAlgorithm(t.signingKey);
-  const { spki, keyId } = publicKeyInfo(t.publicKey);
-  const tbs = asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
-    asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, [
-      asn1.create(asn1.Class.UNIVERSAL, asn1.Type.INTEGER, false, asn1.integerToDer(2).getBytes()), // v3
-    ]),
-    asn1.create(asn1.Class.UNIVERSAL, asn1.Type.INTEGER, false, randomSerial()),
-    algorithmIdentifier(alg),
-    t.issuer,
-    asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
-      timeAsn1(t.notBefore),
-      timeAsn1(t.notAfter),
-    ]),
-    t.subject,
-    spki,
-    extensionsAsn1([
-      ...t.extensions,
-      { name: 'subjectKeyIdentifier', value: octets(keyId) },
-      { name: 'authorityKeyIdentifier', keyIdentifier: t.authorityKeyId ?? keyId },
-    ]),
-  ]);
-  const tbsDer = Buffer.from(asn1.toDer(tbs).getBytes(), 'binary');
-  const signature = sign(alg.hash, tbsDer, t.signingKey);
-  const cert = asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
-    tbs,
-    algorithmIdentifier(alg),
-    asn1.create(asn1.Class.UNIVERSAL, asn1.Type.BITSTRING, false, `\0${signature.toString('binary')}`),
-  ]);
-  const der = forge.util.encode64(asn1.toDer(cert).getBytes(), 64);
-  return `-----BEGIN CERTIFICATE-----\n${der}\n-----END CERTIFICATE-----\n`;
+/**
+ * A name of an organization (when given) and a common name, each a PrintableString when it fits
+ * that alphabet and a UTF8String otherwise. Given as typed values, so that @peculiar/x509 takes them
+ * as they are (it reads quotes and backslashes in plain strings as RFC 4514 escapes).
+ */
+function distinguishedName(lib: Lib, commonName: string, organization?: string): X509.Name {
+  const value = (v: string) => [lib.Name.isPrintableString(v) ? { printableString: v } : { utf8String: v }];
+  return new lib.Name([...(organization ? [{ O: value(organization) }] : []), { CN: value(commonName) }]);
 }
 
 /**
@@ -209,14 +139,11 @@ function validity(days: number, notBefore?: Date): { notBefore: Date; notAfter: 
   return { notBefore: start, notAfter: new Date(start.getTime() + days * 86_400_000) };
 }
 
-/**
- * An IP literal (v4, v6, optionally bracketed, IPv4-embedded v6) as network-order bytes in a forge
- * binary string. forge's own parser mishandles some IPv6 forms, so we do it here.
- */
-export function ipToBytes(ip: string): string {
+/** An IP literal (v4, v6, optionally bracketed or zoned, IPv4-embedded v6) as its network-order bytes. */
+export function ipToBytes(ip: string): Buffer {
   const bare = ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   const kind = isIP(bare);
-  if (kind === 4) return String.fromCharCode(...bare.split('.').map(Number));
+  if (kind === 4) return Buffer.from(bare.split('.').map(Number));
   if (kind !== 6) throw new Error(`not an IP address: ${ip}`);
   // Rewrite an embedded IPv4 tail (::ffff:10.0.0.1) as two hex groups.
   const text = bare.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_m, a: string, b: string, c: string, d: string) =>
@@ -228,71 +155,132 @@ export function ipToBytes(ip: string): string {
   const right = rest === undefined ? [] : parse(rest);
   const zeros = rest === undefined ? 0 : 8 - left.length - right.length;
   const groups = [...left, ...new Array<number>(zeros).fill(0), ...right];
-  return String.fromCharCode(...groups.flatMap((g) => [g >> 8, g & 0xff]));
+  return Buffer.from(groups.flatMap((g) => [g >> 8, g & 0xff]));
 }
 
-/** The CA's subject name and key identifier, read back from its certificate. */
-function issuerOf(ca: CertKeyPair): { name: Asn1; keyId: string; key: KeyObject } {
-  const caAsn1 = asn1.fromDer(forge.util.decode64(ca.certPem.replace(/-----[^-]+-----|\s/g, '')));
-  const tbs = (caAsn1.value as Asn1[])[0]!.value as Asn1[];
-  // TBSCertificate: [0] version, serial, signature, issuer, validity, subject(5), spki(6), …
-  const name = tbs[5]!;
-  const caPub = createPublicKey(ca.certPem);
-  return { name, keyId: publicKeyInfo(caPub).keyId, key: createPrivateKey(ca.keyPem) };
+/**
+ * An IP literal in the one form @peculiar/x509 parses right: dotted IPv4, or all eight IPv6 groups
+ * (its parser takes neither an embedded IPv4 tail nor brackets).
+ */
+function canonicalIp(ip: string): string {
+  const bytes = ipToBytes(ip);
+  if (bytes.length === 4) return [...bytes].join('.');
+  return Array.from({ length: 8 }, (_, i) => bytes.readUInt16BE(i * 2).toString(16)).join(':');
+}
+
+interface Issuer {
+  /** The issuer's subject, as its certificate encodes it (clients compare it byte for byte). */
+  name: X509.Name;
+  /** The issuer's key identifier: its certificate's subjectKeyIdentifier (absent when self-signed: its own). */
+  keyId?: string;
+  key: CryptoKey;
+  algorithm: SigningAlgorithm;
+}
+
+/**
+ * The CA as a signer: its subject name and key identifier read from its certificate (the key
+ * identifier computed from its public key when the certificate has none), its key imported.
+ */
+async function issuerOf(lib: Lib, ca: CertKeyPair): Promise<Issuer> {
+  const cert = new lib.X509Certificate(ca.certPem);
+  const ski = cert.getExtension(lib.SubjectKeyIdentifierExtension);
+  const keyId = ski
+    ? ski.keyId
+    : Buffer.from(await cert.publicKey.getKeyIdentifier(webcrypto)).toString('hex');
+  const privateKey = createPrivateKey(ca.keyPem);
+  const algorithm = signingAlgorithm(privateKey);
+  const der = privateKey.export({ type: 'pkcs8', format: 'der' });
+  const key = await subtle.importKey('pkcs8', der, algorithm, false, ['sign']);
+  return { name: cert.subjectName, keyId, key, algorithm };
+}
+
+/** Sign a certificate for `publicKey` with the issuer's key, adding the key identifiers; the certificate as PEM. */
+async function signCertificate(
+  lib: Lib,
+  t: {
+    subject: X509.Name;
+    issuer: Issuer;
+    validity: { notBefore: Date; notAfter: Date };
+    publicKey: CryptoKey;
+    extensions: X509.Extension[];
+  },
+): Promise<string> {
+  const ski = await lib.SubjectKeyIdentifierExtension.create(t.publicKey, false, webcrypto);
+  const cert = await lib.X509CertificateGenerator.create(
+    {
+      serialNumber: randomSerial(),
+      subject: t.subject,
+      issuer: t.issuer.name,
+      ...t.validity,
+      publicKey: t.publicKey,
+      signingKey: t.issuer.key,
+      signingAlgorithm: t.issuer.algorithm,
+      extensions: [
+        ...t.extensions,
+        ski,
+        new lib.AuthorityKeyIdentifierExtension(t.issuer.keyId ?? ski.keyId),
+      ],
+    },
+    webcrypto,
+  );
+  return `${cert.toString('pem')}\n`;
 }
 
 /** Create a self-signed CA certificate (CA:true critical, pathlen 0; keyCertSign + cRLSign). */
-export function createCA(options: CreateCAOptions): CertKeyPair {
-  const keys = generateKey(options.keyType ?? 'rsa-4096');
-  const name = nameAsn1(options.commonName, options.organization);
-  const certPem = signCertificate({
+export async function createCA(options: CreateCAOptions): Promise<CertKeyPair> {
+  const lib = await x509();
+  const keyType = options.keyType ?? 'rsa-4096';
+  const { keys, keyPem } = await generateKey(keyType);
+  const name = distinguishedName(lib, options.commonName, options.organization);
+  const { KeyUsageFlags: use } = lib;
+  const certPem = await signCertificate(lib, {
     subject: name,
-    issuer: name,
-    ...validity(options.days ?? 3650, options.notBefore),
+    issuer: { name, key: keys.privateKey, algorithm: signingAlgorithm(KeyObject.from(keys.privateKey)) },
+    validity: validity(options.days ?? 3650, options.notBefore),
     publicKey: keys.publicKey,
-    signingKey: keys.privateKey,
     extensions: [
-      { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
-      { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
+      new lib.BasicConstraintsExtension(true, 0, true),
+      new lib.KeyUsagesExtension(use.keyCertSign | use.cRLSign | use.digitalSignature, true),
     ],
   });
-  return { certPem, keyPem: keys.keyPem };
+  return { certPem, keyPem };
 }
 
 /** A certificate for a new key, signed by `ca`, with the given extensions. */
-function issueLeaf(
+async function issueLeaf(
   options: { ca: CertKeyPair; commonName: string; organization?: string; days?: number; keyType?: KeyType },
-  extensions: (rsa: boolean) => object[],
-): CertKeyPair {
-  const issuer = issuerOf(options.ca);
+  extensions: (lib: Lib, rsa: boolean) => X509.Extension[],
+): Promise<CertKeyPair> {
+  const lib = await x509();
+  const issuer = await issuerOf(lib, options.ca);
   const keyType = options.keyType ?? 'rsa-2048';
-  const keys = generateKey(keyType);
-  const certPem = signCertificate({
-    subject: nameAsn1(options.commonName, options.organization),
-    issuer: issuer.name,
-    ...validity(options.days ?? MAX_LEAF_DAYS),
+  const { keys, keyPem } = await generateKey(keyType);
+  const certPem = await signCertificate(lib, {
+    subject: distinguishedName(lib, options.commonName, options.organization),
+    issuer,
+    validity: validity(options.days ?? MAX_LEAF_DAYS),
     publicKey: keys.publicKey,
-    signingKey: issuer.key,
-    extensions: extensions(keyType.startsWith('rsa')),
-    authorityKeyId: issuer.keyId,
+    extensions: extensions(lib, keyType.startsWith('rsa')),
   });
-  return { certPem, keyPem: keys.keyPem };
+  return { certPem, keyPem };
 }
 
 /** Issue a TLS server certificate signed by `ca`, with DNS and IP (v4/v6) subject alternative names. */
-export function issueServerCert(options: IssueServerCertOptions): CertKeyPair {
-  // GeneralName types: 2 = dNSName, 7 = iPAddress (raw bytes).
-  const altNames = [
-    ...options.dnsNames.map((value) => ({ type: 2, value })),
-    ...options.ipAddresses.map((ip) => ({ type: 7, value: ipToBytes(ip) })),
+export async function issueServerCert(options: IssueServerCertOptions): Promise<CertKeyPair> {
+  const altNames: X509.JsonGeneralNames = [
+    ...options.dnsNames.map((value) => ({ type: 'dns' as const, value })),
+    ...options.ipAddresses.map((ip) => ({ type: 'ip' as const, value: canonicalIp(ip) })),
   ];
   const commonName = options.commonName ?? options.dnsNames[0] ?? options.ipAddresses[0] ?? 'server';
-  return issueLeaf({ ...options, commonName }, (rsa) => [
-    { name: 'basicConstraints', cA: false, critical: true },
+  return issueLeaf({ ...options, commonName }, (lib, rsa) => [
+    new lib.BasicConstraintsExtension(false, undefined, true),
     // keyEncipherment only for RSA keys (RSA key exchange); ECDSA keys only sign.
-    { name: 'keyUsage', digitalSignature: true, keyEncipherment: rsa, critical: true },
-    { name: 'extKeyUsage', serverAuth: true },
-    { name: 'subjectAltName', altNames },
+    new lib.KeyUsagesExtension(
+      lib.KeyUsageFlags.digitalSignature | (rsa ? lib.KeyUsageFlags.keyEncipherment : 0),
+      true,
+    ),
+    new lib.ExtendedKeyUsageExtension([lib.ExtendedKeyUsage.serverAuth]),
+    new lib.SubjectAlternativeNameExtension(altNames),
   ]);
 }
 
@@ -301,9 +289,9 @@ export function issueServerCert(options: IssueServerCertOptions): CertKeyPair {
  * subject alternative names, for a key that signs data (a registry token service's JWTs, whose
  * `x5c` header the registry verifies against the CA) rather than serving TLS.
  */
-export function issueSigningCert(options: IssueSigningCertOptions): CertKeyPair {
-  return issueLeaf(options, () => [
-    { name: 'basicConstraints', cA: false, critical: true },
-    { name: 'keyUsage', digitalSignature: true, critical: true },
+export async function issueSigningCert(options: IssueSigningCertOptions): Promise<CertKeyPair> {
+  return issueLeaf(options, (lib) => [
+    new lib.BasicConstraintsExtension(false, undefined, true),
+    new lib.KeyUsagesExtension(lib.KeyUsageFlags.digitalSignature, true),
   ]);
 }

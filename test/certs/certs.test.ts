@@ -202,8 +202,8 @@ describe('airgap certs: a CA and a registry certificate that real clients trust'
     expect(ok.exitCode, ok.stdout).toBe(0);
     expect(ok.stdout).toContain('belong together');
     // Another key, another CA, an uncovered name: each named.
-    const other = createCA({ commonName: 'Other CA', keyType: 'ecdsa-p256' });
-    const stray = issueServerCert({
+    const other = await createCA({ commonName: 'Other CA', keyType: 'ecdsa-p256' });
+    const stray = await issueServerCert({
       ca: other,
       dnsNames: ['x.test'],
       ipAddresses: [],
@@ -231,13 +231,13 @@ describe('airgap certs: a CA and a registry certificate that real clients trust'
   });
 
   it('warns 30 days before expiry, and refuses an expired CA or a server certificate as CA', async () => {
-    const soon = createCA({ commonName: 'Short CA', keyType: 'ecdsa-p256', days: 10 });
+    const soon = await createCA({ commonName: 'Short CA', keyType: 'ecdsa-p256', days: 10 });
     await writeFile(join(dir, 'soon.crt'), soon.certPem);
     const warned = await airgap(['certs', 'verify', join(dir, 'soon.crt')]);
     expect(warned.exitCode).toBe(0);
     expect(warned.stdout).toMatch(/warning .*expires in 9 day/);
 
-    const old = createCA({
+    const old = await createCA({
       commonName: 'Old CA',
       keyType: 'ecdsa-p256',
       days: 1,
@@ -332,8 +332,8 @@ describe('airgap certs: a CA and a registry certificate that real clients trust'
 
   it('mints every key type, each verified by openssl', async () => {
     for (const keyType of ['rsa-2048', 'ecdsa-p256', 'ecdsa-p384'] as const) {
-      const ca = createCA({ commonName: `CA ${keyType}`, keyType });
-      const leaf = issueServerCert({ ca, dnsNames: ['a.test'], ipAddresses: ['fd00::1'], keyType });
+      const ca = await createCA({ commonName: `CA ${keyType}`, keyType });
+      const leaf = await issueServerCert({ ca, dnsNames: ['a.test'], ipAddresses: ['fd00::1'], keyType });
       await writeFile(join(dir, `${keyType}-ca.crt`), ca.certPem);
       await writeFile(join(dir, `${keyType}.crt`), leaf.certPem);
       const r = await execa(

@@ -38,11 +38,11 @@ const IMAGE_CRD = 'config.openshift.io_images.crd.yaml';
 const SAMPLES = realdata('samples', 'registries-conf');
 const D = `sha256:${'4'.repeat(64)}`;
 
-/** A PEM as airgap writes it: LF line ends (mint writes CRLF, as node-forge does). */
+/** A PEM as airgap writes it: LF line ends (a CA file given to it may have CRLF). */
 const lf = (pem: string) => pem.replaceAll('\r\n', '\n');
 
 /** Small, fast CAs (ECDSA P-256). */
-function ca(commonName: string, extra: { notBefore?: Date; days?: number } = {}): CertKeyPair {
+function ca(commonName: string, extra: { notBefore?: Date; days?: number } = {}): Promise<CertKeyPair> {
   return createCA({ commonName, keyType: 'ecdsa-p256', ...extra });
 }
 
@@ -100,8 +100,8 @@ describe('airgap certs configmaps: rendering', () => {
 
   beforeAll(async () => {
     dir = await tempDir();
-    caA = ca('Lab CA A');
-    caB = ca('Lab CA B');
+    caA = await ca('Lab CA A');
+    caB = await ca('Lab CA B');
     caAFile = join(dir, 'ca-a.crt');
     caBFile = join(dir, 'ca-b.crt');
     await writeFile(caAFile, caA.certPem);
@@ -370,12 +370,12 @@ describe('airgap certs configmaps: bad input is refused before anything is writt
 
   beforeAll(async () => {
     dir = await tempDir();
-    const lab = ca('Good CA');
+    const lab = await ca('Good CA');
     good = join(dir, 'ca.crt');
     await writeFile(good, lab.certPem);
     idms = join(dir, 'idms.yaml');
     await writeFile(idms, IDMS);
-    const server = issueServerCert({
+    const server = await issueServerCert({
       ca: lab,
       dnsNames: ['registry.example.com'],
       ipAddresses: [],
@@ -387,11 +387,11 @@ describe('airgap certs configmaps: bad input is refused before anything is writt
     await writeFile(join(dir, 'ca.der'), new X509Certificate(lab.certPem).raw);
     await writeFile(
       join(dir, 'expired.crt'),
-      ca('Old CA', { notBefore: new Date(Date.now() - 400 * 86_400_000), days: 365 }).certPem,
+      (await ca('Old CA', { notBefore: new Date(Date.now() - 400 * 86_400_000), days: 365 })).certPem,
     );
     await writeFile(
       join(dir, 'future.crt'),
-      ca('Future CA', { notBefore: new Date(Date.now() + 10 * 86_400_000), days: 365 }).certPem,
+      (await ca('Future CA', { notBefore: new Date(Date.now() + 10 * 86_400_000), days: 365 })).certPem,
     );
     await writeFile(join(dir, 'chain.crt'), lab.certPem + server.certPem);
   });
@@ -431,7 +431,7 @@ describe('airgap certs configmaps: bad input is refused before anything is writt
 
   it('warns about a CA that expires within 30 days', async () => {
     const soon = join(dir, 'soon.crt');
-    await writeFile(soon, ca('Soon CA', { days: 10 }).certPem);
+    await writeFile(soon, (await ca('Soon CA', { days: 10 })).certPem);
     const warnings: string[] = [];
     await readCaFile(soon, new Date(), warnings);
     expect(warnings).toEqual([expect.stringMatching(/CN=Soon CA\) expires in (9|10) day\(s\)/)]);
@@ -581,7 +581,7 @@ describe('airgap certs configmaps: the CLI', () => {
   beforeAll(async () => {
     dir = await tempDir();
     caFile = join(dir, 'ca.crt');
-    await writeFile(caFile, ca('CLI CA').certPem);
+    await writeFile(caFile, (await ca('CLI CA')).certPem);
     idms = join(dir, 'idms.yaml');
     await writeFile(idms, IDMS);
   });

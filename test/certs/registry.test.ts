@@ -170,8 +170,8 @@ describe('airgap certs registry', () => {
 
   beforeAll(async () => {
     dir = await tempDir();
-    ca = createCA({ commonName: 'airgap registry test CA', days: 30 });
-    server = issueServerCert({
+    ca = await createCA({ commonName: 'airgap registry test CA', days: 30 });
+    server = await issueServerCert({
       ca,
       commonName: NAME,
       dnsNames: [NAME],
@@ -496,8 +496,14 @@ describe('airgap certs registry', () => {
     const files: Record<string, string> = {};
 
     beforeAll(async () => {
-      otherCa = createCA({ commonName: 'some other CA', days: 30 });
-      other = issueServerCert({ ca: ca, commonName: NAME, dnsNames: [NAME], ipAddresses: [], days: 30 });
+      otherCa = await createCA({ commonName: 'some other CA', days: 30 });
+      other = await issueServerCert({
+        ca: ca,
+        commonName: NAME,
+        dnsNames: [NAME],
+        ipAddresses: [],
+        days: 30,
+      });
       const put = async (name: string, data: string, m = 0o600) => {
         files[name] = join(dir, 'bad', name);
         await mkdir(join(dir, 'bad'), { recursive: true });

@@ -200,7 +200,7 @@ describe('install cluster when things go wrong', () => {
     });
 
     it('a CA that does not verify the mirror', async () => {
-      const other = createCA({ commonName: 'some other CA', days: 30, keyType: 'ecdsa-p256' });
+      const other = await createCA({ commonName: 'some other CA', days: 30, keyType: 'ecdsa-p256' });
       const caFile = join(t.lab.dir, 'other-ca.crt');
       await writeFile(caFile, other.certPem);
       const site = await t.siteWith((s) => (s.mirror.caFiles = [caFile]));

@@ -220,7 +220,7 @@ export async function startTokenServer(opts: TokenServerOptions): Promise<TokenS
   const pki = testCertificates();
   const ca = opts.ca ?? pki.ca;
   const tls = opts.tls ?? pki.server;
-  const signing = issueSigningCert({ ca, commonName: 'airgap test token signer', days: 30 });
+  const signing = await issueSigningCert({ ca, commonName: 'airgap test token signer', days: 30 });
   const x5c = [new X509Certificate(signing.certPem).raw.toString('base64')];
   const log: TokenRequestLog[] = [];
   /** identity token → user */

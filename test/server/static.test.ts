@@ -611,14 +611,14 @@ describe('serve-images: TLS and stopping', () => {
     // Larger than what loopback socket buffers hold, so a slow download stays in flight.
     big = randomBytes(32 * MiB);
     await writeFile(join(root, 'images', 'big.iso'), big);
-    const ca = createCA({ commonName: 'serve test CA', keyType: 'ecdsa-p256' });
-    const leaf = issueServerCert({
+    const ca = await createCA({ commonName: 'serve test CA', keyType: 'ecdsa-p256' });
+    const leaf = await issueServerCert({
       ca,
       dnsNames: ['localhost'],
       ipAddresses: ['127.0.0.1', '::1'],
       keyType: 'ecdsa-p256',
     });
-    const other = issueServerCert({ ca, dnsNames: ['other'], ipAddresses: [], keyType: 'ecdsa-p256' });
+    const other = await issueServerCert({ ca, dnsNames: ['other'], ipAddresses: [], keyType: 'ecdsa-p256' });
     await writeFile(join(dir, 'ca.crt'), ca.certPem);
     await writeFile(join(dir, 'tls.crt'), leaf.certPem + ca.certPem);
     await writeFile(join(dir, 'tls.key'), leaf.keyPem);

@@ -23,7 +23,7 @@ export async function startLabApi(
 ): Promise<{ server: ApiServer; token: string; caPem: string }> {
   const token = `sha256~${randomBytes(32).toString('base64url')}`;
   const extra = isIP(host) && host !== '0.0.0.0' && host !== '::' ? [host] : [];
-  const cert = testServerCertificate(extra);
+  const cert = await testServerCertificate(extra);
   const server = await startApiServer({
     store,
     host,

@@ -236,7 +236,7 @@ describe('the signature store', () => {
 
   it('over HTTPS: trusted with the CA file, refused without it (with the CA hint)', async () => {
     const pki = await testPki(join(dir, 'pki'));
-    const s = await store({ tls: testServerCertificate() });
+    const s = await store({ tls: await testServerCertificate() });
     const a = release('4.18.7');
     const sig = await gpg.sign(a.manifest, a.reference);
     s.put(a.digest, sig);
