@@ -18,7 +18,7 @@
 // postject.
 import { createHash } from 'node:crypto';
 import { copyFile, chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
@@ -40,6 +40,20 @@ const say = (m) => process.stderr.write(`dist: ${m}\n`);
 await rm(work, { recursive: true, force: true });
 await mkdir(join(pkgDir, 'bin'), { recursive: true });
 await mkdir(out, { recursive: true });
+
+// airgap's own `undici` is the lean one: without its fetch, WebSocket and caches
+// (scripts/undici-lean.mjs says why). A dependency keeps the undici it depends on:
+// @kubernetes/client-node 2.x makes its requests with undici's fetch (its own copy).
+const undiciLean = {
+  name: 'undici-lean',
+  setup(b) {
+    b.onResolve({ filter: /^undici$/ }, (args) =>
+      args.importer.split(sep).includes('node_modules')
+        ? undefined
+        : { path: join(root, 'scripts', 'undici-lean.mjs') },
+    );
+  },
+};
 
 // 1. The entry points: the runner, and each command at the path the manifest names for it
 // (relativePath), so oclif finds a command in the package as it does in the checkout and loads only
@@ -73,8 +87,8 @@ await build({
   outdir: pkgDir,
   chunkNames: 'chunks/[name]-[hash]',
   // Node's own punycode is deprecated (a warning on every start under Node 24): the npm one.
-  // undici without its fetch, WebSocket and caches (scripts/undici-lean.mjs says why).
-  alias: { punycode: 'punycode/punycode.js', undici: './scripts/undici-lean.mjs' },
+  alias: { punycode: 'punycode/punycode.js' },
+  plugins: [undiciLean],
   // oclif requires these only to run TypeScript sources in development, inside a try: bundling
   // them put 9 MiB of compiler into the chunk every command parses at start.
   external: ['typescript', 'ts-node'],

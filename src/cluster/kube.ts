@@ -1,5 +1,5 @@
 /**
- * The one Kubernetes API client of airgap, on @kubernetes/client-node 1.x (which stays in this file).
+ * The one Kubernetes API client of airgap, on @kubernetes/client-node 2.x (which stays in this file).
  * Every call names the object it is about in its errors, retries what a busy API server answers
  * (429, 5xx, dropped connections, optimistic-lock 409s on patches), and never logs bodies (Secrets).
  *
@@ -18,9 +18,13 @@ import {
   ApiException,
   KubeConfig,
   KubernetesObjectApi,
+  Observable,
   PatchStrategy,
   Watch,
+  type Configuration,
   type KubernetesObject,
+  type ObservableMiddleware,
+  type RequestContext,
   type V1APIResource,
 } from '@kubernetes/client-node';
 import { hasRetryableNetworkCode, isRetryableStatus } from '../net/retry.js';
@@ -164,7 +168,6 @@ export class Kube {
       }
       kc.setCurrentContext(opts.context);
     }
-    keepConnections(kc);
     return new Kube(kc, opts);
   }
 
@@ -224,12 +227,14 @@ export class Kube {
         {
           where: this.server,
           hint: 'the kubeconfig certificate-authority-data must hold the API server CA',
+          cause: e,
         },
       );
     if (netCode(e))
       return new AirgapError(ClusterError.KUBE_UNREACHABLE, `${what}: ${messageOf(e)}`, {
         where: this.server,
         hint: 'check that the API server address in the kubeconfig is reachable from this machine',
+        cause: e,
       });
     return new AirgapError(ClusterError.KUBE_REQUEST, `${what}: ${messageOf(e)}`, {
       where: this.server,
@@ -404,24 +409,40 @@ export class Kube {
 }
 
 /**
- * client-node 1.x makes a new https.Agent for every request, so every call pays a TCP and TLS
- * handshake. One keep-alive agent per kubeconfig (same CA, client certificate and TLS options for
- * every request of a client) reuses connections: applies and reads then cost one round trip.
+ * One connection pool per client. client-node 2.x gives every API request a new undici Agent (the
+ * KubeConfig sets a fresh dispatcher on each request), so every call would pay a TCP and TLS
+ * handshake: 50 applies, 50 handshakes. A request middleware (the public hook of client-node's
+ * Configuration) keeps the first dispatcher the kubeconfig makes for this client and hands it to
+ * every later request, so applies and reads reuse its keep-alive connections (two for a run of
+ * calls one after the other). Its TLS material (CA, client certificate, server name) is the
+ * kubeconfig's, taken once: a client is made for one cluster and one user. Credentials sent as
+ * headers (the bearer token) are still set per request. A watch opens its own connection.
  */
-function keepConnections(kc: KubeConfig): void {
-  type AgentFactory = (cluster: unknown, options: Record<string, unknown>) => unknown;
-  const target = kc as unknown as { createAgent: AgentFactory };
-  const create = target.createAgent.bind(kc);
-  let agent: unknown;
-  target.createAgent = (cluster, options) => (agent ??= create(cluster, { ...options, keepAlive: true }));
+function oneConnectionPool(): ObservableMiddleware {
+  let dispatcher: ReturnType<RequestContext['getDispatcher']>;
+  return {
+    pre(ctx) {
+      dispatcher ??= ctx.getDispatcher();
+      // None when the kubeconfig has no TLS settings at all: undici's global pool serves the request.
+      if (dispatcher) ctx.setDispatcher(dispatcher);
+      return new Observable(Promise.resolve(ctx));
+    },
+    post: (res) => new Observable(Promise.resolve(res)),
+  };
 }
 
-/** KubernetesObjectApi with its discovery lookup made public (watch paths need the plural). */
+/**
+ * KubernetesObjectApi with its discovery lookup made public (watch paths need the plural) and one
+ * connection pool. `resource` and `setDefaultNamespace` are protected members meant for subclasses.
+ */
 class ObjectApi extends KubernetesObjectApi {
   static make(kc: KubeConfig): ObjectApi {
     const api = kc.makeApiClient(ObjectApi);
     api.setDefaultNamespace(kc);
     return api;
+  }
+  constructor(configuration: Configuration) {
+    super({ ...configuration, middleware: [...configuration.middleware, oneConnectionPool()] });
   }
   resourceOf(apiVersion: string, kind: string): Promise<V1APIResource | undefined> {
     return this.resource(apiVersion, kind);

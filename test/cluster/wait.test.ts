@@ -3,8 +3,11 @@
  * against the hub simulator's API server with its controllers stopped, so the test alone changes
  * the objects.
  */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCA } from '../../src/certs/mint.js';
 import { conditionIs } from '../../src/cluster/conditions.js';
 import { Kube, type KubeObject } from '../../src/cluster/kube.js';
 import { waitFor } from '../../src/cluster/wait.js';
@@ -68,6 +71,29 @@ describe('Kube client and waits against the simulator', () => {
     expect(again.metadata.resourceVersion).toBe(first.metadata.resourceVersion);
     expect(first.metadata.managedFields).toBeDefined();
     expect(await kube.get({ ...HC, namespace: 'clusters', name: 'missing' })).toBeUndefined();
+  });
+
+  it('one client reuses its connections: 30 applies and reads open two at most, not one per call', async () => {
+    const hubHost = new URL(hub.url).host;
+    const opened: string[] = [];
+    // undici (the HTTP client of client-node 2.x) reports every connection it opens here.
+    const onConnected = (m: unknown) =>
+      opened.push((m as { connectParams: { host: string } }).connectParams.host);
+    subscribe('undici:client:connected', onConnected);
+    try {
+      const fresh = Kube.connect({ kubeconfig: hub.kubeconfigFile });
+      for (let i = 0; i < 30; i++) {
+        const ref = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'clusters', name: `reuse-${i}` };
+        const metadata = { name: ref.name, namespace: ref.namespace };
+        await fresh.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { i: `${i}` } });
+        expect((await fresh.get(ref))?.data).toEqual({ i: `${i}` });
+      }
+    } finally {
+      unsubscribe('undici:client:connected', onConnected);
+    }
+    const toHub = opened.filter((h) => h === hubHost).length;
+    expect(toHub).toBeGreaterThanOrEqual(1);
+    expect(toHub).toBeLessThanOrEqual(2);
   });
 
   it('a merge patch of a custom resource goes through (the content type is set explicitly)', async () => {
@@ -145,5 +171,41 @@ describe('Kube client and waits against the simulator', () => {
     expect((e as AirgapError).code).toBe(ClusterError.KUBE_FORBIDDEN);
     expect((e as AirgapError).hint).toContain('log in again');
     expect((e as AirgapError).message).not.toContain('sha256~wrong');
+  });
+
+  it('an API server nobody listens on, or one whose certificate another CA signed, is named as such, with the cause', async () => {
+    const { readFile, writeFile } = await import('node:fs/promises');
+    const text = await readFile(hub.kubeconfigFile, 'utf8');
+    const free = createServer();
+    await new Promise<void>((r) => free.listen(0, '127.0.0.1', r));
+    const port = (free.address() as { port: number }).port;
+    await new Promise((r) => free.close(r));
+    const closed = `${hub.kubeconfigFile}.closed`;
+    await writeFile(closed, text.replace(/server: .*/, `server: https://127.0.0.1:${port}`), { mode: 0o600 });
+    const ref = { ...HC, namespace: 'clusters', name: 'one' };
+    const refused = await Kube.connect({ kubeconfig: closed, attempts: 1 })
+      .get(ref)
+      .catch((x: unknown) => x);
+    expect((refused as AirgapError).code).toBe(ClusterError.KUBE_UNREACHABLE);
+    expect((refused as AirgapError).message).toContain(`ECONNREFUSED 127.0.0.1:${port}`);
+    expect((refused as AirgapError).cause).toBeInstanceOf(Error);
+
+    const other = await createCA({ commonName: 'Another CA', keyType: 'ecdsa-p256' });
+    const otherCa = `${hub.kubeconfigFile}.other-ca`;
+    const data = Buffer.from(other.certPem).toString('base64');
+    await writeFile(
+      otherCa,
+      text.replace(/certificate-authority-data: .*/, `certificate-authority-data: ${data}`),
+      {
+        mode: 0o600,
+      },
+    );
+    const untrusted = await Kube.connect({ kubeconfig: otherCa, attempts: 1 })
+      .get(ref)
+      .catch((x: unknown) => x);
+    expect((untrusted as AirgapError).code).toBe(ClusterError.KUBE_TLS);
+    expect((untrusted as AirgapError).message).toContain(`TLS verification of ${hub.url} failed`);
+    expect((untrusted as AirgapError).hint).toContain('certificate-authority-data');
+    expect((untrusted as AirgapError).cause).toBeInstanceOf(Error);
   });
 });
