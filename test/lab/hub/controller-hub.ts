@@ -1,6 +1,7 @@
 /**
- * Hubs with the simulated controllers for the controller tests: the real store with every CRD schema
- * (a status field a schema does not declare is recorded in `pruned`), a real guest API server behind
+ * Hubs with the simulated controllers for the controller tests: the real store with every CRD schema,
+ * or the simulator's own schemas where the real CRDs are not here (a status field a schema does not
+ * declare is recorded in `pruned`), a real guest API server behind
  * each hosted cluster, and the objects of the runbook (HostedCluster, NodePool, InfraEnv, BareMetalHosts).
  * A test file calls `stopHubs()` after each test.
  */
@@ -8,7 +9,6 @@ import { expect } from 'vitest';
 import { load } from 'js-yaml';
 import { Agent, fetch } from 'undici';
 import { builtinTypes } from '../../../lab/hub/builtin.js';
-import { loadCrdTypes } from '../../../lab/hub/crds.js';
 import {
   seedHub,
   startControllers,
@@ -16,13 +16,13 @@ import {
   type ControllerOptions,
   type Controllers,
 } from '../../../lab/hub/controllers/index.js';
+import { customResourceTypes } from '../../../lab/hub/index.js';
 import { createStore } from '../../../lab/hub/store.js';
 import type { HubStore, KubeObject, ResourceType } from '../../../lab/hub/types.js';
-import { realdata } from '../../helpers/realdata.js';
 
 export const STEP = 10;
 export const pruned: string[] = [];
-export const TYPES: ResourceType[] = [...builtinTypes(), ...loadCrdTypes(realdata('crds'))].map((t) => {
+export const TYPES: ResourceType[] = [...builtinTypes(), ...customResourceTypes()].map((t) => {
   const normalize = t.normalize;
   if (!normalize || t.source === 'builtin') return t;
   return {

@@ -1,12 +1,14 @@
 /**
- * A hub API server for tests: the real CRDs from ../shared/realdata/crds plus the built-in types,
- * TLS from the test PKI, and a small HTTPS client (undici, trusting the test CA) that speaks JSON.
+ * A hub API server for tests: the real CRDs (or, where they are not here, the simulator's own
+ * schemas: lab/hub/index.ts customResourceTypes) plus the built-in types, TLS from the test PKI, and
+ * a small HTTPS client (undici, trusting the test CA) that speaks JSON. `sampleObjects` reads a real
+ * sample: tests that use it need the realdata (`withRealdata`).
  */
 import { readFileSync } from 'node:fs';
 import { loadAll } from 'js-yaml';
 import { Agent, fetch } from 'undici';
 import { builtinTypes } from '../../../lab/hub/builtin.js';
-import { loadCrdTypes } from '../../../lab/hub/crds.js';
+import { customResourceTypes } from '../../../lab/hub/index.js';
 import { startApiServer, type ApiServer } from '../../../lab/hub/server.js';
 import { createStore, type StoreOptions } from '../../../lab/hub/store.js';
 import type { HubStore, KubeObject, ResourceType } from '../../../lab/hub/types.js';
@@ -17,9 +19,9 @@ export const TOKEN = 'hub-test-token';
 export const RELEASE = 'quay.io/openshift-release-dev/ocp-release:4.18.1-x86_64';
 
 let crdTypes: ResourceType[] | undefined;
-/** The built-in types and every real CRD (loaded once per test file). */
+/** The built-in types and every real CRD, or the own schemas (loaded once per test file). */
 export function allTypes(): ResourceType[] {
-  crdTypes ??= loadCrdTypes(realdata('crds'));
+  crdTypes ??= customResourceTypes();
   return [...builtinTypes(), ...crdTypes];
 }
 
