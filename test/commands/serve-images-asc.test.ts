@@ -12,6 +12,7 @@ import { writeBootImagesManifest, type BootImagesManifest } from '../../src/serv
 import { REPO_ROOT } from '../helpers/cli.js';
 import { validateAgainstCrd } from '../helpers/crd.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { withRealCrds } from '../helpers/realdata.js';
 
 const BIN = resolve(REPO_ROOT, 'bin/run.js');
 const RELEASE = '9.6.20250101-0';
@@ -55,7 +56,7 @@ describe('airgap serve-images --asc-out', () => {
     dir = await bootDir('4.18');
   });
 
-  it('writes osImages with the IPv6 URL in brackets, valid against the AgentServiceConfig CRD', async () => {
+  it('writes osImages with the IPv6 URL in brackets', async () => {
     const out = join(dir, 'os-images.yaml');
     const proc = execa(
       'node',
@@ -81,6 +82,11 @@ describe('airgap serve-images --asc-out', () => {
     expect(entry).toMatchObject({ cpuArchitecture: 'x86_64', openshiftVersion: '4.18', version: RELEASE });
     expect(entry!.url).toMatch(new RegExp(`^http://\\[::1\\]:\\d+/images/${ISO.replace(/\./g, '\\.')}$`));
     expect(entry!.rootFSUrl).toMatch(/\/images\/rhcos-.*-live-rootfs\.x86_64\.img$/);
+  });
+
+  withRealCrds.it('writes osImages valid against the AgentServiceConfig CRD', async () => {
+    const out = join(dir, 'os-images.yaml'); // written by the test above
+    const patch = yaml.load(await readFile(out, 'utf8')) as { spec: { osImages: Record<string, string>[] } };
     const storage = { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Gi' } } };
     const asc = {
       apiVersion: 'agent-install.openshift.io/v1beta1',

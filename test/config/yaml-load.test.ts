@@ -4,7 +4,7 @@
  * and the size of a document and of all the files of one source. A normal large document loads as
  * js-yaml loads it.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import * as yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { loadYamlWithPositions } from '../../src/config/positions.js';
@@ -18,7 +18,7 @@ import {
 } from '../../src/config/yaml-load.js';
 import { AirgapError, CommonError } from '../../src/util/errors.js';
 import { billionLaughs } from '../helpers/fixtures.js';
-import { realdata } from '../helpers/realdata.js';
+import { realdata, withRealdata } from '../helpers/realdata.js';
 
 /** A billion laughs under `top`, as one document. */
 const laughs = () => `${billionLaughs('top').join('\n')}\n`;
@@ -179,7 +179,7 @@ describe('size', () => {
   });
 });
 
-describe.skipIf(!existsSync(realdata('samples')))('real documents load as js-yaml loads them', () => {
+withRealdata.describe('real documents load as js-yaml loads them', () => {
   const files = [
     realdata('crds', 'hypershift.openshift.io_hostedclusters.Default.crd.yaml'),
     realdata('crds', 'hypershift.openshift.io_nodepools.Default.crd.yaml'),

@@ -1,8 +1,8 @@
 /**
  * Boot-image test material: a small HTTP(S) file server that honours Range and can drop a
  * connection halfway, ignore Range, or serve bytes that do not match, logging what it was asked
- * and what it sent; and a generated CoreOS stream shaped like
- * ../shared/realdata/samples/coreos/installer-coreos-rhel-9.stream.json (the same keys and nesting),
+ * and what it sent; and a generated CoreOS stream shaped like the real sample
+ * `realdata('samples', 'coreos', 'installer-coreos-rhel-9.stream.json')` (the same keys and nesting),
  * whose locations point at that server and whose sha256 are those of small generated files.
  */
 import { createHash, randomBytes } from 'node:crypto';

@@ -1,6 +1,7 @@
 /**
- * Validate objects against the real CustomResourceDefinitions in ../shared/realdata/crds with ajv,
- * the way the API server would check them (as far as a JSON Schema validator can).
+ * Validate objects against the real CustomResourceDefinitions (AIRGAP_CRD_DIR, else the realdata's
+ * `crds`: see lab/realdata.ts) with ajv, the way the API server would check them (as far as a JSON
+ * Schema validator can). Tests that use it need the real CRDs: `withRealCrds` (./realdata.ts).
  *
  * The structural-schema translation for ajv is the hub simulator's (lab/hub/schema.ts, see there):
  * int-or-string, `additionalProperties: false` where the server would prune (a typo must fail here),
@@ -13,12 +14,9 @@ import { resolve } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { load } from 'js-yaml';
 import { isObject, toJsonSchema, type Schema } from '../../lab/hub/schema.js';
-import { realdata } from './realdata.js';
+import { crdDir } from './realdata.js';
 
-export { toJsonSchema };
-
-/** Where the real CRDs live (outside the repository, never copied into it). */
-export const CRD_DIR = realdata('crds');
+export { crdDir, toJsonSchema };
 
 /** One validation failure: a JSON path into the object (`$.spec.imageDigestMirrors[0].source`) and why. */
 export interface CrdError {
@@ -65,11 +63,11 @@ function describe(e: ErrorObject): CrdError {
 
 const cache = new Map<string, Crd>();
 
-/** Load `<CRD_DIR>/<file>` and build a validator for its served storage version. */
+/** Load `<crdDir()>/<file>` and build a validator for its served storage version. */
 export function loadCrd(file: string): Crd {
   const hit = cache.get(file);
   if (hit) return hit;
-  const crd = load(readFileSync(resolve(CRD_DIR, file), 'utf8')) as {
+  const crd = load(readFileSync(resolve(crdDir(), file), 'utf8')) as {
     kind?: string;
     spec: {
       group: string;

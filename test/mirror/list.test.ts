@@ -6,7 +6,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildCatalogImage } from '../../lab/catalog-image.js';
 import { startGraphServer, type GraphServer } from '../../lab/graph-server.js';
 import { CopyEngine } from '../../src/mirror/copy/engine.js';
@@ -19,7 +19,7 @@ import { CommonError } from '../../src/util/errors.js';
 import { airgap, type CliResult } from '../helpers/cli.js';
 import { startFaultProxy } from '../helpers/fault-proxy.js';
 import { clientFor, seedRegistry, tempDir } from '../helpers/fixtures.js';
-import { realdata } from '../helpers/realdata.js';
+import { realdata, withRealdata } from '../helpers/realdata.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { testCertificates } from '../helpers/tls.js';
 
@@ -48,7 +48,7 @@ function errorOf(r: CliResult): { code: string; text: string } {
   return { code: m?.[1] ?? '', text: r.stderr };
 }
 
-describe('airgap mirror list releases', () => {
+withRealdata.describe('airgap mirror list releases', () => {
   let graph: GraphServer;
   let env: Record<string, string>;
 
@@ -283,7 +283,7 @@ describe('airgap mirror list releases', () => {
   });
 });
 
-describe('airgap mirror list operators', () => {
+withRealdata.describe('airgap mirror list operators', () => {
   let reg: TestRegistry;
   let catalog: string;
   let digest: string;

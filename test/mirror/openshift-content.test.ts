@@ -16,6 +16,7 @@ import type { MirrorReport } from '../../src/mirror/run.js';
 import { airgap } from '../helpers/cli.js';
 import { validateAgainstCrd } from '../helpers/crd.js';
 import { clientFor, tempDir } from '../helpers/fixtures.js';
+import { withRealCrds } from '../helpers/realdata.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { skopeoDigest, skopeoInspect } from '../helpers/skopeo.js';
 
@@ -210,8 +211,6 @@ describe('OpenShift releases and operator catalogs through the real CLI', () => 
       spec: { imageDigestMirrors: { source: string; mirrors: string[] }[] };
     }[];
     expect(idms.map((o) => o.metadata.name).sort()).toEqual(['idms-operator-0', 'idms-release-0']);
-    for (const o of idms)
-      expect(validateAgainstCrd('config.openshift.io_imagedigestmirrorsets.crd.yaml', o)).toEqual([]);
     const release = idms.find((o) => o.metadata.name === 'idms-release-0')!.spec.imageDigestMirrors;
     expect(release).toContainEqual({
       source: `${src.host}/openshift-release-dev/ocp-release`,
@@ -224,10 +223,7 @@ describe('OpenShift releases and operator catalogs through the real CLI', () => 
     const cs = yaml.load(await readFile(join(cr, 'cs-redhat-operator-index-v4-18.yaml'), 'utf8')) as {
       spec: { image: string };
     };
-    expect(validateAgainstCrd('operators.coreos.com_catalogsources.yaml', cs)).toEqual([]);
     expect(cs.spec.image).toBe(`${dst.host}/ocp/redhat/redhat-operator-index:v4.18`);
-    const cc = yaml.load(await readFile(join(cr, 'cc-redhat-operator-index-v4-18.yaml'), 'utf8'));
-    expect(validateAgainstCrd('olm.operatorframework.io_clustercatalogs.yaml', cc)).toEqual([]);
     const osus = yaml.load(await readFile(join(cr, 'updateService.yaml'), 'utf8')) as {
       spec: { releases: string; graphDataImage: string };
     };
@@ -250,6 +246,19 @@ describe('OpenShift releases and operator catalogs through the real CLI', () => 
     expect(rep.summary!.copied).toBe(0);
     expect(rep.summary!.bytes).toBe(0);
   }, 180_000);
+
+  withRealCrds.it('the cluster resources it wrote validate against the real CRDs', async () => {
+    const cr = join(dir, 'ws', 'cluster-resources');
+    const read = async (f: string) => yaml.loadAll(await readFile(join(cr, f), 'utf8'));
+    const idms = await read('idms-oc-mirror.yaml');
+    expect(idms).toHaveLength(2);
+    for (const o of idms)
+      expect(validateAgainstCrd('config.openshift.io_imagedigestmirrorsets.crd.yaml', o)).toEqual([]);
+    const [cs] = await read('cs-redhat-operator-index-v4-18.yaml');
+    expect(validateAgainstCrd('operators.coreos.com_catalogsources.yaml', cs)).toEqual([]);
+    const [cc] = await read('cc-redhat-operator-index-v4-18.yaml');
+    expect(validateAgainstCrd('olm.operatorframework.io_clustercatalogs.yaml', cc)).toEqual([]);
+  });
 
   it('goes to disk and back without -c: the archive carries its plan; another configuration is refused', async () => {
     const out = join(dir, 'archive');

@@ -11,7 +11,7 @@ import { ReadRedirect } from '../../src/mirror/registry/redirect.js';
 import { AirgapError } from '../../src/util/errors.js';
 import { airgap } from '../helpers/cli.js';
 import { seedRegistry, tempDir, writeIsc, writeAuthFile } from '../helpers/fixtures.js';
-import { realdata } from '../helpers/realdata.js';
+import { realdata, withRealdata } from '../helpers/realdata.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { skopeoDigest } from '../helpers/skopeo.js';
 
@@ -30,7 +30,7 @@ function tries(r: ReadRedirect, registry: string, repo: string, byDigest: boolea
 }
 
 describe('registries.conf: which place a read tries, as containers/image does', () => {
-  it('parses every real sample as it is', async () => {
+  withRealdata.it('parses every real sample as it is', async () => {
     for (const name of [
       'containers-image-mirrors.conf',
       'containers-image-pull-sources-from-reference.conf',
@@ -42,7 +42,7 @@ describe('registries.conf: which place a read tries, as containers/image does', 
     }
   });
 
-  it('tries the mirrors in order, then the location; a blocked prefix is refused', async () => {
+  withRealdata.it('tries the mirrors in order, then the location; a blocked prefix is refused', async () => {
     const r = await redirectOf('containers-image-mirrors.conf');
     expect(tries(r, 'registry.com', 'ns/image', true)).toEqual([
       'mirror-1.registry.com/ns/image',
@@ -53,34 +53,40 @@ describe('registries.conf: which place a read tries, as containers/image does', 
     expect(tries(r, 'other.example.com', 'image', true)).toBe('as named');
   });
 
-  it('rewrites the prefix to the location, and honours digest-only and tag-only mirrors', async () => {
-    const r = await redirectOf('containers-image-pull-sources-from-reference.conf');
-    // prefix registry-a.com/foo → location registry-a.com/bar; mirrors get the rest of the name.
-    expect(tries(r, 'registry-a.com', 'foo/image', false)).toEqual([
-      'mirror-1.registry-a.com/image',
-      'mirror-2.registry-a.com/image (insecure)',
-      'registry-a.com/bar/image',
-    ]);
-    // mirror-by-digest-only: a tag is read only at the location.
-    expect(tries(r, 'registry-b.com', 'foo/image', false)).toEqual(['registry-b.com/bar/image']);
-    expect(tries(r, 'registry-b.com', 'foo/image', true)).toHaveLength(3);
-    // pull-from-mirror per mirror: digest-only mirrors skipped for a tag, tag-only ones for a digest.
-    expect(tries(r, 'registry-c.com', 'baz/image', false)).toEqual([
-      'mirror-1.registry-c.com/image',
-      'registry-c.com/bar/image',
-    ]);
-    expect(tries(r, 'registry-e.com', 'baz/image', true)).toEqual(['registry-e.com/bar/image']);
-    // A name only sharing letters with a prefix is not under it.
-    expect(tries(r, 'registry-a.com', 'foobar/image', true)).toBe('as named');
-  });
+  withRealdata.it(
+    'rewrites the prefix to the location, and honours digest-only and tag-only mirrors',
+    async () => {
+      const r = await redirectOf('containers-image-pull-sources-from-reference.conf');
+      // prefix registry-a.com/foo → location registry-a.com/bar; mirrors get the rest of the name.
+      expect(tries(r, 'registry-a.com', 'foo/image', false)).toEqual([
+        'mirror-1.registry-a.com/image',
+        'mirror-2.registry-a.com/image (insecure)',
+        'registry-a.com/bar/image',
+      ]);
+      // mirror-by-digest-only: a tag is read only at the location.
+      expect(tries(r, 'registry-b.com', 'foo/image', false)).toEqual(['registry-b.com/bar/image']);
+      expect(tries(r, 'registry-b.com', 'foo/image', true)).toHaveLength(3);
+      // pull-from-mirror per mirror: digest-only mirrors skipped for a tag, tag-only ones for a digest.
+      expect(tries(r, 'registry-c.com', 'baz/image', false)).toEqual([
+        'mirror-1.registry-c.com/image',
+        'registry-c.com/bar/image',
+      ]);
+      expect(tries(r, 'registry-e.com', 'baz/image', true)).toEqual(['registry-e.com/bar/image']);
+      // A name only sharing letters with a prefix is not under it.
+      expect(tries(r, 'registry-a.com', 'foobar/image', true)).toBe('as named');
+    },
+  );
 
-  it('reads oc-mirror v1 files: an empty prefix is the location, a trailing slash is the same namespace', async () => {
-    const r = await redirectOf('oc-mirror-v1-testdata-registries.conf');
-    expect(tries(r, 'quay.io', 'redhatgov/app', true)).toEqual([
-      'preprodlocation.in/test/app',
-      'quay.io/redhatgov/app',
-    ]);
-  });
+  withRealdata.it(
+    'reads oc-mirror v1 files: an empty prefix is the location, a trailing slash is the same namespace',
+    async () => {
+      const r = await redirectOf('oc-mirror-v1-testdata-registries.conf');
+      expect(tries(r, 'quay.io', 'redhatgov/app', true)).toEqual([
+        'preprodlocation.in/test/app',
+        'quay.io/redhatgov/app',
+      ]);
+    },
+  );
 
   it('takes the longest prefix, and a wildcard for subdomains', () => {
     const r = new ReadRedirect({
@@ -145,30 +151,36 @@ describe('registries.conf: which place a read tries, as containers/image does', 
     expect(bad('[[registry]]\nblocked = "yes"\nlocation = "q.io"')).toContain('blocked is not true or false');
   });
 
-  it('finds the file as podman does: the flag, CONTAINERS_REGISTRIES_CONF, the user’s, the system’s with drop-ins', async () => {
-    const dir = await tempDir('airgap-regconf-');
-    const system = join(dir, 'etc', 'registries.conf');
-    await mkdir(join(dir, 'etc', 'registries.conf.d'), { recursive: true });
-    await writeFile(system, '[[registry]]\nlocation = "a.io"\nblocked = true\n');
-    await writeFile(join(dir, 'etc', 'registries.conf.d', '50-a.conf'), '[[registry]]\nlocation = "a.io"\n');
-    const home = join(dir, 'home');
-    const fromSystem = await loadRegistriesConf({ env: { HOME: home }, systemPath: system });
-    // The drop-in replaced the table of the same prefix.
-    expect(fromSystem.tables.map((t) => [t.prefix, t.blocked])).toEqual([['a.io', false]]);
-    await mkdir(join(home, '.config', 'containers'), { recursive: true });
-    await writeFile(
-      join(home, '.config', 'containers', 'registries.conf'),
-      '[[registry]]\nlocation = "u.io"\n',
-    );
-    const fromUser = await loadRegistriesConf({ env: { HOME: home }, systemPath: system });
-    expect(fromUser.tables.map((t) => t.prefix)).toEqual(['u.io']);
-    const fromEnv = await loadRegistriesConf({
-      env: { HOME: home, CONTAINERS_REGISTRIES_CONF: sample('containers-image-mirrors.conf') },
-      systemPath: system,
-    });
-    expect(fromEnv.files).toEqual([sample('containers-image-mirrors.conf')]);
-    await expect(loadRegistriesConf({ path: join(dir, 'nope.conf') })).rejects.toThrow(/does not exist/);
-  });
+  withRealdata.it(
+    'finds the file as podman does: the flag, CONTAINERS_REGISTRIES_CONF, the user’s, the system’s with drop-ins',
+    async () => {
+      const dir = await tempDir('airgap-regconf-');
+      const system = join(dir, 'etc', 'registries.conf');
+      await mkdir(join(dir, 'etc', 'registries.conf.d'), { recursive: true });
+      await writeFile(system, '[[registry]]\nlocation = "a.io"\nblocked = true\n');
+      await writeFile(
+        join(dir, 'etc', 'registries.conf.d', '50-a.conf'),
+        '[[registry]]\nlocation = "a.io"\n',
+      );
+      const home = join(dir, 'home');
+      const fromSystem = await loadRegistriesConf({ env: { HOME: home }, systemPath: system });
+      // The drop-in replaced the table of the same prefix.
+      expect(fromSystem.tables.map((t) => [t.prefix, t.blocked])).toEqual([['a.io', false]]);
+      await mkdir(join(home, '.config', 'containers'), { recursive: true });
+      await writeFile(
+        join(home, '.config', 'containers', 'registries.conf'),
+        '[[registry]]\nlocation = "u.io"\n',
+      );
+      const fromUser = await loadRegistriesConf({ env: { HOME: home }, systemPath: system });
+      expect(fromUser.tables.map((t) => t.prefix)).toEqual(['u.io']);
+      const fromEnv = await loadRegistriesConf({
+        env: { HOME: home, CONTAINERS_REGISTRIES_CONF: sample('containers-image-mirrors.conf') },
+        systemPath: system,
+      });
+      expect(fromEnv.files).toEqual([sample('containers-image-mirrors.conf')]);
+      await expect(loadRegistriesConf({ path: join(dir, 'nope.conf') })).rejects.toThrow(/does not exist/);
+    },
+  );
 });
 
 describe('an enclave mirrors from an intermediate registry through registries.conf', () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../lab/hub/types.js';
 import { eventReader, sampleOf, startHub, type Hub } from './fixture.js';
+import { withRealdata, withRealdataAndCrds } from '../../helpers/realdata.js';
 
 const HCS = '/apis/hypershift.openshift.io/v1beta1/namespaces/clusters/hostedclusters';
 const NPS = '/apis/hypershift.openshift.io/v1beta1/namespaces/clusters/nodepools';
@@ -68,156 +69,168 @@ describe('the hub API server (HTTPS on 127.0.0.1)', () => {
     expect((await hub.req('GET', '/apis/nope.example.com/v1')).status).toBe(404);
   });
 
-  it('creates, reads, lists across namespaces, and rejects an invalid object with the field path (422)', async () => {
-    const created = await hub.req('POST', HCS, sampleOf('HostedCluster'));
-    expect(created.status).toBe(201);
-    expect((created.body.metadata as Record<string, unknown>).uid).toBeTruthy();
-    const got = await hub.req('GET', `${HCS}/example`);
-    expect(got.body.spec).toMatchObject({ platform: { type: 'Agent' } });
-    const all = await hub.req('GET', '/apis/hypershift.openshift.io/v1beta1/hostedclusters');
-    expect(all.body.kind).toBe('HostedClusterList');
-    expect((all.body.items as KubeObject[]).map((o) => o.metadata.name)).toEqual(['example']);
-    expect((all.body.metadata as Record<string, string>).resourceVersion).toBe(hub.store.resourceVersion());
+  withRealdataAndCrds.it(
+    'creates, reads, lists across namespaces, and rejects an invalid object with the field path (422)',
+    async () => {
+      const created = await hub.req('POST', HCS, sampleOf('HostedCluster'));
+      expect(created.status).toBe(201);
+      expect((created.body.metadata as Record<string, unknown>).uid).toBeTruthy();
+      const got = await hub.req('GET', `${HCS}/example`);
+      expect(got.body.spec).toMatchObject({ platform: { type: 'Agent' } });
+      const all = await hub.req('GET', '/apis/hypershift.openshift.io/v1beta1/hostedclusters');
+      expect(all.body.kind).toBe('HostedClusterList');
+      expect((all.body.items as KubeObject[]).map((o) => o.metadata.name)).toEqual(['example']);
+      expect((all.body.metadata as Record<string, string>).resourceVersion).toBe(hub.store.resourceVersion());
 
-    const bad = sampleOf('HostedCluster');
-    bad.metadata.name = 'bad';
-    (bad.spec!.platform as Record<string, unknown>).type = 'Foo';
-    const r = await hub.req('POST', HCS, bad);
-    expect(r.status).toBe(422);
-    expect(r.body).toMatchObject({
-      kind: 'Status',
-      reason: 'Invalid',
-      code: 422,
-      details: { name: 'bad', group: 'hypershift.openshift.io', kind: 'HostedCluster' },
-    });
-    expect(r.body.message).toMatch(
-      /^HostedCluster\.hypershift\.openshift\.io "bad" is invalid: spec\.platform\.type: Unsupported value: "Foo": supported values: "AWS"/,
-    );
-    expect((r.body.details as { causes: unknown[] }).causes).toContainEqual(
-      expect.objectContaining({ field: 'spec.platform.type', reason: 'FieldValueNotSupported' }),
-    );
-    expect((await hub.req('GET', `${HCS}/bad`)).status).toBe(404);
-    const missing = await hub.req('GET', `${HCS}/nope`);
-    expect(missing.body).toMatchObject({
-      reason: 'NotFound',
-      message: 'hostedclusters.hypershift.openshift.io "nope" not found',
-    });
-  });
+      const bad = sampleOf('HostedCluster');
+      bad.metadata.name = 'bad';
+      (bad.spec!.platform as Record<string, unknown>).type = 'Foo';
+      const r = await hub.req('POST', HCS, bad);
+      expect(r.status).toBe(422);
+      expect(r.body).toMatchObject({
+        kind: 'Status',
+        reason: 'Invalid',
+        code: 422,
+        details: { name: 'bad', group: 'hypershift.openshift.io', kind: 'HostedCluster' },
+      });
+      expect(r.body.message).toMatch(
+        /^HostedCluster\.hypershift\.openshift\.io "bad" is invalid: spec\.platform\.type: Unsupported value: "Foo": supported values: "AWS"/,
+      );
+      expect((r.body.details as { causes: unknown[] }).causes).toContainEqual(
+        expect.objectContaining({ field: 'spec.platform.type', reason: 'FieldValueNotSupported' }),
+      );
+      expect((await hub.req('GET', `${HCS}/bad`)).status).toBe(404);
+      const missing = await hub.req('GET', `${HCS}/nope`);
+      expect(missing.body).toMatchObject({
+        reason: 'NotFound',
+        message: 'hostedclusters.hypershift.openshift.io "nope" not found',
+      });
+    },
+  );
 
-  it('prunes unknown fields with a warning, refuses them with fieldValidation=Strict, and dryRun stores nothing', async () => {
-    const np = {
-      ...sampleOf('NodePool'),
-      metadata: { name: 'np-warn', namespace: 'clusters' },
-    } as KubeObject;
-    (np.spec as Record<string, unknown>).bogus = true;
-    const strict = await hub.req('POST', `${NPS}?fieldValidation=Strict`, np);
-    expect(strict.status).toBe(400);
-    expect(strict.body.message).toMatch(/strict decoding error: unknown field "spec.bogus"/);
-    const dry = await hub.req('POST', `${NPS}?dryRun=All`, np);
-    expect(dry.status).toBe(201);
-    expect((await hub.req('GET', `${NPS}/np-warn`)).status).toBe(404);
-    const warned = await hub.req('POST', NPS, np);
-    expect(warned.status).toBe(201);
-    expect(warned.headers.get('warning')).toBe('299 - "unknown field \\"spec.bogus\\""');
-    expect(warned.body.spec).not.toHaveProperty('bogus');
-  });
+  withRealdata.it(
+    'prunes unknown fields with a warning, refuses them with fieldValidation=Strict, and dryRun stores nothing',
+    async () => {
+      const np = {
+        ...sampleOf('NodePool'),
+        metadata: { name: 'np-warn', namespace: 'clusters' },
+      } as KubeObject;
+      (np.spec as Record<string, unknown>).bogus = true;
+      const strict = await hub.req('POST', `${NPS}?fieldValidation=Strict`, np);
+      expect(strict.status).toBe(400);
+      expect(strict.body.message).toMatch(/strict decoding error: unknown field "spec.bogus"/);
+      const dry = await hub.req('POST', `${NPS}?dryRun=All`, np);
+      expect(dry.status).toBe(201);
+      expect((await hub.req('GET', `${NPS}/np-warn`)).status).toBe(404);
+      const warned = await hub.req('POST', NPS, np);
+      expect(warned.status).toBe(201);
+      expect(warned.headers.get('warning')).toBe('299 - "unknown field \\"spec.bogus\\""');
+      expect(warned.body.spec).not.toHaveProperty('bogus');
+    },
+  );
 
-  it('refuses a PUT with a stale resourceVersion (409) and keeps status out of main-resource writes', async () => {
-    const cur = (await hub.req('GET', `${HCS}/example`)).body as unknown as KubeObject;
-    const st = await hub.req('PUT', `${HCS}/example/status`, {
-      ...cur,
-      status: { conditions: [AVAILABLE_FALSE] },
-    });
-    expect(st.status).toBe(200);
-    const afterStatus = st.body as unknown as KubeObject;
-    expect(afterStatus.metadata.generation).toBe(1);
+  withRealdataAndCrds.it(
+    'refuses a PUT with a stale resourceVersion (409) and keeps status out of main-resource writes',
+    async () => {
+      const cur = (await hub.req('GET', `${HCS}/example`)).body as unknown as KubeObject;
+      const st = await hub.req('PUT', `${HCS}/example/status`, {
+        ...cur,
+        status: { conditions: [AVAILABLE_FALSE] },
+      });
+      expect(st.status).toBe(200);
+      const afterStatus = st.body as unknown as KubeObject;
+      expect(afterStatus.metadata.generation).toBe(1);
 
-    const put = await hub.req('PUT', `${HCS}/example`, {
-      ...afterStatus,
-      spec: { ...afterStatus.spec, fips: true },
-      status: { hacked: true },
-    });
-    expect(put.status).toBe(200);
-    const updated = put.body as unknown as KubeObject;
-    expect(updated.metadata.generation).toBe(2);
-    expect(updated.status).toEqual({ conditions: [AVAILABLE_FALSE] });
-    const badStatus = await hub.req('PUT', `${HCS}/example/status`, {
-      ...updated,
-      status: { conditions: [{ type: 'Available' }] },
-    });
-    expect(badStatus.status).toBe(422);
-    expect(badStatus.body.message).toContain('status.conditions[0].status: Required value');
+      const put = await hub.req('PUT', `${HCS}/example`, {
+        ...afterStatus,
+        spec: { ...afterStatus.spec, fips: true },
+        status: { hacked: true },
+      });
+      expect(put.status).toBe(200);
+      const updated = put.body as unknown as KubeObject;
+      expect(updated.metadata.generation).toBe(2);
+      expect(updated.status).toEqual({ conditions: [AVAILABLE_FALSE] });
+      const badStatus = await hub.req('PUT', `${HCS}/example/status`, {
+        ...updated,
+        status: { conditions: [{ type: 'Available' }] },
+      });
+      expect(badStatus.status).toBe(422);
+      expect(badStatus.body.message).toContain('status.conditions[0].status: Required value');
 
-    const stale = await hub.req('PUT', `${HCS}/example`, {
-      ...afterStatus,
-      spec: { ...afterStatus.spec, fips: false },
-    });
-    expect(stale.status).toBe(409);
-    expect(stale.body).toMatchObject({
-      reason: 'Conflict',
-      message:
-        'Operation cannot be fulfilled on hostedclusters.hypershift.openshift.io "example": the object has been modified; please apply your changes to the latest version and try again',
-    });
-  });
+      const stale = await hub.req('PUT', `${HCS}/example`, {
+        ...afterStatus,
+        spec: { ...afterStatus.spec, fips: false },
+      });
+      expect(stale.status).toBe(409);
+      expect(stale.body).toMatchObject({
+        reason: 'Conflict',
+        message:
+          'Operation cannot be fulfilled on hostedclusters.hypershift.openshift.io "example": the object has been modified; please apply your changes to the latest version and try again',
+      });
+    },
+  );
 
-  it('patches by content type: merge, JSON patch (a failed test is 422), strategic as merge, 415 otherwise', async () => {
-    await hub.req('POST', CMS, {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'p' },
-      data: { a: '1', b: '2' },
-    });
-    const merge = await hub.req(
-      'PATCH',
-      `${CMS}/p`,
-      { data: { a: null, c: '3' } },
-      { contentType: 'application/merge-patch+json' },
-    );
-    expect(merge.body.data).toEqual({ b: '2', c: '3' });
-    const json = await hub.req(
-      'PATCH',
-      `${CMS}/p`,
-      [
-        { op: 'test', path: '/data/b', value: '2' },
-        { op: 'replace', path: '/data/b', value: 'two' },
-        { op: 'add', path: '/metadata/labels', value: { x: 'y' } },
-      ],
-      { contentType: 'application/json-patch+json' },
-    );
-    expect(json.status).toBe(200);
-    expect(json.body.data).toEqual({ b: 'two', c: '3' });
-    const failed = await hub.req('PATCH', `${CMS}/p`, [{ op: 'test', path: '/data/b', value: '2' }], {
-      contentType: 'application/json-patch+json',
-    });
-    expect(failed.status).toBe(422);
-    const smp = await hub.req(
-      'PATCH',
-      `${CMS}/p`,
-      { $patch: 'merge', data: { d: '4' } },
-      { contentType: 'application/strategic-merge-patch+json' },
-    );
-    expect(smp.body.data).toEqual({ b: 'two', c: '3', d: '4' });
-    const unknown = await hub.req('PATCH', `${CMS}/p`, { data: {} }, { contentType: 'text/plain' });
-    expect(unknown.status).toBe(415);
-    expect(unknown.body.reason).toBe('UnsupportedMediaType');
-    const status = await hub.req(
-      'PATCH',
-      `${HCS}/example/status`,
-      { status: { kubeconfig: { name: 'example-admin-kubeconfig' } } },
-      { contentType: 'application/merge-patch+json' },
-    );
-    expect(status.body.status).toMatchObject({
-      conditions: [{ type: 'Available' }],
-      kubeconfig: { name: 'example-admin-kubeconfig' },
-    });
-    const main = await hub.req(
-      'PATCH',
-      `${HCS}/example`,
-      { status: { conditions: [] } },
-      { contentType: 'application/merge-patch+json' },
-    );
-    expect((main.body.status as Record<string, unknown>).conditions).toEqual([AVAILABLE_FALSE]);
-  });
+  withRealdataAndCrds.it(
+    'patches by content type: merge, JSON patch (a failed test is 422), strategic as merge, 415 otherwise',
+    async () => {
+      await hub.req('POST', CMS, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'p' },
+        data: { a: '1', b: '2' },
+      });
+      const merge = await hub.req(
+        'PATCH',
+        `${CMS}/p`,
+        { data: { a: null, c: '3' } },
+        { contentType: 'application/merge-patch+json' },
+      );
+      expect(merge.body.data).toEqual({ b: '2', c: '3' });
+      const json = await hub.req(
+        'PATCH',
+        `${CMS}/p`,
+        [
+          { op: 'test', path: '/data/b', value: '2' },
+          { op: 'replace', path: '/data/b', value: 'two' },
+          { op: 'add', path: '/metadata/labels', value: { x: 'y' } },
+        ],
+        { contentType: 'application/json-patch+json' },
+      );
+      expect(json.status).toBe(200);
+      expect(json.body.data).toEqual({ b: 'two', c: '3' });
+      const failed = await hub.req('PATCH', `${CMS}/p`, [{ op: 'test', path: '/data/b', value: '2' }], {
+        contentType: 'application/json-patch+json',
+      });
+      expect(failed.status).toBe(422);
+      const smp = await hub.req(
+        'PATCH',
+        `${CMS}/p`,
+        { $patch: 'merge', data: { d: '4' } },
+        { contentType: 'application/strategic-merge-patch+json' },
+      );
+      expect(smp.body.data).toEqual({ b: 'two', c: '3', d: '4' });
+      const unknown = await hub.req('PATCH', `${CMS}/p`, { data: {} }, { contentType: 'text/plain' });
+      expect(unknown.status).toBe(415);
+      expect(unknown.body.reason).toBe('UnsupportedMediaType');
+      const status = await hub.req(
+        'PATCH',
+        `${HCS}/example/status`,
+        { status: { kubeconfig: { name: 'example-admin-kubeconfig' } } },
+        { contentType: 'application/merge-patch+json' },
+      );
+      expect(status.body.status).toMatchObject({
+        conditions: [{ type: 'Available' }],
+        kubeconfig: { name: 'example-admin-kubeconfig' },
+      });
+      const main = await hub.req(
+        'PATCH',
+        `${HCS}/example`,
+        { status: { conditions: [] } },
+        { contentType: 'application/merge-patch+json' },
+      );
+      expect((main.body.status as Record<string, unknown>).conditions).toEqual([AVAILABLE_FALSE]);
+    },
+  );
 
   it('server-side apply: ownership, conflicts between managers, force, removal of dropped fields, no-op', async () => {
     const apply = (manager: string, data: Record<string, string>, force = false) =>
@@ -319,30 +332,32 @@ describe('the hub API server (HTTPS on 127.0.0.1)', () => {
   });
 
   it('injects faults: 500 then success, a 409 that reads like a real conflict', async () => {
-    hub.api.faults.failNext({ method: 'GET', path: /\/configmaps\/p$/, status: 500 });
-    const failed = await hub.req('GET', `${CMS}/p`);
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'f' }, data: { a: '1' } };
+    expect((await hub.req('POST', CMS, cm)).status).toBe(201);
+    hub.api.faults.failNext({ method: 'GET', path: /\/configmaps\/f$/, status: 500 });
+    const failed = await hub.req('GET', `${CMS}/f`);
     expect(failed.status).toBe(500);
     expect(failed.body).toMatchObject({ kind: 'Status', reason: 'InternalError', code: 500 });
-    expect((await hub.req('GET', `${CMS}/p`)).status).toBe(200);
+    expect((await hub.req('GET', `${CMS}/f`)).status).toBe(200);
     hub.api.faults.failNext({ method: 'PUT', status: 409, times: 2 });
-    const cur = (await hub.req('GET', `${CMS}/p`)).body;
+    const cur = (await hub.req('GET', `${CMS}/f`)).body;
     for (let i = 0; i < 2; i++) {
-      const c = await hub.req('PUT', `${CMS}/p`, cur);
+      const c = await hub.req('PUT', `${CMS}/f`, cur);
       expect(c.status).toBe(409);
       expect(c.body.message).toBe(
-        'Operation cannot be fulfilled on configmaps "p": the object has been modified; please apply your changes to the latest version and try again',
+        'Operation cannot be fulfilled on configmaps "f": the object has been modified; please apply your changes to the latest version and try again',
       );
     }
-    expect((await hub.req('PUT', `${CMS}/p`, cur)).status).toBe(200);
+    expect((await hub.req('PUT', `${CMS}/f`, cur)).status).toBe(200);
     expect(
       hub.api
         .requests()
-        .filter((r) => r.path === `${CMS}/p` && r.method === 'PUT')
+        .filter((r) => r.path === `${CMS}/f` && r.method === 'PUT')
         .map((r) => r.status),
     ).toEqual([409, 409, 200]);
   });
 
-  it('deletes with finalizers in two steps, and a namespace with its content', async () => {
+  withRealdata.it('deletes with finalizers in two steps, and a namespace with its content', async () => {
     const np = {
       ...sampleOf('NodePool'),
       metadata: { name: 'fin', namespace: 'clusters', finalizers: ['hypershift.openshift.io/finalizer'] },
@@ -371,7 +386,7 @@ describe('the hub API server (HTTPS on 127.0.0.1)', () => {
     expect((await hub.req('GET', '/api/v1/namespaces/doomed')).status).toBe(404);
   });
 
-  it('answers kubectl get with a Table of printer columns', async () => {
+  withRealdataAndCrds.it('answers kubectl get with a Table of printer columns', async () => {
     const t = await hub.req('GET', HCS, undefined, {
       accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
     });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HubApiError, type KubeObject, type StoreEvent } from '../../../lab/hub/types.js';
 import { newStore, sampleOf } from './fixture.js';
+import { withRealdata, withRealdataAndCrds } from '../../helpers/realdata.js';
 
 const HC = { apiVersion: 'hypershift.openshift.io/v1beta1', kind: 'HostedCluster' };
 
@@ -19,87 +20,98 @@ function ns(name: string): KubeObject {
 }
 
 describe('the hub store', () => {
-  it('creates with uid, a global resourceVersion, generation 1 and refuses duplicates and missing namespaces', () => {
-    const store = newStore();
-    const before = Number(store.resourceVersion());
-    expect(thrown(() => store.create(sampleOf('HostedCluster'))).message).toBe(
-      'namespaces "clusters" not found',
-    );
-    store.create(ns('clusters'));
-    const hc = store.create(sampleOf('HostedCluster'));
-    expect(hc.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
-    expect(hc.metadata.generation).toBe(1);
-    expect(Number(hc.metadata.resourceVersion)).toBe(before + 2);
-    expect(store.resourceVersion()).toBe(hc.metadata.resourceVersion);
-    const dup = thrown(() => store.create(sampleOf('HostedCluster')));
-    expect([dup.code, dup.reason, dup.message]).toEqual([
-      409,
-      'AlreadyExists',
-      'hostedclusters.hypershift.openshift.io "example" already exists',
-    ]);
-    // copies out
-    hc.spec!.fips = true;
-    expect(store.get({ ...HC, namespace: 'clusters', name: 'example' })!.spec!.fips).toBe(false);
-  });
+  withRealdata.it(
+    'creates with uid, a global resourceVersion, generation 1 and refuses duplicates and missing namespaces',
+    () => {
+      const store = newStore();
+      const before = Number(store.resourceVersion());
+      expect(thrown(() => store.create(sampleOf('HostedCluster'))).message).toBe(
+        'namespaces "clusters" not found',
+      );
+      store.create(ns('clusters'));
+      const hc = store.create(sampleOf('HostedCluster'));
+      expect(hc.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
+      expect(hc.metadata.generation).toBe(1);
+      expect(Number(hc.metadata.resourceVersion)).toBe(before + 2);
+      expect(store.resourceVersion()).toBe(hc.metadata.resourceVersion);
+      const dup = thrown(() => store.create(sampleOf('HostedCluster')));
+      expect([dup.code, dup.reason, dup.message]).toEqual([
+        409,
+        'AlreadyExists',
+        'hostedclusters.hypershift.openshift.io "example" already exists',
+      ]);
+      // copies out
+      hc.spec!.fips = true;
+      expect(store.get({ ...HC, namespace: 'clusters', name: 'example' })!.spec!.fips).toBe(false);
+    },
+  );
 
-  it('applies schema defaults, prunes unknown fields and rejects invalid values with API-server paths', () => {
-    const store = newStore();
-    store.create(ns('clusters'));
-    const np = sampleOf('NodePool');
-    (np.spec as Record<string, unknown>).bogus = 1;
-    const created = store.create(np);
-    expect(created.spec).not.toHaveProperty('bogus');
-    // NodePool's CRD defaults management.replace when upgradeType is set
-    expect((created.spec!.management as Record<string, unknown>).replace).toEqual({
-      rollingUpdate: { maxSurge: 1, maxUnavailable: 0 },
-      strategy: 'RollingUpdate',
-    });
+  withRealdataAndCrds.it(
+    'applies schema defaults, prunes unknown fields and rejects invalid values with API-server paths',
+    () => {
+      const store = newStore();
+      store.create(ns('clusters'));
+      const np = sampleOf('NodePool');
+      (np.spec as Record<string, unknown>).bogus = 1;
+      const created = store.create(np);
+      expect(created.spec).not.toHaveProperty('bogus');
+      // NodePool's CRD defaults management.replace when upgradeType is set
+      expect((created.spec!.management as Record<string, unknown>).replace).toEqual({
+        rollingUpdate: { maxSurge: 1, maxUnavailable: 0 },
+        strategy: 'RollingUpdate',
+      });
 
-    const hc = sampleOf('HostedCluster');
-    (hc.spec!.platform as Record<string, unknown>).type = 'Foo';
-    delete (hc.spec as Record<string, unknown>).release;
-    const e = thrown(() => store.create(hc));
-    expect(e.code).toBe(422);
-    expect(e.reason).toBe('Invalid');
-    expect(e.message).toContain('HostedCluster.hypershift.openshift.io "example" is invalid: [');
-    expect(e.message).toContain(
-      'spec.platform.type: Unsupported value: "Foo": supported values: "AWS", "Azure", "IBMCloud", "KubeVirt", "Agent", "PowerVS", "None"',
-    );
-    expect(e.details?.causes).toContainEqual({
-      reason: 'FieldValueRequired',
-      message: 'Required value',
-      field: 'spec.release',
-    });
-  });
+      const hc = sampleOf('HostedCluster');
+      (hc.spec!.platform as Record<string, unknown>).type = 'Foo';
+      delete (hc.spec as Record<string, unknown>).release;
+      const e = thrown(() => store.create(hc));
+      expect(e.code).toBe(422);
+      expect(e.reason).toBe('Invalid');
+      expect(e.message).toContain('HostedCluster.hypershift.openshift.io "example" is invalid: [');
+      expect(e.message).toContain(
+        'spec.platform.type: Unsupported value: "Foo": supported values: "AWS", "Azure", "IBMCloud", "KubeVirt", "Agent", "PowerVS", "None"',
+      );
+      expect(e.details?.causes).toContainEqual({
+        reason: 'FieldValueRequired',
+        message: 'Required value',
+        field: 'spec.release',
+      });
+    },
+  );
 
-  it('keeps status out of main-resource writes and bumps generation only on spec changes', () => {
-    const store = newStore();
-    store.create(ns('clusters'));
-    const hc = store.create({ ...sampleOf('HostedCluster'), status: { foo: 1 } } as KubeObject);
-    expect(hc.status).toBeUndefined();
-    const withStatus = store.updateStatus({ ...hc, status: { conditions: [] } });
-    expect(withStatus.metadata.generation).toBe(1);
-    expect(Number(withStatus.metadata.resourceVersion)).toBeGreaterThan(Number(hc.metadata.resourceVersion));
+  withRealdata.it(
+    'keeps status out of main-resource writes and bumps generation only on spec changes',
+    () => {
+      const store = newStore();
+      store.create(ns('clusters'));
+      const hc = store.create({ ...sampleOf('HostedCluster'), status: { foo: 1 } } as KubeObject);
+      expect(hc.status).toBeUndefined();
+      const withStatus = store.updateStatus({ ...hc, status: { conditions: [] } });
+      expect(withStatus.metadata.generation).toBe(1);
+      expect(Number(withStatus.metadata.resourceVersion)).toBeGreaterThan(
+        Number(hc.metadata.resourceVersion),
+      );
 
-    const labelled = store.update({
-      ...withStatus,
-      metadata: { ...withStatus.metadata, labels: { a: 'b' } },
-      status: { conditions: [{ type: 'X' }] },
-    });
-    expect(labelled.metadata.generation).toBe(1);
-    expect(labelled.status).toEqual({ conditions: [] });
-    const changed = store.update({ ...labelled, spec: { ...labelled.spec, fips: true } });
-    expect(changed.metadata.generation).toBe(2);
-    const stale = thrown(() => store.update({ ...labelled, spec: { ...labelled.spec, fips: false } }));
-    expect(stale.code).toBe(409);
-    expect(stale.message).toMatch(
-      /the object has been modified; please apply your changes to the latest version/,
-    );
-    // a no-op update writes nothing
-    expect(store.update(changed).metadata.resourceVersion).toBe(changed.metadata.resourceVersion);
-  });
+      const labelled = store.update({
+        ...withStatus,
+        metadata: { ...withStatus.metadata, labels: { a: 'b' } },
+        status: { conditions: [{ type: 'X' }] },
+      });
+      expect(labelled.metadata.generation).toBe(1);
+      expect(labelled.status).toEqual({ conditions: [] });
+      const changed = store.update({ ...labelled, spec: { ...labelled.spec, fips: true } });
+      expect(changed.metadata.generation).toBe(2);
+      const stale = thrown(() => store.update({ ...labelled, spec: { ...labelled.spec, fips: false } }));
+      expect(stale.code).toBe(409);
+      expect(stale.message).toMatch(
+        /the object has been modified; please apply your changes to the latest version/,
+      );
+      // a no-op update writes nothing
+      expect(store.update(changed).metadata.resourceVersion).toBe(changed.metadata.resourceVersion);
+    },
+  );
 
-  it('deletes with finalizers in two steps and emits events in order', () => {
+  withRealdata.it('deletes with finalizers in two steps and emits events in order', () => {
     const store = newStore();
     const events: StoreEvent[] = [];
     store.watch((e) => events.push(e));
@@ -126,31 +138,36 @@ describe('the hub store', () => {
     expect(events[3]!.old!.metadata.uid).toBe(hc.metadata.uid);
   });
 
-  it('terminates a namespace: contents go first, objects with finalizers hold it, then it goes', () => {
-    const store = newStore();
-    store.create(ns('clusters'));
-    store.create(sampleOf('NodePool'));
-    store.create({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 's', namespace: 'clusters', finalizers: ['keep'] },
-      stringData: { a: 'b' },
-    });
-    const NS = { apiVersion: 'v1', kind: 'Namespace', name: 'clusters' };
-    const terminating = store.delete(NS)!;
-    expect(terminating.status).toEqual({ phase: 'Terminating' });
-    expect(store.list('hypershift.openshift.io/v1beta1', 'NodePool', { namespace: 'clusters' })).toEqual([]);
-    const forbidden = thrown(() =>
-      store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'clusters' } }),
-    );
-    expect(forbidden.code).toBe(403);
-    expect(store.get(NS)).toBeDefined();
-    store.mergePatch(
-      { apiVersion: 'v1', kind: 'Secret', namespace: 'clusters', name: 's' },
-      { metadata: { finalizers: [] } },
-    );
-    expect(store.get(NS)).toBeUndefined();
-  });
+  withRealdata.it(
+    'terminates a namespace: contents go first, objects with finalizers hold it, then it goes',
+    () => {
+      const store = newStore();
+      store.create(ns('clusters'));
+      store.create(sampleOf('NodePool'));
+      store.create({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 's', namespace: 'clusters', finalizers: ['keep'] },
+        stringData: { a: 'b' },
+      });
+      const NS = { apiVersion: 'v1', kind: 'Namespace', name: 'clusters' };
+      const terminating = store.delete(NS)!;
+      expect(terminating.status).toEqual({ phase: 'Terminating' });
+      expect(store.list('hypershift.openshift.io/v1beta1', 'NodePool', { namespace: 'clusters' })).toEqual(
+        [],
+      );
+      const forbidden = thrown(() =>
+        store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'clusters' } }),
+      );
+      expect(forbidden.code).toBe(403);
+      expect(store.get(NS)).toBeDefined();
+      store.mergePatch(
+        { apiVersion: 'v1', kind: 'Secret', namespace: 'clusters', name: 's' },
+        { metadata: { finalizers: [] } },
+      );
+      expect(store.get(NS)).toBeUndefined();
+    },
+  );
 
   it('folds Secret stringData into base64 data and rejects data that is not base64', () => {
     const store = newStore();

@@ -19,7 +19,7 @@ import { airgap } from '../../helpers/cli.js';
 import { parseGraph } from '../../../src/mirror/openshift/graph.js';
 import { startGraphServer } from '../../../lab/graph-server.js';
 import { tempDir } from '../../helpers/fixtures.js';
-import { realdata, rejection, thrown } from '../../helpers/realdata.js';
+import { realdata, rejection, thrown, withRealdata } from '../../helpers/realdata.js';
 import { CommonError } from '../../../src/util/errors.js';
 
 const RH_INDEX = 'registry.redhat.io/redhat/redhat-operator-index';
@@ -769,41 +769,44 @@ describe('airgap mirror init (the CLI)', () => {
     expect(arch.stderr).toContain('hint: use amd64');
   });
 
-  it('checks each channel against the update graph: an unknown one is named with the ones the graph has', async () => {
-    const sample = parseGraph(
-      JSON.parse(
-        await readFile(realdata('samples', 'update-graph', 'cincinnati-amd64-stable-4.13.json'), 'utf8'),
-      ),
-    );
-    const graph = await startGraphServer({ graphs: { 'stable-4.13/amd64': sample } });
-    try {
-      const env = { UPDATE_URL_OVERRIDE: graph.url };
-      const known = await airgap(['mirror', 'init', '--version', '4.13'], { env });
-      expect(known.exitCode).toBe(0);
-      expect(known.stderr).toBe('');
-      expect(graph.requests.map((r) => r.query.channel)).toEqual(['stable-4.13']);
-
-      // The real graph has no eus channel for an odd minor: the form is right, the channel is not.
-      const odd = await airgap(['mirror', 'init', '--channel', 'eus-4.13', '--graph-url', graph.url]);
-      expect(odd.exitCode).toBe(2);
-      expect(odd.stdout).toBe('');
-      expect(odd.stderr).toContain(
-        'error [GRAPH_CHANNEL_UNKNOWN]: --channel eus-4.13: the update graph has no release on this channel for amd64',
+  withRealdata.it(
+    'checks each channel against the update graph: an unknown one is named with the ones the graph has',
+    async () => {
+      const sample = parseGraph(
+        JSON.parse(
+          await readFile(realdata('samples', 'update-graph', 'cincinnati-amd64-stable-4.13.json'), 'utf8'),
+        ),
       );
-      expect(odd.stderr).toContain('candidate-4.13, fast-4.13, stable-4.13');
+      const graph = await startGraphServer({ graphs: { 'stable-4.13/amd64': sample } });
+      try {
+        const env = { UPDATE_URL_OVERRIDE: graph.url };
+        const known = await airgap(['mirror', 'init', '--version', '4.13'], { env });
+        expect(known.exitCode).toBe(0);
+        expect(known.stderr).toBe('');
+        expect(graph.requests.map((r) => r.query.channel)).toEqual(['stable-4.13']);
 
-      const offline = await airgap(['mirror', 'init', '--channel', 'eus-4.13', '--offline'], { env });
-      expect(offline.exitCode).toBe(0);
-    } finally {
-      await graph.stop();
-    }
-    // No update service answers (a bastion): a note, and the file is written from the names' form.
-    const unreachable = await airgap(['mirror', 'init', '--version', '4.13']);
-    expect(unreachable.exitCode).toBe(0);
-    expect(unreachable.stdout).toContain('name: stable-4.13');
-    expect(unreachable.stderr).toContain('note: could not ask the update graph');
-    expect(unreachable.stderr).toContain('checked by their form only');
-  });
+        // The real graph has no eus channel for an odd minor: the form is right, the channel is not.
+        const odd = await airgap(['mirror', 'init', '--channel', 'eus-4.13', '--graph-url', graph.url]);
+        expect(odd.exitCode).toBe(2);
+        expect(odd.stdout).toBe('');
+        expect(odd.stderr).toContain(
+          'error [GRAPH_CHANNEL_UNKNOWN]: --channel eus-4.13: the update graph has no release on this channel for amd64',
+        );
+        expect(odd.stderr).toContain('candidate-4.13, fast-4.13, stable-4.13');
+
+        const offline = await airgap(['mirror', 'init', '--channel', 'eus-4.13', '--offline'], { env });
+        expect(offline.exitCode).toBe(0);
+      } finally {
+        await graph.stop();
+      }
+      // No update service answers (a bastion): a note, and the file is written from the names' form.
+      const unreachable = await airgap(['mirror', 'init', '--version', '4.13']);
+      expect(unreachable.exitCode).toBe(0);
+      expect(unreachable.stdout).toContain('name: stable-4.13');
+      expect(unreachable.stderr).toContain('note: could not ask the update graph');
+      expect(unreachable.stderr).toContain('checked by their form only');
+    },
+  );
 
   it('explains itself in --help: what the preset holds, and examples', async () => {
     const r = await airgap(['mirror', 'init', '--help']);

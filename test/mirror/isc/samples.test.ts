@@ -1,20 +1,20 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   loadImageSetConfig,
   positionOf,
   type DeleteImageSetConfig,
   type ImageSetConfig,
 } from '../../../src/mirror/isc/index.js';
-import { realdata } from '../../helpers/realdata.js';
+import { realdata, withRealdata } from '../../helpers/realdata.js';
 import { IscErrorCode } from '../../../src/mirror/isc/errors.js';
 
 const samples = realdata('samples', 'oc-mirror', 'imagesetconfig');
 const sample = (name: string) => join(samples, name);
 
-describe('real oc-mirror samples', () => {
+withRealdata.describe('real oc-mirror samples', () => {
   it('has the samples these tests expect, and every one parses', async () => {
     const files = readdirSync(samples).filter((f) => f.endsWith('.yaml'));
     expect(files).toEqual(

@@ -16,7 +16,7 @@ import {
 } from '../../../src/mirror/openshift/fbc.js';
 import { AirgapError } from '../../../src/util/errors.js';
 import { tempDir } from '../../helpers/fixtures.js';
-import { realdata } from '../../helpers/realdata.js';
+import { realdata, withRealdata } from '../../helpers/realdata.js';
 import { MirrorError } from '../../../src/mirror/errors.js';
 
 const fbcSamples = realdata('samples', 'fbc');
@@ -68,7 +68,7 @@ function catalogYaml(channels: string, defaultChannel = 'a', n = 4): string {
   return `schema: olm.package\nname: p\ndefaultChannel: ${defaultChannel}\n${channels}\n${bundles.join('\n')}`;
 }
 
-describe('filterCatalog on the real samples (oc-mirror v2 rules)', () => {
+withRealdata.describe('filterCatalog on the real samples (oc-mirror v2 rules)', () => {
   it('catalog only, full: false → the head of every channel of every package', async () => {
     const model = await loadFbcDir(join(fbcSamples, 'operator-registry-foo'));
     const r = filterCatalog(model, op());

@@ -11,7 +11,7 @@ import {
 } from '../../../src/mirror/openshift/fbc.js';
 import { AirgapError } from '../../../src/util/errors.js';
 import { tempDir } from '../../helpers/fixtures.js';
-import { realdata } from '../../helpers/realdata.js';
+import { realdata, withRealdata } from '../../helpers/realdata.js';
 import { MirrorError } from '../../../src/mirror/errors.js';
 
 const fbcSamples = realdata('samples', 'fbc');
@@ -36,7 +36,7 @@ async function parseError(p: Promise<unknown>): Promise<AirgapError> {
   return e as AirgapError;
 }
 
-describe('real file-based catalogs', () => {
+withRealdata.describe('real file-based catalogs', () => {
   it('parses the foo test catalog (YAML, several documents)', async () => {
     const model = await loadFbcDir(join(fbcSamples, 'operator-registry-foo'));
     const foo = model.packages.get('foo')!;

@@ -21,7 +21,7 @@ import {
   type EdgeReleaseMetadata,
   type GraphChannel,
 } from '../../../src/mirror/openshift/graph-edges.js';
-import { realdata, thrown } from '../../helpers/realdata.js';
+import { lazy, realdata, thrown, withRealdata } from '../../helpers/realdata.js';
 
 const IMAGE = 'mirror.example.com:8443/openshift/graph-image:latest';
 
@@ -66,14 +66,17 @@ function graphDataOf(channel: string, g: UpdateGraph) {
   return { channelFile, blocked, metadata };
 }
 
-describe('edges from graph data, against the real stable-4.13 graph', () => {
-  const g = parseGraph(readJson('update-graph', 'cincinnati-amd64-stable-4.13.json'));
-  const data = graphDataOf('stable-4.13', g);
-  const channel = parseChannelFile(data.channelFile, IMAGE, 'channels/stable-4.13.yaml');
-  const blocked = Object.entries(data.blocked).map(([f, text]) => parseBlockedEdgeFile(text, IMAGE, f));
-  const versions = g.nodes.map((n) => n.version);
+withRealdata.describe('edges from graph data, against the real stable-4.13 graph', () => {
+  const real = lazy(() => {
+    const g = parseGraph(readJson('update-graph', 'cincinnati-amd64-stable-4.13.json'));
+    const data = graphDataOf('stable-4.13', g);
+    const channel = parseChannelFile(data.channelFile, IMAGE, 'channels/stable-4.13.yaml');
+    const blocked = Object.entries(data.blocked).map(([f, text]) => parseBlockedEdgeFile(text, IMAGE, f));
+    return { g, data, channel, blocked, versions: g.nodes.map((n) => n.version) };
+  });
 
   it('parses the channel and the blocked edges written from it', () => {
+    const { channel, blocked } = real();
     expect(channel.name).toBe('stable-4.13');
     expect(channel.versions).toHaveLength(98);
     expect(blocked.length).toBeGreaterThan(37);
@@ -81,6 +84,7 @@ describe('edges from graph data, against the real stable-4.13 graph', () => {
   });
 
   it('decides every pair of its 98 releases as the update service published it', () => {
+    const { g, data, channel, blocked, versions } = real();
     const plain = new Set(g.edges.map(([a, b]) => `${versions[a]}>${versions[b]}`));
     const conditional = new Map<string, string[]>();
     for (const ce of g.conditionalEdges)
@@ -106,6 +110,7 @@ describe('edges from graph data, against the real stable-4.13 graph', () => {
   });
 
   it('keeps a risk as published: name, message, url and matchingRules', () => {
+    const { g, data, channel, blocked } = real();
     const ce = g.conditionalEdges[0]!;
     const e = ce.edges[0]!;
     const d = decideEdge(channel, blocked, { from: e.from, target: data.metadata(e.to), arch: 'amd64' });
@@ -114,6 +119,7 @@ describe('edges from graph data, against the real stable-4.13 graph', () => {
   });
 
   it('says a release outside the channel has no edge', () => {
+    const { data, channel, blocked, versions } = real();
     const d = decideEdge(channel, blocked, {
       from: '4.11.99',
       target: data.metadata(versions[versions.length - 1]!),
@@ -123,17 +129,19 @@ describe('edges from graph data, against the real stable-4.13 graph', () => {
   });
 });
 
-describe('edges into the real 4.12.0 release (its release-metadata)', () => {
-  const meta = readJson('release-payload', 'ocp-4.12.0-release-metadata.json') as EdgeReleaseMetadata;
-  const channel: GraphChannel = {
+withRealdata.describe('edges into the real 4.12.0 release (its release-metadata)', () => {
+  const meta = lazy(
+    () => readJson('release-payload', 'ocp-4.12.0-release-metadata.json') as EdgeReleaseMetadata,
+  );
+  const channel = lazy((): GraphChannel => ({
     name: 'candidate-4.12',
-    versions: [...(meta.previous ?? []), '4.11.15', '4.12.0'],
-  };
+    versions: [...(meta().previous ?? []), '4.11.15', '4.12.0'],
+  }));
   const ask = (from: string, blockedEdges: BlockedEdge[] = []) =>
-    decideEdge(channel, blockedEdges, { from, target: meta, arch: 'amd64' });
+    decideEdge(channel(), blockedEdges, { from, target: meta(), arch: 'amd64' });
 
   it('follows previous: listed releases update to it, others do not', () => {
-    expect(meta.version).toBe('4.12.0');
+    expect(meta().version).toBe('4.12.0');
     expect(ask('4.11.20')).toEqual({ kind: 'recommended', risks: [] });
     expect(ask('4.12.0-rc.8').kind).toBe('recommended');
     expect(ask('4.11.15')).toEqual({

@@ -26,19 +26,18 @@ import {
 import { GRAPH_IMAGE_CMD, buildGraphImage } from '../../../src/mirror/openshift/graph-image.js';
 import { startConnectProxy } from '../../helpers/connect-proxy.js';
 import { tempDir } from '../../helpers/fixtures.js';
-import { realdata, rejection } from '../../helpers/realdata.js';
+import { lazy, realdata, rejection, withRealdata } from '../../helpers/realdata.js';
 import { skopeoCopy, skopeoInspect } from '../../helpers/skopeo.js';
 import { MirrorError } from '../../../src/mirror/errors.js';
 
-const sample = parseGraph(
-  JSON.parse(readFileSync(realdata('samples', 'update-graph', 'cincinnati-amd64-stable-4.13.json'), 'utf8')),
-);
-const multi = parseGraph(
-  JSON.parse(
-    readFileSync(realdata('samples', 'update-graph', 'cincinnati-candidate-4.12-multi.json'), 'utf8'),
-  ),
-);
-const graphs = { 'stable-4.13/amd64': sample, 'candidate-4.12/multi': multi };
+const readGraph = (file: string) =>
+  parseGraph(JSON.parse(readFileSync(realdata('samples', 'update-graph', file), 'utf8')));
+/** The real graphs the lab serves here (read on first use: they need the realdata). */
+const sample = lazy(() => readGraph('cincinnati-amd64-stable-4.13.json'));
+const graphs = lazy(() => ({
+  'stable-4.13/amd64': sample(),
+  'candidate-4.12/multi': readGraph('cincinnati-candidate-4.12-multi.json'),
+}));
 
 const sha256 = (b: Buffer): string => `sha256:${createHash('sha256').update(b).digest('hex')}`;
 
@@ -100,12 +99,12 @@ describe('graphDataUrl', () => {
   });
 });
 
-describe('the lab graph-data tarball', () => {
+withRealdata.describe('the lab graph-data tarball', () => {
   let server: GraphServer;
   let dir: string;
 
   beforeAll(async () => {
-    server = await startGraphServer({ graphs: { ...graphs } });
+    server = await startGraphServer({ graphs: { ...graphs() } });
     dir = await tempDir('airgap-graphdata-');
   });
   afterAll(async () => {
@@ -140,8 +139,8 @@ describe('the lab graph-data tarball', () => {
     const { stdout } = await execa('tar', ['-xzOf', file, 'channels/stable-4.13.yaml']);
     expect(stdout.startsWith('name: stable-4.13\nversions:\n- 4.')).toBe(true);
     const versions = stdout.split('\n').filter((l) => l.startsWith('- '));
-    expect(versions).toHaveLength(new Set(sample.nodes.map((n) => n.version)).size);
-    const risk = sample.conditionalEdges[0]!;
+    expect(versions).toHaveLength(new Set(sample().nodes.map((n) => n.version)).size);
+    const risk = sample().conditionalEdges[0]!;
     const edge = risk.edges[0]!;
     const blocked = await execa('tar', [
       '-xzOf',
@@ -154,7 +153,7 @@ describe('the lab graph-data tarball', () => {
   });
 
   it('is deterministic for the same graphs, and serves replacement bytes when set', async () => {
-    expect(syntheticGraphData(graphs).equals(syntheticGraphData({ ...graphs }))).toBe(true);
+    expect(syntheticGraphData(graphs()).equals(syntheticGraphData({ ...graphs() }))).toBe(true);
     const a = Buffer.from(await (await fetch(server.graphDataUrl)).arrayBuffer());
     const b = Buffer.from(await (await fetch(server.graphDataUrl)).arrayBuffer());
     expect(a.equals(b)).toBe(true);
@@ -167,12 +166,12 @@ describe('the lab graph-data tarball', () => {
   });
 });
 
-describe('downloadGraphData', () => {
+withRealdata.describe('downloadGraphData', () => {
   let server: GraphServer;
   let dir: string;
 
   beforeAll(async () => {
-    server = await startGraphServer({ graphs: { ...graphs } });
+    server = await startGraphServer({ graphs: { ...graphs() } });
     dir = await tempDir('airgap-graphdl-');
   });
   afterAll(async () => {
@@ -186,7 +185,7 @@ describe('downloadGraphData', () => {
     const dest = join(dir, 'ok', 'graph-data.tar.gz');
     const got = await downloadGraphData(server.graphDataUrl, dest);
     const bytes = await readFile(dest);
-    expect(bytes.equals(syntheticGraphData(graphs))).toBe(true);
+    expect(bytes.equals(syntheticGraphData(graphs()))).toBe(true);
     expect(got).toEqual({ url: server.graphDataUrl, bytes: bytes.length, digest: sha256(bytes) });
 
     const redirect = await httpServer((_req, res) => {
@@ -224,7 +223,7 @@ describe('downloadGraphData', () => {
 
   it('retries 5xx and then succeeds', async () => {
     let calls = 0;
-    const good = syntheticGraphData(graphs);
+    const good = syntheticGraphData(graphs());
     const flaky = await httpServer((_req, res) => {
       calls++;
       if (calls < 3) res.writeHead(503).end('busy');
@@ -282,7 +281,7 @@ describe('downloadGraphData', () => {
 
   it('goes through HTTPS_PROXY and trusts the CA file; without the CA it is GRAPH_DATA_TLS', async () => {
     const { ca, server: cert } = testCertificates();
-    const tls = await startGraphServer({ graphs: { ...graphs }, tls: cert });
+    const tls = await startGraphServer({ graphs: { ...graphs() }, tls: cert });
     const proxy = await startConnectProxy();
     const caFile = join(dir, 'ca.crt');
     await writeFile(caFile, ca.certPem);
@@ -295,7 +294,7 @@ describe('downloadGraphData', () => {
         caFiles: [caFile],
         certDirs: [],
       });
-      expect(r.digest).toBe(sha256(syntheticGraphData(graphs)));
+      expect(r.digest).toBe(sha256(syntheticGraphData(graphs())));
       expect(proxy.tunnels).toContain(new URL(tls.graphDataUrl).host);
       const e = await rejection(
         downloadGraphData(tls.graphDataUrl, join(dir, 'tls2.tar.gz'), { certDirs: [], retries: 0 }),
@@ -313,7 +312,7 @@ describe('downloadGraphData', () => {
   });
 });
 
-describe('buildGraphImage', () => {
+withRealdata.describe('buildGraphImage', () => {
   let server: GraphServer;
   let dir: string;
   let layout: OciLayout;
@@ -324,7 +323,7 @@ describe('buildGraphImage', () => {
   let tarball: string;
 
   beforeAll(async () => {
-    server = await startGraphServer({ graphs: { ...graphs } });
+    server = await startGraphServer({ graphs: { ...graphs() } });
     dir = await tempDir('airgap-graphimg-');
     layoutDir = join(dir, 'layout');
     layout = await OciLayout.open(layoutDir);

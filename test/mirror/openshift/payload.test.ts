@@ -22,7 +22,7 @@ import {
 import { RegistryClient } from '../../../src/mirror/registry/client.js';
 import { clientFor, tempDir } from '../../helpers/fixtures.js';
 import { startRegistry, type TestRegistry } from '../../helpers/registry.js';
-import { realdata } from '../../helpers/realdata.js';
+import { realdata, withRealdata } from '../../helpers/realdata.js';
 import { MirrorError } from '../../../src/mirror/errors.js';
 
 const samples = realdata('samples');
@@ -111,7 +111,7 @@ async function newLayout(): Promise<OciLayout> {
   return OciLayout.open(join(await tempDir('airgap-release-'), 'layout'));
 }
 
-describe('real release payload samples', () => {
+withRealdata.describe('real release payload samples', () => {
   it('image-references of 4.12.0 yields 183 digest-pinned components', async () => {
     const refs = JSON.parse(
       await sample('release-payload/ocp-4.12.0-image-references.json'),
@@ -165,7 +165,9 @@ describe('release payloads through a real registry', () => {
   beforeAll(async () => {
     reg = await startRegistry();
     client = clientFor(reg);
-    rhel9 = JSON.parse(await sample('coreos/installer-coreos-rhel-9.stream.json')) as CoreosStream;
+    // The real stream, for the tests that carry it (they need the realdata).
+    if (withRealdata.present())
+      rhel9 = JSON.parse(await sample('coreos/installer-coreos-rhel-9.stream.json')) as CoreosStream;
   });
 
   afterAll(async () => {
@@ -173,44 +175,47 @@ describe('release payloads through a real registry', () => {
     await reg?.stop();
   });
 
-  it('reads back what the builder wrote: image-references, metadata and the CoreOS stream', async () => {
-    const layout = await newLayout();
-    const built = await buildReleasePayload(layout, {
-      version: '4.16.3',
-      components: ['cluster-version-operator', 'machine-config-operator', 'cli', 'hyperkube'],
-      registryPrefix: `${reg.host}/openshift-release-dev/ocp-v4.0-art-dev`,
-      bootImages: rhel9,
-      previous: ['4.15.20', '4.16.2'],
-      extraFiles: { '0000_00_cluster-version-operator_00_namespace.yaml': 'kind: Namespace\n' },
-    });
-    expect(built.refName).toBe('openshift-release-dev/ocp-release:4.16.3-x86_64');
-    await pushLayout(layout, reg);
+  withRealdata.it(
+    'reads back what the builder wrote: image-references, metadata and the CoreOS stream',
+    async () => {
+      const layout = await newLayout();
+      const built = await buildReleasePayload(layout, {
+        version: '4.16.3',
+        components: ['cluster-version-operator', 'machine-config-operator', 'cli', 'hyperkube'],
+        registryPrefix: `${reg.host}/openshift-release-dev/ocp-v4.0-art-dev`,
+        bootImages: rhel9,
+        previous: ['4.15.20', '4.16.2'],
+        extraFiles: { '0000_00_cluster-version-operator_00_namespace.yaml': 'kind: Namespace\n' },
+      });
+      expect(built.refName).toBe('openshift-release-dev/ocp-release:4.16.3-x86_64');
+      await pushLayout(layout, reg);
 
-    const p = await readReleasePayload(client, built.repo, built.tag);
-    expect(p.digest).toBe(built.digest);
-    expect(p.imageDigest).toBe(built.digest);
-    expect(p.imageReferences).toEqual(built.imageReferences);
-    expect(p.metadata).toEqual(built.metadata);
-    expect(p.metadata.previous).toEqual(['4.15.20', '4.16.2']);
-    expect(p.bootImages?.streamJson).toEqual(rhel9);
-    expect(p.manifestFiles).toContain('release-manifests/image-references');
+      const p = await readReleasePayload(client, built.repo, built.tag);
+      expect(p.digest).toBe(built.digest);
+      expect(p.imageDigest).toBe(built.digest);
+      expect(p.imageReferences).toEqual(built.imageReferences);
+      expect(p.metadata).toEqual(built.metadata);
+      expect(p.metadata.previous).toEqual(['4.15.20', '4.16.2']);
+      expect(p.bootImages?.streamJson).toEqual(rhel9);
+      expect(p.manifestFiles).toContain('release-manifests/image-references');
 
-    // Components reference real images in the registry, by digest.
-    const comps = componentsOf(p.imageReferences);
-    expect(comps.map((c) => c.name)).toEqual([
-      'cluster-version-operator',
-      'machine-config-operator',
-      'cli',
-      'hyperkube',
-    ]);
-    for (const c of comps) {
-      const digest = c.image.slice(c.image.indexOf('@') + 1);
-      expect(c.image.startsWith(`${reg.host}/openshift-release-dev/ocp-v4.0-art-dev@`)).toBe(true);
-      expect((await client.getManifest('openshift-release-dev/ocp-v4.0-art-dev', digest)).digest).toBe(
-        digest,
-      );
-    }
-  });
+      // Components reference real images in the registry, by digest.
+      const comps = componentsOf(p.imageReferences);
+      expect(comps.map((c) => c.name)).toEqual([
+        'cluster-version-operator',
+        'machine-config-operator',
+        'cli',
+        'hyperkube',
+      ]);
+      for (const c of comps) {
+        const digest = c.image.slice(c.image.indexOf('@') + 1);
+        expect(c.image.startsWith(`${reg.host}/openshift-release-dev/ocp-v4.0-art-dev@`)).toBe(true);
+        expect((await client.getManifest('openshift-release-dev/ocp-v4.0-art-dev', digest)).digest).toBe(
+          digest,
+        );
+      }
+    },
+  );
 
   it('reads uncompressed OCI layers and a payload without boot images', async () => {
     const layout = await newLayout();
@@ -236,7 +241,7 @@ describe('release payloads through a real registry', () => {
     ]);
   });
 
-  it('follows a multi-arch index to the requested architecture', async () => {
+  withRealdata.it('follows a multi-arch index to the requested architecture', async () => {
     const layout = await newLayout();
     const built = await buildReleasePayload(layout, {
       version: '4.17.0',
@@ -305,50 +310,61 @@ describe('release payloads through a real registry', () => {
       code: MirrorError.MIRROR_SIZE_MISMATCH,
     });
   });
-  it('reads layers top down: the last layer wins and its whiteouts hide lower files', async () => {
-    const layout = await newLayout();
-    const md = (version: string) => JSON.stringify({ kind: 'cincinnati-metadata-v0', version, previous: [] });
-    const cm = bootImagesConfigMap(rhel9);
-    await layeredImage(layout, 'layers/release:overlay', [
-      {
-        '0000_50_installer_coreos-bootimages.yaml': cm,
-        'image-references': JSON.stringify(refsNamed('lower')),
-        'release-metadata': md('4.1.0'),
-      },
-      {
-        '.wh.0000_50_installer_coreos-bootimages.yaml': '',
-        'image-references': JSON.stringify(refsNamed('upper')),
-        'release-metadata': md('4.1.1'),
-      },
-    ]);
-    await pushLayout(layout, reg);
-    const p = await readReleasePayload(client, 'layers/release', 'overlay');
-    expect(componentsOf(p.imageReferences).map((c) => c.name)).toEqual(['upper']);
-    expect(p.metadata.version).toBe('4.1.1');
-    expect(p.bootImages).toBeUndefined();
-  });
+  withRealdata.it(
+    'reads layers top down: the last layer wins and its whiteouts hide lower files',
+    async () => {
+      const layout = await newLayout();
+      const md = (version: string) =>
+        JSON.stringify({ kind: 'cincinnati-metadata-v0', version, previous: [] });
+      const cm = bootImagesConfigMap(rhel9);
+      await layeredImage(layout, 'layers/release:overlay', [
+        {
+          '0000_50_installer_coreos-bootimages.yaml': cm,
+          'image-references': JSON.stringify(refsNamed('lower')),
+          'release-metadata': md('4.1.0'),
+        },
+        {
+          '.wh.0000_50_installer_coreos-bootimages.yaml': '',
+          'image-references': JSON.stringify(refsNamed('upper')),
+          'release-metadata': md('4.1.1'),
+        },
+      ]);
+      await pushLayout(layout, reg);
+      const p = await readReleasePayload(client, 'layers/release', 'overlay');
+      expect(componentsOf(p.imageReferences).map((c) => c.name)).toEqual(['upper']);
+      expect(p.metadata.version).toBe('4.1.1');
+      expect(p.bootImages).toBeUndefined();
+    },
+  );
 
-  it('stops reading a layer once the three files are found (the rest is never fetched nor verified)', async () => {
-    const layout = await newLayout();
-    const files = {
-      '0000_50_installer_coreos-bootimages.yaml': bootImagesConfigMap(rhel9),
-      'image-references': JSON.stringify(refsNamed('only')),
-      'release-metadata': JSON.stringify({ kind: 'cincinnati-metadata-v0', version: '4.1.0', previous: [] }),
-      'zz-padding.bin': randomBytes(4 * 1024 * 1024),
-    };
-    await layeredImage(layout, 'early/release:stop', [files]);
-    const { '0000_50_installer_coreos-bootimages.yaml': _cm, ...noBoot } = files;
-    await layeredImage(layout, 'early/release:full', [noBoot]);
-    await pushLayout(layout, reg);
-    // The descriptors claim one byte too many: reading a layer to its end fails the size check.
-    await putSkewed(client, 'early/release', 'stop', 'stop-skewed', 0, 1);
-    await putSkewed(client, 'early/release', 'full', 'full-skewed', 0, 1);
-    const p = await readReleasePayload(client, 'early/release', 'stop-skewed');
-    expect(p.bootImages?.streamJson).toEqual(rhel9);
-    // It succeeded, so the 4 MiB after the three files was never read to the end (where the size check sits).
-    // Without boot images the same layer is read to its end and the lie is caught.
-    await expect(readReleasePayload(client, 'early/release', 'full-skewed')).rejects.toMatchObject({
-      code: MirrorError.MIRROR_SIZE_MISMATCH,
-    });
-  });
+  withRealdata.it(
+    'stops reading a layer once the three files are found (the rest is never fetched nor verified)',
+    async () => {
+      const layout = await newLayout();
+      const files = {
+        '0000_50_installer_coreos-bootimages.yaml': bootImagesConfigMap(rhel9),
+        'image-references': JSON.stringify(refsNamed('only')),
+        'release-metadata': JSON.stringify({
+          kind: 'cincinnati-metadata-v0',
+          version: '4.1.0',
+          previous: [],
+        }),
+        'zz-padding.bin': randomBytes(4 * 1024 * 1024),
+      };
+      await layeredImage(layout, 'early/release:stop', [files]);
+      const { '0000_50_installer_coreos-bootimages.yaml': _cm, ...noBoot } = files;
+      await layeredImage(layout, 'early/release:full', [noBoot]);
+      await pushLayout(layout, reg);
+      // The descriptors claim one byte too many: reading a layer to its end fails the size check.
+      await putSkewed(client, 'early/release', 'stop', 'stop-skewed', 0, 1);
+      await putSkewed(client, 'early/release', 'full', 'full-skewed', 0, 1);
+      const p = await readReleasePayload(client, 'early/release', 'stop-skewed');
+      expect(p.bootImages?.streamJson).toEqual(rhel9);
+      // It succeeded, so the 4 MiB after the three files was never read to the end (where the size check sits).
+      // Without boot images the same layer is read to its end and the lie is caught.
+      await expect(readReleasePayload(client, 'early/release', 'full-skewed')).rejects.toMatchObject({
+        code: MirrorError.MIRROR_SIZE_MISMATCH,
+      });
+    },
+  );
 });

@@ -4,15 +4,18 @@ import { describe, expect, it } from 'vitest';
 import { parseGraph, type UpdateGraph } from '../../../src/mirror/openshift/graph.js';
 import { resolveReleases, selectReleases } from '../../../src/mirror/openshift/releases.js';
 import type { ReleaseChannel } from '../../../src/mirror/isc/types.js';
-import { realdata, thrown } from '../../helpers/realdata.js';
+import { lazy, realdata, thrown, withRealdata } from '../../helpers/realdata.js';
 import { MirrorError } from '../../../src/mirror/errors.js';
 
-const samplePath = realdata('samples', 'update-graph', 'cincinnati-amd64-stable-4.13.json');
-const raw = JSON.parse(readFileSync(samplePath, 'utf8')) as {
-  nodes: { version: string; payload: string }[];
-};
-const stable413 = parseGraph(raw, samplePath);
-const payloadOf = (v: string) => raw.nodes.find((n) => n.version === v)?.payload;
+const samplePath = () => realdata('samples', 'update-graph', 'cincinnati-amd64-stable-4.13.json');
+const raw = lazy(
+  () =>
+    JSON.parse(readFileSync(samplePath(), 'utf8')) as {
+      nodes: { version: string; payload: string }[];
+    },
+);
+const stable413 = lazy(() => parseGraph(raw(), samplePath()));
+const payloadOf = (v: string) => raw().nodes.find((n) => n.version === v)?.payload;
 
 const ch = (name: string, extra: Partial<ReleaseChannel> = {}): ReleaseChannel => ({
   name,
@@ -23,11 +26,11 @@ const ch = (name: string, extra: Partial<ReleaseChannel> = {}): ReleaseChannel =
 });
 const versions = (s: { releases: { version: string }[] }) => s.releases.map((r) => r.version);
 
-describe('selectReleases on the real stable-4.13 graph (oc-mirror v2 rules)', () => {
-  const graphs = { 'stable-4.13': stable413 };
+withRealdata.describe('selectReleases on the real stable-4.13 graph (oc-mirror v2 rules)', () => {
+  const graphs = () => ({ 'stable-4.13': stable413() });
 
   it('no bounds, not full: only the channel head', () => {
-    const s = selectReleases(graphs, [ch('stable-4.13')]);
+    const s = selectReleases(graphs(), [ch('stable-4.13')]);
     expect(s.releases).toEqual([
       { version: '4.13.43', payload: payloadOf('4.13.43'), channels: ['stable-4.13'] },
     ]);
@@ -35,7 +38,7 @@ describe('selectReleases on the real stable-4.13 graph (oc-mirror v2 rules)', ()
   });
 
   it('minVersion and maxVersion: every release between them, holes included as absent', () => {
-    const s = selectReleases(graphs, [ch('stable-4.13', { minVersion: '4.13.10', maxVersion: '4.13.20' })]);
+    const s = selectReleases(graphs(), [ch('stable-4.13', { minVersion: '4.13.10', maxVersion: '4.13.20' })]);
     expect(versions(s)).toEqual([
       '4.13.10',
       '4.13.11',
@@ -50,31 +53,31 @@ describe('selectReleases on the real stable-4.13 graph (oc-mirror v2 rules)', ()
   });
 
   it('full: the whole channel, including the 4.12 releases the channel carries', () => {
-    const s = selectReleases(graphs, [ch('stable-4.13', { full: true })]);
+    const s = selectReleases(graphs(), [ch('stable-4.13', { full: true })]);
     expect(s.releases).toHaveLength(98);
     expect(versions(s)[0]).toBe('4.12.0');
     expect(versions(s).at(-1)).toBe('4.13.43');
   });
 
   it('only minVersion: max defaults to the channel head', () => {
-    const s = selectReleases(graphs, [ch('stable-4.13', { minVersion: '4.13.40' })]);
+    const s = selectReleases(graphs(), [ch('stable-4.13', { minVersion: '4.13.40' })]);
     expect(versions(s)).toEqual(['4.13.40', '4.13.41', '4.13.42', '4.13.43']);
   });
 
   it('only maxVersion (not full): min defaults to the first release of the channel', () => {
-    const s = selectReleases(graphs, [ch('stable-4.13', { maxVersion: '4.12.3' })]);
+    const s = selectReleases(graphs(), [ch('stable-4.13', { maxVersion: '4.12.3' })]);
     expect(versions(s)).toEqual(['4.12.0', '4.12.1', '4.12.2', '4.12.3']);
   });
 
   it('shortestPath: the BFS path over edges, trying the newest successor first', () => {
-    const s = selectReleases(graphs, [
+    const s = selectReleases(graphs(), [
       ch('stable-4.13', { minVersion: '4.12.10', maxVersion: '4.13.43', shortestPath: true }),
     ]);
     expect(versions(s)).toEqual(['4.12.10', '4.12.58', '4.13.43']);
   });
 
   it('shortestPath without a path keeps only the two ends', () => {
-    const s = selectReleases(graphs, [
+    const s = selectReleases(graphs(), [
       ch('stable-4.13', { minVersion: '4.13.0', maxVersion: '4.13.19', shortestPath: true }),
     ]);
     expect(versions(s)).toEqual(['4.13.0', '4.13.19']);
@@ -83,7 +86,7 @@ describe('selectReleases on the real stable-4.13 graph (oc-mirror v2 rules)', ()
 
   it('shortestPath with a version outside the channel is a usage error naming it', () => {
     const e = thrown(() =>
-      selectReleases(graphs, [
+      selectReleases(graphs(), [
         ch('stable-4.13', { minVersion: '4.13.16', maxVersion: '4.13.43', shortestPath: true }),
       ]),
     );
@@ -94,7 +97,7 @@ describe('selectReleases on the real stable-4.13 graph (oc-mirror v2 rules)', ()
 
   it('a range with nothing in it: usage error naming channel, range and the span available', () => {
     const e = thrown(() =>
-      selectReleases(graphs, [ch('stable-4.13', { minVersion: '4.13.44', maxVersion: '4.13.50' })]),
+      selectReleases(graphs(), [ch('stable-4.13', { minVersion: '4.13.44', maxVersion: '4.13.50' })]),
     );
     expect(e.code).toBe(MirrorError.RELEASE_RANGE_EMPTY);
     expect(e.exitCode).toBe(2);
@@ -103,19 +106,19 @@ describe('selectReleases on the real stable-4.13 graph (oc-mirror v2 rules)', ()
     expect(e.hint).toContain('4.12.0 … 4.13.43');
     expect(
       thrown(() =>
-        selectReleases(graphs, [ch('stable-4.13', { minVersion: '4.13.16', maxVersion: '4.13.16' })]),
+        selectReleases(graphs(), [ch('stable-4.13', { minVersion: '4.13.16', maxVersion: '4.13.16' })]),
       ).code,
     ).toBe(MirrorError.RELEASE_RANGE_EMPTY);
   });
 
   it('a bound that is not a version is a usage error with a hint', () => {
-    const e = thrown(() => selectReleases(graphs, [ch('stable-4.13', { minVersion: 'v4.13.1' })]));
+    const e = thrown(() => selectReleases(graphs(), [ch('stable-4.13', { minVersion: 'v4.13.1' })]));
     expect(e.code).toBe(MirrorError.RELEASE_VERSION_INVALID);
     expect(e.hint).toContain('drop the "v"');
   });
 
   it('conditional edges between selected releases come back as risks', () => {
-    const s = selectReleases(graphs, [ch('stable-4.13', { minVersion: '4.13.10', maxVersion: '4.13.19' })]);
+    const s = selectReleases(graphs(), [ch('stable-4.13', { minVersion: '4.13.10', maxVersion: '4.13.19' })]);
     expect(s.risks).toHaveLength(18);
     const r = s.risks.find((x) => x.from === '4.13.10' && x.to === '4.13.17');
     expect(r?.risks.map((k) => k.name)).toEqual(['OVNKubeMasterDSPrestop']);
@@ -124,7 +127,7 @@ describe('selectReleases on the real stable-4.13 graph (oc-mirror v2 rules)', ()
   });
 
   it('a conditional hop on a shortest path is marked on the path', () => {
-    const s = selectReleases(graphs, [
+    const s = selectReleases(graphs(), [
       ch('stable-4.13', { minVersion: '4.12.0', maxVersion: '4.12.1', shortestPath: true }),
     ]);
     expect(versions(s)).toEqual(['4.12.0', '4.12.1']);
@@ -143,7 +146,7 @@ describe('selectReleases on the real stable-4.13 graph (oc-mirror v2 rules)', ()
   });
 
   it('several channels: merged, deduplicated by payload, each release names its channels', () => {
-    const s = selectReleases({ 'stable-4.13': stable413, 'fast-4.13': stable413 }, [
+    const s = selectReleases({ 'stable-4.13': stable413(), 'fast-4.13': stable413() }, [
       ch('stable-4.13'),
       ch('fast-4.13', { minVersion: '4.13.42' }),
     ]);
@@ -165,45 +168,52 @@ function graph(vs: string[], edges: [string, string][]): UpdateGraph {
   };
 }
 
-describe('the update path of a running cluster (--from-version), on the real stable-4.13 graph', () => {
-  const graphs = { 'stable-4.13': stable413 };
+withRealdata.describe(
+  'the update path of a running cluster (--from-version), on the real stable-4.13 graph',
+  () => {
+    const graphs = () => ({ 'stable-4.13': stable413() });
 
-  it('keeps the recommended path from the running version to the newest selected release', () => {
-    const s = selectReleases(graphs, [ch('stable-4.13')], { fromVersion: '4.12.10' });
-    expect(versions(s)).toEqual(['4.12.10', '4.12.58', '4.13.43']);
-    expect(s.why.join('\n')).toContain(
-      'the cluster runs 4.12.10: recommended update path 4.12.10 → 4.12.58 → 4.13.43',
-    );
-    expect(s.risks.filter((r) => r.onPath)).toEqual([]);
-  });
-
-  it('with no recommended path, takes the one through conditional updates and shows their risks on it', () => {
-    const s = selectReleases(graphs, [ch('stable-4.13', { minVersion: '4.13.19', maxVersion: '4.13.19' })], {
-      fromVersion: '4.13.0',
+    it('keeps the recommended path from the running version to the newest selected release', () => {
+      const s = selectReleases(graphs(), [ch('stable-4.13')], { fromVersion: '4.12.10' });
+      expect(versions(s)).toEqual(['4.12.10', '4.12.58', '4.13.43']);
+      expect(s.why.join('\n')).toContain(
+        'the cluster runs 4.12.10: recommended update path 4.12.10 → 4.12.58 → 4.13.43',
+      );
+      expect(s.risks.filter((r) => r.onPath)).toEqual([]);
     });
-    expect(versions(s)).toEqual(['4.13.0', '4.13.19']);
-    expect(s.why.join('\n')).toContain(
-      'no recommended update path to 4.13.19; the only one goes through conditional updates',
-    );
-    const onPath = s.risks.filter((r) => r.onPath);
-    expect(onPath.map((r) => `${r.from}>${r.to}`)).toEqual(['4.13.0>4.13.19']);
-    expect(onPath[0]!.risks.length).toBeGreaterThan(0);
-  });
 
-  it('a running version the channel does not hold, or that is not a version, is a usage error saying what to do', () => {
-    const missing = thrown(() => selectReleases(graphs, [ch('stable-4.13')], { fromVersion: '4.13.16' }));
-    expect(missing.code).toBe(MirrorError.RELEASE_NOT_IN_CHANNEL);
-    expect(missing.exitCode).toBe(2);
-    expect(missing.hint).toContain('stable-4.13');
-    const bad = thrown(() => selectReleases(graphs, [ch('stable-4.13')], { fromVersion: '4.13' }));
-    expect(bad.code).toBe(MirrorError.RELEASE_VERSION_INVALID);
-  });
+    it('with no recommended path, takes the one through conditional updates and shows their risks on it', () => {
+      const s = selectReleases(
+        graphs(),
+        [ch('stable-4.13', { minVersion: '4.13.19', maxVersion: '4.13.19' })],
+        {
+          fromVersion: '4.13.0',
+        },
+      );
+      expect(versions(s)).toEqual(['4.13.0', '4.13.19']);
+      expect(s.why.join('\n')).toContain(
+        'no recommended update path to 4.13.19; the only one goes through conditional updates',
+      );
+      const onPath = s.risks.filter((r) => r.onPath);
+      expect(onPath.map((r) => `${r.from}>${r.to}`)).toEqual(['4.13.0>4.13.19']);
+      expect(onPath[0]!.risks.length).toBeGreaterThan(0);
+    });
 
-  it('a cluster already at the newest selected release adds nothing', () => {
-    const s = selectReleases(graphs, [ch('stable-4.13')], { fromVersion: '4.13.43' });
-    expect(versions(s)).toEqual(['4.13.43']);
-  });
-});
+    it('a running version the channel does not hold, or that is not a version, is a usage error saying what to do', () => {
+      const missing = thrown(() => selectReleases(graphs(), [ch('stable-4.13')], { fromVersion: '4.13.16' }));
+      expect(missing.code).toBe(MirrorError.RELEASE_NOT_IN_CHANNEL);
+      expect(missing.exitCode).toBe(2);
+      expect(missing.hint).toContain('stable-4.13');
+      const bad = thrown(() => selectReleases(graphs(), [ch('stable-4.13')], { fromVersion: '4.13' }));
+      expect(bad.code).toBe(MirrorError.RELEASE_VERSION_INVALID);
+    });
+
+    it('a cluster already at the newest selected release adds nothing', () => {
+      const s = selectReleases(graphs(), [ch('stable-4.13')], { fromVersion: '4.13.43' });
+      expect(versions(s)).toEqual(['4.13.43']);
+    });
+  },
+);
 
 describe('upgrades across channels (oc-mirror CalculateUpgrades)', () => {
   const s13 = graph(

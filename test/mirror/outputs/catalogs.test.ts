@@ -12,10 +12,10 @@ import {
 import type { ImageReference } from '../../../src/mirror/reference.js';
 import { isAirgapError } from '../../../src/util/errors.js';
 import { validateAgainstCrd } from '../../helpers/crd.js';
-import { realdata } from '../../helpers/realdata.js';
+import { realdata, withRealCrds, withRealdataAndCrds } from '../../helpers/realdata.js';
 import { MirrorError } from '../../../src/mirror/errors.js';
 
-const TEMPLATE = realdata('samples', 'oc-mirror', 'cluster-resources', 'catalog-source_template.yaml');
+const TEMPLATE = () => realdata('samples', 'oc-mirror', 'cluster-resources', 'catalog-source_template.yaml');
 const CS_CRD = 'operators.coreos.com_catalogsources.yaml';
 const CC_CRD = 'olm.operatorframework.io_clustercatalogs.yaml';
 const DIGEST = parseDigest(`sha256:0123456789abcdef${'f'.repeat(48)}`, 'test');
@@ -67,7 +67,7 @@ describe('catalog names (oc-mirror v2 suffix rules)', () => {
 });
 
 describe('CatalogSource', () => {
-  it('has oc-mirror v2 shape and validates against the real CRD', () => {
+  withRealCrds.it('has oc-mirror v2 shape and validates against the real CRD', () => {
     const cs = buildCatalogSource(dest('redhat/redhat-operator-index', 'v4.18'), {
       now: NOW,
       version: '0.1.0',
@@ -89,24 +89,27 @@ describe('CatalogSource', () => {
     expect(validateAgainstCrd(CS_CRD, cs)).toEqual([]);
   });
 
-  it('starts from the real template sample: keeps updateStrategy, overwrites name, namespace and image', () => {
-    const object = load(readFileSync(TEMPLATE, 'utf8'));
-    const cs = buildCatalogSource(
-      dest('redhat/redhat-operator-index', undefined, DIGEST),
-      { now: NOW },
-      { object },
-    );
-    expect(cs.metadata.name).toBe('cs-redhat-operator-index-0123456789ab');
-    expect(cs.metadata.namespace).toBe('openshift-marketplace');
-    expect(cs.metadata.annotations.createdBy).toBe('airgap');
-    expect(cs.spec).toEqual({
-      image: `registry.example.com/redhat/redhat-operator-index@${DIGEST}`,
-      sourceType: 'grpc',
-      updateStrategy: { registryPoll: { interval: '30m0s' } },
-    });
-    expect(validateAgainstCrd(CS_CRD, cs)).toEqual([]);
-    expect((object as { metadata: { name: string } }).metadata.name).toBe('totalRubbish'); // not mutated
-  });
+  withRealdataAndCrds.it(
+    'starts from the real template sample: keeps updateStrategy, overwrites name, namespace and image',
+    () => {
+      const object = load(readFileSync(TEMPLATE(), 'utf8'));
+      const cs = buildCatalogSource(
+        dest('redhat/redhat-operator-index', undefined, DIGEST),
+        { now: NOW },
+        { object },
+      );
+      expect(cs.metadata.name).toBe('cs-redhat-operator-index-0123456789ab');
+      expect(cs.metadata.namespace).toBe('openshift-marketplace');
+      expect(cs.metadata.annotations.createdBy).toBe('airgap');
+      expect(cs.spec).toEqual({
+        image: `registry.example.com/redhat/redhat-operator-index@${DIGEST}`,
+        sourceType: 'grpc',
+        updateStrategy: { registryPoll: { interval: '30m0s' } },
+      });
+      expect(validateAgainstCrd(CS_CRD, cs)).toEqual([]);
+      expect((object as { metadata: { name: string } }).metadata.name).toBe('totalRubbish'); // not mutated
+    },
+  );
 
   it('accepts only grpc templates without a configMap', () => {
     const base = {
@@ -139,7 +142,7 @@ describe('CatalogSource', () => {
 });
 
 describe('ClusterCatalog', () => {
-  it('has oc-mirror v2 shape (no namespace) and validates against the real CRD', () => {
+  withRealCrds.it('has oc-mirror v2 shape (no namespace) and validates against the real CRD', () => {
     const cc = buildClusterCatalog(dest('redhat/redhat-operator-index', 'v4.18'), { now: NOW });
     expect(cc).toMatchObject({
       apiVersion: 'olm.operatorframework.io/v1',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadCrd, toJsonSchema, validateAgainstCrd } from '../../helpers/crd.js';
+import { withRealCrds } from '../../helpers/realdata.js';
 
 const IDMS = 'config.openshift.io_imagedigestmirrorsets.crd.yaml';
 const CS = 'operators.coreos.com_catalogsources.yaml';
@@ -14,7 +15,7 @@ function idms(entry: Record<string, unknown>): Record<string, unknown> {
 }
 
 describe('the CRD validator (test/helpers/crd.ts)', () => {
-  it('reads group, storage version and kind from the real CRDs', () => {
+  withRealCrds.it('reads group, storage version and kind from the real CRDs', () => {
     expect(loadCrd(IDMS)).toMatchObject({
       group: 'config.openshift.io',
       version: 'v1',
@@ -26,18 +27,18 @@ describe('the CRD validator (test/helpers/crd.ts)', () => {
     );
   });
 
-  it('accepts a valid object', () => {
+  withRealCrds.it('accepts a valid object', () => {
     expect(
       validateAgainstCrd(IDMS, idms({ mirrors: ['mirror.local:5000/ocp/release'], source: 'quay.io/ocp' })),
     ).toEqual([]);
   });
 
-  it('rejects a wrong-typed field with its JSON path', () => {
+  withRealCrds.it('rejects a wrong-typed field with its JSON path', () => {
     const errors = validateAgainstCrd(IDMS, idms({ mirrors: 'mirror.local/ocp', source: 'quay.io/ocp' }));
     expect(errors).toContainEqual({ path: '$.spec.imageDigestMirrors[0].mirrors', message: 'must be array' });
   });
 
-  it('rejects a value outside an enum', () => {
+  withRealCrds.it('rejects a value outside an enum', () => {
     const errors = validateAgainstCrd(
       IDMS,
       idms({ mirrors: ['m.local/a'], source: 'quay.io/a', mirrorSourcePolicy: 'Sometimes' }),
@@ -46,19 +47,22 @@ describe('the CRD validator (test/helpers/crd.ts)', () => {
     expect(errors[0]!.message).toMatch(/allowed values.*NeverContactSource/);
   });
 
-  it('rejects a pattern violation, a missing required field, an unknown field and duplicate set items', () => {
-    const errors = validateAgainstCrd(
-      IDMS,
-      idms({ mirrors: ['Bad Host/x', 'm.local/a', 'm.local/a'], sourc: 'x' }),
-    );
-    const paths = errors.map((e) => e.path);
-    expect(paths).toContain('$.spec.imageDigestMirrors[0].mirrors[0]'); // pattern
-    expect(paths).toContain('$.spec.imageDigestMirrors[0]'); // required source
-    expect(paths).toContain('$.spec.imageDigestMirrors[0].sourc'); // unknown field
-    expect(paths).toContain('$.spec.imageDigestMirrors[0].mirrors'); // x-kubernetes-list-type: set
-  });
+  withRealCrds.it(
+    'rejects a pattern violation, a missing required field, an unknown field and duplicate set items',
+    () => {
+      const errors = validateAgainstCrd(
+        IDMS,
+        idms({ mirrors: ['Bad Host/x', 'm.local/a', 'm.local/a'], sourc: 'x' }),
+      );
+      const paths = errors.map((e) => e.path);
+      expect(paths).toContain('$.spec.imageDigestMirrors[0].mirrors[0]'); // pattern
+      expect(paths).toContain('$.spec.imageDigestMirrors[0]'); // required source
+      expect(paths).toContain('$.spec.imageDigestMirrors[0].sourc'); // unknown field
+      expect(paths).toContain('$.spec.imageDigestMirrors[0].mirrors'); // x-kubernetes-list-type: set
+    },
+  );
 
-  it('checks apiVersion, kind and metadata.name against the CRD', () => {
+  withRealCrds.it('checks apiVersion, kind and metadata.name against the CRD', () => {
     const obj = {
       ...idms({ source: 'quay.io/a' }),
       apiVersion: 'config.openshift.io/v1beta1',
@@ -89,7 +93,7 @@ describe('the CRD validator (test/helpers/crd.ts)', () => {
     expect(schema.additionalProperties).toBe(false);
   });
 
-  it('validates a CatalogSource spec, including nested types', () => {
+  withRealCrds.it('validates a CatalogSource spec, including nested types', () => {
     const cs = {
       apiVersion: 'operators.coreos.com/v1alpha1',
       kind: 'CatalogSource',

@@ -14,8 +14,8 @@ import {
   type ClusterImagePolicyObject,
 } from '../../../src/mirror/outputs/index.js';
 import { MirrorError } from '../../../src/mirror/errors.js';
-import { CRD_DIR, validateAgainstCrd } from '../../helpers/crd.js';
-import { realdata, thrown } from '../../helpers/realdata.js';
+import { crdDir, validateAgainstCrd } from '../../helpers/crd.js';
+import { lazy, realdata, thrown, withRealCrds, withRealdataAndCrds } from '../../helpers/realdata.js';
 
 const CRD_FILE = 'config.openshift.io_clusterimagepolicies.crd.yaml';
 const SCOPES = [
@@ -29,12 +29,13 @@ type Schema = Record<string, unknown> & {
   'x-kubernetes-validations'?: { rule: string }[];
 };
 
-const crdSpec = (() => {
-  const crd = load(readFileSync(`${CRD_DIR}/${CRD_FILE}`, 'utf8')) as {
+/** The spec schema of the real CRD (read on first use: it needs the real CRDs). */
+const crdSpec = lazy(() => {
+  const crd = load(readFileSync(`${crdDir()}/${CRD_FILE}`, 'utf8')) as {
     spec: { versions: { schema: { openAPIV3Schema: Schema } }[] };
   };
   return crd.spec.versions[0]!.schema.openAPIV3Schema.properties!.spec!;
-})();
+});
 
 /** The regexes of `self.matches('…')` in CEL rules, as JavaScript (RE2 classes JS lacks replaced). */
 function celRegexes(rules: { rule: string }[]): RegExp[] {
@@ -49,7 +50,7 @@ function celRegexes(rules: { rule: string }[]): RegExp[] {
 /** What the CRD's CEL rules say about one object that ajv does not check (scopes and keyData only). */
 function celProblems(o: ClusterImagePolicyObject): string[] {
   const problems: string[] = [];
-  const scopeRules = crdSpec.properties!.scopes!.items!['x-kubernetes-validations']!;
+  const scopeRules = crdSpec().properties!.scopes!.items!['x-kubernetes-validations']!;
   const [scopeRegex] = celRegexes(scopeRules.slice(2)); // the rule for scopes without a wildcard
   for (const s of o.spec.scopes) {
     const host = s.split('/')[0]!;
@@ -70,10 +71,8 @@ function celProblems(o: ClusterImagePolicyObject): string[] {
 }
 
 describe('clusterImagePolicyExample', () => {
-  it('scopes the mirrored release repositories with a placeholder key the CRD accepts', () => {
+  it('scopes the mirrored release repositories with a placeholder key', () => {
     const o = clusterImagePolicyExample({ scopes: SCOPES });
-    expect(validateAgainstCrd(CRD_FILE, o)).toEqual([]);
-    expect(celProblems(o)).toEqual([]);
     expect(o.spec.scopes).toEqual(SCOPES);
     expect(o.spec.policy.rootOfTrust.policyType).toBe('PublicKey');
     expect(o.spec.policy.signedIdentity).toEqual({ matchPolicy: 'MatchRepoDigestOrExact' });
@@ -84,7 +83,13 @@ describe('clusterImagePolicyExample', () => {
     expect(o.metadata.annotations['kubernetes.io/description']).toMatch(/placeholder/);
   });
 
-  it('has the shape of the openshift ClusterImagePolicy every cluster carries', () => {
+  withRealCrds.it('the placeholder key and the scopes pass the CRD: its schema and its CEL rules', () => {
+    const o = clusterImagePolicyExample({ scopes: SCOPES });
+    expect(validateAgainstCrd(CRD_FILE, o)).toEqual([]);
+    expect(celProblems(o)).toEqual([]);
+  });
+
+  withRealdataAndCrds.it('has the shape of the openshift ClusterImagePolicy every cluster carries', () => {
     const real = load(
       readFileSync(realdata('samples', 'signatures', 'openshift-cluster-image-policy.yaml'), 'utf8'),
     ) as ClusterImagePolicyObject;
@@ -116,8 +121,6 @@ describe('clusterImagePolicyExample', () => {
       .toString();
     const o = clusterImagePolicyExample({ name: 'site-key', scopes: SCOPES, publicKeyPem: ec });
     expect(o.metadata.name).toBe('site-key');
-    expect(validateAgainstCrd(CRD_FILE, o)).toEqual([]);
-    expect(celProblems(o)).toEqual([]);
     expect(Buffer.from(o.spec.policy.rootOfTrust.publicKey.keyData, 'base64').toString('utf8')).toBe(ec);
     expect(o.metadata.annotations['kubernetes.io/description']).not.toMatch(/placeholder/);
 
@@ -125,11 +128,26 @@ describe('clusterImagePolicyExample', () => {
     const pkcs1 = rsa.export({ type: 'pkcs1', format: 'pem' }).toString();
     expect(pkcs1).toMatch(/BEGIN RSA PUBLIC KEY/);
     const r = clusterImagePolicyExample({ scopes: SCOPES, publicKeyPem: `\n${pkcs1}\n\n` });
-    expect(celProblems(r)).toEqual([]);
     expect(Buffer.from(r.spec.policy.rootOfTrust.publicKey.keyData, 'base64').toString('utf8')).toBe(
       rsa.export({ type: 'spki', format: 'pem' }).toString(),
     );
   });
+
+  withRealCrds.it(
+    'a given key (ECDSA; RSA in PKCS#1 form) passes the CRD: its schema and its CEL rules',
+    () => {
+      const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+        .publicKey.export({ type: 'spki', format: 'pem' })
+        .toString();
+      const o = clusterImagePolicyExample({ name: 'site-key', scopes: SCOPES, publicKeyPem: ec });
+      expect(validateAgainstCrd(CRD_FILE, o)).toEqual([]);
+      expect(celProblems(o)).toEqual([]);
+      const pkcs1 = generateKeyPairSync('rsa', { modulusLength: 2048 })
+        .publicKey.export({ type: 'pkcs1', format: 'pem' })
+        .toString();
+      expect(celProblems(clusterImagePolicyExample({ scopes: SCOPES, publicKeyPem: pkcs1 }))).toEqual([]);
+    },
+  );
 
   it('refuses a private key without echoing it, and text that is no key', () => {
     const priv = generateKeyPairSync('ec', { namedCurve: 'P-256' })
@@ -145,27 +163,34 @@ describe('clusterImagePolicyExample', () => {
     expect(junk.hint).toMatch(/BEGIN PUBLIC KEY/);
   });
 
+  const BAD_SCOPES = [
+    'mirror:5000/openshift/release-images', // not fully qualified
+    '[fd00::1]:5000/openshift/release-images', // an IPv6 literal
+    'mirror.example.com/openshift/release-images:4.21.0-x86_64', // one image, not a repository
+    'mirror.example.com/OpenShift/release',
+  ];
+
   it('drops duplicate scopes (the CRD list is a set) and refuses scopes the CRD would refuse', () => {
     expect(clusterImagePolicyExample({ scopes: [SCOPES[0]!, SCOPES[0]!] }).spec.scopes).toEqual([SCOPES[0]]);
     expect(
-      celProblems(clusterImagePolicyExample({ scopes: ['localhost:5000/openshift/release-images'] })),
-    ).toEqual([]);
-    for (const bad of [
-      'mirror:5000/openshift/release-images', // not fully qualified
-      '[fd00::1]:5000/openshift/release-images', // an IPv6 literal
-      'mirror.example.com/openshift/release-images:4.21.0-x86_64', // one image, not a repository
-      'mirror.example.com/OpenShift/release',
-    ]) {
+      clusterImagePolicyExample({ scopes: ['localhost:5000/openshift/release-images'] }).spec.scopes,
+    ).toEqual(['localhost:5000/openshift/release-images']);
+    for (const bad of BAD_SCOPES) {
       const e = thrown(() => clusterImagePolicyExample({ scopes: [bad] }));
-      // The API server would refuse all but the tagged one too (a tag makes it one image's scope).
-      if (!bad.includes(':4.21')) {
-        const good = clusterImagePolicyExample({ scopes: SCOPES });
-        expect(celProblems({ ...good, spec: { ...good.spec, scopes: [bad] } }), bad).not.toEqual([]);
-      }
       expect(e.code, bad).toBe(MirrorError.CLUSTER_RESOURCE_INPUT);
       expect(e.message, bad).toContain(bad);
     }
     expect(thrown(() => clusterImagePolicyExample({ scopes: [] })).message).toMatch(/at least one scope/);
+  });
+
+  withRealCrds.it("the scopes it refuses, the CRD's CEL rules refuse too; localhost they accept", () => {
+    expect(
+      celProblems(clusterImagePolicyExample({ scopes: ['localhost:5000/openshift/release-images'] })),
+    ).toEqual([]);
+    const good = clusterImagePolicyExample({ scopes: SCOPES });
+    // The API server would refuse all but the tagged one too (a tag makes it one image's scope).
+    for (const bad of BAD_SCOPES.filter((s) => !s.includes(':4.21')))
+      expect(celProblems({ ...good, spec: { ...good.spec, scopes: [bad] } }), bad).not.toEqual([]);
   });
 });
 
@@ -176,8 +201,8 @@ describe('clusterImagePolicyExampleYaml', () => {
     expect(text.startsWith('#')).toBe(true);
     expect(header.join('\n')).toMatch(/REPLACE spec\.policy\.rootOfTrust\.publicKey\.keyData/);
     const doc = load(text);
+    // The object the CRD accepts (see above), exactly.
     expect(doc).toEqual(clusterImagePolicyExample({ scopes: SCOPES }));
-    expect(validateAgainstCrd(CRD_FILE, doc)).toEqual([]);
   });
 
   it('has no replace note when the key is given', () => {

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 
 import { load, loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
@@ -7,9 +6,8 @@ import { buildIdms, buildItms, mirrorScope, type MirroredImage } from '../../../
 import { img, ref } from './helpers.js';
 import { toYamlDocuments } from '../../../src/util/yaml.js';
 import { validateAgainstCrd } from '../../helpers/crd.js';
-import { realdata } from '../../helpers/realdata.js';
+import { realdata, withRealCrds, withRealdataAndCrds } from '../../helpers/realdata.js';
 
-const SAMPLES = realdata('samples');
 const D1 = `sha256:${'1'.repeat(64)}`;
 const D2 = `sha256:${'2'.repeat(64)}`;
 const NOW = new Date(Date.UTC(2026, 10, 22, 3, 4, 5));
@@ -63,7 +61,10 @@ describe('IDMS', () => {
         },
       },
     ]);
-    for (const o of idms)
+  });
+
+  withRealCrds.it('the release IDMS validates against the real CRD', () => {
+    for (const o of buildIdms(RELEASE, { now: NOW, version: '0.1.0' }))
       expect(validateAgainstCrd('config.openshift.io_imagedigestmirrorsets.crd.yaml', o)).toEqual([]);
   });
 
@@ -142,9 +143,9 @@ describe('IDMS', () => {
     });
   });
 
-  it('has the shape of the real IDMS sample (oc testdata) for the same mapping', () => {
+  withRealdataAndCrds.it('has the shape of the real IDMS sample (oc testdata) for the same mapping', () => {
     const sample = load(
-      readFileSync(resolve(SAMPLES, 'mirror-config', 'idms-oc-testdata-64921.yaml'), 'utf8'),
+      readFileSync(realdata('samples', 'mirror-config', 'idms-oc-testdata-64921.yaml'), 'utf8'),
     ) as {
       spec: { imageDigestMirrors: { mirrors: string[]; source: string; mirrorSourcePolicy?: string }[] };
     };
@@ -172,17 +173,18 @@ describe('IDMS', () => {
 });
 
 describe('ITMS', () => {
+  const images = [
+    ...RELEASE,
+    img(
+      'catalog',
+      ref('registry.redhat.io', 'redhat/redhat-operator-index', 'v4.18'),
+      ref('m.local', 'redhat/redhat-operator-index', 'v4.18'),
+    ),
+    img('generic', ref('quay.io', 'org/app', 'v1'), ref('m.local', 'org/app', 'v1')),
+    img('generic', ref('quay.io', 'org/pinned', undefined, D1), ref('m.local', 'org/pinned', 'x')),
+  ];
+
   it('covers tag-referenced images, release payload included, catalogs and graph left out', () => {
-    const images = [
-      ...RELEASE,
-      img(
-        'catalog',
-        ref('registry.redhat.io', 'redhat/redhat-operator-index', 'v4.18'),
-        ref('m.local', 'redhat/redhat-operator-index', 'v4.18'),
-      ),
-      img('generic', ref('quay.io', 'org/app', 'v1'), ref('m.local', 'org/app', 'v1')),
-      img('generic', ref('quay.io', 'org/pinned', undefined, D1), ref('m.local', 'org/pinned', 'x')),
-    ];
     const itms = buildItms(images);
     expect(itms.map((o) => [o.kind, o.metadata.name, o.spec])).toEqual([
       [
@@ -203,7 +205,10 @@ describe('ITMS', () => {
         { imageTagMirrors: [{ mirrors: ['m.local/org'], source: 'quay.io/org' }] },
       ],
     ]);
-    for (const o of itms)
+  });
+
+  withRealCrds.it('the ITMS validate against the real CRD', () => {
+    for (const o of buildItms(images))
       expect(validateAgainstCrd('config.openshift.io_imagetagmirrorsets.crd.yaml', o)).toEqual([]);
   });
 

@@ -26,7 +26,7 @@ import {
 } from '../../../src/mirror/signatures/cosign.js';
 import { sha256Digest } from '../../../src/mirror/digest.js';
 import { clientFor, seedRegistry, tempDir } from '../../helpers/fixtures.js';
-import { realdata, rejection } from '../../helpers/realdata.js';
+import { realdata, rejection, withRealdata } from '../../helpers/realdata.js';
 import { startRegistry, type TestRegistry } from '../../helpers/registry.js';
 import { skopeoCopy, skopeoInspect } from '../../helpers/skopeo.js';
 
@@ -123,23 +123,26 @@ describe('verifyCosignSignature against signatures openssl makes', () => {
 });
 
 describe('publicKeyFrom', () => {
-  it("reads the openshift ClusterImagePolicy's keyData (base64 of a PEM): Red Hat's RSA 4096 key", async () => {
-    const policy = yaml.load(
-      await readFile(realdata('samples', 'signatures', 'openshift-cluster-image-policy.yaml'), 'utf8'),
-    ) as { spec: { policy: { rootOfTrust: { publicKey: { keyData: string } } } } };
-    const key = publicKeyFrom(policy.spec.policy.rootOfTrust.publicKey.keyData);
-    expect(key.asymmetricKeyType).toBe('rsa');
-    expect(key.asymmetricKeyDetails?.modulusLength).toBe(4096);
-    // A signature by another key is not taken for Red Hat's.
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const payload = Buffer.from('{}');
-    expect(
-      verifyCosignSignature(
-        { payload, signature: sign('sha256', payload, privateKey).toString('base64') },
-        key,
-      ),
-    ).toBe(false);
-  });
+  withRealdata.it(
+    "reads the openshift ClusterImagePolicy's keyData (base64 of a PEM): Red Hat's RSA 4096 key",
+    async () => {
+      const policy = yaml.load(
+        await readFile(realdata('samples', 'signatures', 'openshift-cluster-image-policy.yaml'), 'utf8'),
+      ) as { spec: { policy: { rootOfTrust: { publicKey: { keyData: string } } } } };
+      const key = publicKeyFrom(policy.spec.policy.rootOfTrust.publicKey.keyData);
+      expect(key.asymmetricKeyType).toBe('rsa');
+      expect(key.asymmetricKeyDetails?.modulusLength).toBe(4096);
+      // A signature by another key is not taken for Red Hat's.
+      const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const payload = Buffer.from('{}');
+      expect(
+        verifyCosignSignature(
+          { payload, signature: sign('sha256', payload, privateKey).toString('base64') },
+          key,
+        ),
+      ).toBe(false);
+    },
+  );
 
   it('refuses a private key, a certificate, an X25519 key and text that is no key, without echoing the key', async () => {
     const { privateKey } = generateSigningKey();

@@ -28,7 +28,7 @@ import {
   COSIGN_SIGNATURE_TYPE,
 } from '../../../src/mirror/signatures/simple-signing.js';
 import { tempDir } from '../../helpers/fixtures.js';
-import { realdata, rejection } from '../../helpers/realdata.js';
+import { realdata, rejection, withRealdata } from '../../helpers/realdata.js';
 import { policyVerifiers } from '../../../src/mirror/signatures/verifiers.js';
 
 const DIGEST = `sha256:${'1'.repeat(64)}`;
@@ -209,7 +209,7 @@ describe('signedBy (GPG)', () => {
     );
   });
 
-  it("verifies Red Hat's real release signatures with Red Hat's release key", async () => {
+  withRealdata.it("verifies Red Hat's real release signatures with Red Hat's release key", async () => {
     const configMap = yaml.load(
       await readFile(realdata('samples/signatures/oc-mirror-signature-configmap.yaml'), 'utf8'),
     ) as { binaryData: Record<string, string> };

@@ -1,10 +1,9 @@
 /**
  * Release GPG signatures against real data: the signature ConfigMap oc-mirror v2 wrote for a real
- * 4.15 → 4.16 update, whose three signatures were made by Red Hat release key 2 (read from
- * ../shared, as a system installs it: airgap carries no key); keyrings as people give them and as
+ * 4.15 → 4.16 update, whose three signatures were made by Red Hat release key 2 (read from the
+ * realdata, as a system installs it: airgap carries no key); keyrings as people give them and as
  * the system installs them; the ConfigMap airgap writes, in oc-mirror's shape and read back.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as yaml from 'js-yaml';
@@ -18,14 +17,13 @@ import { verifyReleaseSignature } from '../../../src/mirror/signatures/openpgp.j
 import { claimProblem } from '../../../src/mirror/signatures/simple-signing.js';
 import { toYaml } from '../../../src/util/yaml.js';
 import { tempDir } from '../../helpers/fixtures.js';
-import { realdata, rejection } from '../../helpers/realdata.js';
+import { realdata, rejection, withRealdata } from '../../helpers/realdata.js';
 
 const RELEASE_REPO = 'quay.io/openshift-release-dev/ocp-release';
-const SAMPLE_CONFIGMAP = realdata('samples', 'signatures', 'oc-mirror-signature-configmap.yaml');
+const SAMPLE_CONFIGMAP = () => realdata('samples', 'signatures', 'oc-mirror-signature-configmap.yaml');
 /** Red Hat release key 2 as published (the key RHEL installs in /etc/pki/rpm-gpg/RPM-GPG-KEY-redhat-release). */
-const REDHAT_KEY_FILE = realdata('samples', 'signatures', 'redhat-release-key-2.asc');
+const REDHAT_KEY_FILE = () => realdata('samples', 'signatures', 'redhat-release-key-2.asc');
 const REDHAT_RELEASE_KEY_2_FINGERPRINT = '567E347AD0044ADE55BA8A5F199E2F91FD431D51';
-const haveRealData = existsSync(realdata('samples'));
 /** Red Hat release key 2 signs with its primary key: its key id is the fingerprint's last 16 digits. */
 const REDHAT_KEY_ID = REDHAT_RELEASE_KEY_2_FINGERPRINT.slice(-16);
 
@@ -37,11 +35,11 @@ interface SampleConfigMap {
 }
 
 async function sampleConfigMap(): Promise<SampleConfigMap> {
-  return yaml.load(await readFile(SAMPLE_CONFIGMAP, 'utf8')) as SampleConfigMap;
+  return yaml.load(await readFile(SAMPLE_CONFIGMAP(), 'utf8')) as SampleConfigMap;
 }
 
 function redhatKeyring() {
-  return loadKeyring([REDHAT_KEY_FILE]);
+  return loadKeyring([REDHAT_KEY_FILE()]);
 }
 
 async function realSignatures(): Promise<{ digest: string; bytes: Buffer }[]> {
@@ -63,7 +61,7 @@ afterAll(async () => {
   await gpg?.stop();
 });
 
-describe.skipIf(!haveRealData)('release signatures (OpenPGP simple signing)', () => {
+withRealdata.describe('release signatures (OpenPGP simple signing)', () => {
   it('each real signature verifies with Red Hat release key 2 and names its own digest and the release repository', async () => {
     const keyring = await redhatKeyring();
     const sigs = await realSignatures();
@@ -162,7 +160,7 @@ describe.skipIf(!haveRealData)('release signatures (OpenPGP simple signing)', ()
   });
 });
 
-describe.skipIf(!haveRealData)('--release-keyring', () => {
+describe('--release-keyring', () => {
   it('a missing file and a file that is not a key are usage errors naming the file and what to do', async () => {
     const missing = join(dir, 'missing.asc');
     const e1 = await rejection(loadKeyring([missing]));
@@ -180,12 +178,12 @@ describe.skipIf(!haveRealData)('--release-keyring', () => {
     expect(e2.hint).toContain('gpg --export --armor');
   });
 
-  it('reads armored and binary files, several keys in one file, and says where they came from', async () => {
+  withRealdata.it('reads armored and binary files, several keys in one file, and says where they came from', async () => {
     const armored = join(dir, 'lab.asc');
     await writeFile(armored, gpg.publicKey);
     const binary = join(dir, 'both.gpg');
     const lab = await openpgp.readKey({ armoredKey: gpg.publicKey });
-    const redhat = await openpgp.readKey({ armoredKey: await readFile(REDHAT_KEY_FILE, 'utf8') });
+    const redhat = await openpgp.readKey({ armoredKey: await readFile(REDHAT_KEY_FILE(), 'utf8') });
     await writeFile(binary, Buffer.concat([lab.write(), redhat.write()]));
 
     const one = await loadKeyring([armored]);
@@ -205,12 +203,12 @@ describe.skipIf(!haveRealData)('--release-keyring', () => {
   });
 });
 
-describe.skipIf(!haveRealData)('the release keys the system installed', () => {
-  it('reads every key of a file holding several armored blocks, as RHEL installs them, and trusts each', async () => {
+describe('the release keys the system installed', () => {
+  withRealdata.it('reads every key of a file holding several armored blocks, as RHEL installs them, and trusts each', async () => {
     // RHEL's RPM-GPG-KEY-redhat-release holds release key 2, then the auxiliary keys, one block each.
     const system = join(dir, 'system', 'RPM-GPG-KEY-redhat-release');
     await mkdir(join(dir, 'system'), { recursive: true });
-    await writeFile(system, `${await readFile(REDHAT_KEY_FILE, 'utf8')}\n${gpg.publicKey}`);
+    await writeFile(system, `${await readFile(REDHAT_KEY_FILE(), 'utf8')}\n${gpg.publicKey}`);
     const keyring = await findReleaseKeyring({ systemFiles: [join(dir, 'system', 'absent'), system] });
     expect(keyring).toMatchObject({
       fingerprints: [REDHAT_RELEASE_KEY_2_FINGERPRINT, gpg.fingerprint],
@@ -230,11 +228,11 @@ describe.skipIf(!haveRealData)('the release keys the system installed', () => {
     expect(await findReleaseKeyring({ systemFiles: [join(dir, 'nowhere', 'RPM-GPG-KEY')] })).toBeUndefined();
     const given = join(dir, 'given.asc');
     await writeFile(given, gpg.publicKey);
-    const keyring = await findReleaseKeyring({ files: [given], systemFiles: [REDHAT_KEY_FILE] });
+    const keyring = await findReleaseKeyring({ files: [given], systemFiles: [REDHAT_KEY_FILE()] });
     expect(keyring).toMatchObject({ fingerprints: [gpg.fingerprint], source: given });
     // A given file that is missing is an error, never "no key" (the system file is not used instead).
     const missing = join(dir, 'missing-given.asc');
-    const e = await rejection(findReleaseKeyring({ files: [missing], systemFiles: [REDHAT_KEY_FILE] }));
+    const e = await rejection(findReleaseKeyring({ files: [missing], systemFiles: [REDHAT_KEY_FILE()] }));
     expect(e).toMatchObject({ code: MirrorError.SIGNATURE_KEYRING_INVALID, exitCode: 2 });
     expect(e.message).toContain(missing);
   });
@@ -259,7 +257,7 @@ describe.skipIf(!haveRealData)('the release keys the system installed', () => {
 });
 
 describe('the signature ConfigMap', () => {
-  it('has the shape oc-mirror v2 writes: apiVersion, kind, namespace, label, sha256-<hex>-<n> keys', async () => {
+  withRealdata.it('has the shape oc-mirror v2 writes: apiVersion, kind, namespace, label, sha256-<hex>-<n> keys', async () => {
     const sample = await sampleConfigMap();
     const sigs = await realSignatures();
     const cm = signatureConfigMap([
@@ -286,8 +284,8 @@ describe('the signature ConfigMap', () => {
     );
   });
 
-  it("reads back oc-mirror's ConfigMap and its own, as YAML and as JSON", async () => {
-    const fromOcMirror = parseSignatureConfigMap(await readFile(SAMPLE_CONFIGMAP, 'utf8'), SAMPLE_CONFIGMAP);
+  withRealdata.it("reads back oc-mirror's ConfigMap and its own, as YAML and as JSON", async () => {
+    const fromOcMirror = parseSignatureConfigMap(await readFile(SAMPLE_CONFIGMAP(), 'utf8'), SAMPLE_CONFIGMAP());
     const sigs = await realSignatures();
     expect(fromOcMirror).toEqual(
       sigs.map((s) => ({ digest: s.digest, signatures: [s.bytes.toString('base64')] })),

@@ -23,7 +23,7 @@ import {
 } from '../../../src/mirror/signatures/store.js';
 import { toYaml } from '../../../src/util/yaml.js';
 import { tempDir } from '../../helpers/fixtures.js';
-import { realdata, rejection } from '../../helpers/realdata.js';
+import { realdata, rejection, withRealdata } from '../../helpers/realdata.js';
 
 const REPO = 'registry.lab.invalid/openshift/release-images';
 /** Short waits between retries: the rule is the net kit's, the test need not wait long for it. */
@@ -89,61 +89,65 @@ describe('the signature store', () => {
     );
   });
 
-  it('fetch → verify → ConfigMap: every signature in it is accepted by skopeo standalone-verify', async () => {
-    const s = await store();
-    const a = release('4.18.1');
-    const b = release('4.18.2');
-    const sigA = await gpg.sign(a.manifest, a.reference);
-    const sigB = await gpg.sign(b.manifest, b.reference);
-    s.put(a.digest, sigA);
-    // b's store also holds a valid signature by a key the keyring does not hold, and a's signature.
-    s.put(b.digest, sigB, await redHatSignature(), sigA);
+  withRealdata.it(
+    'fetch → verify → ConfigMap: every signature in it is accepted by skopeo standalone-verify',
+    async () => {
+      const s = await store();
+      const a = release('4.18.1');
+      const b = release('4.18.2');
+      const sigA = await gpg.sign(a.manifest, a.reference);
+      const sigB = await gpg.sign(b.manifest, b.reference);
+      s.put(a.digest, sigA);
+      // b's store also holds a valid signature by a key the keyring does not hold, and a's signature.
+      s.put(b.digest, sigB, await redHatSignature(), sigA);
 
-    const results = await releaseSignatures(
-      [
-        { digest: a.digest, repository: REPO },
-        { digest: b.digest, repository: REPO },
-      ],
-      { baseUrl: s.url, keyring },
-    );
-    expect(results[0]).toEqual({
-      digest: a.digest,
-      reference: a.reference,
-      signatures: [sigA.toString('base64')],
-      verifiedBy: [gpg.fingerprint],
-      problems: [],
-    });
-    expect(results[1]).toEqual({
-      digest: b.digest,
-      reference: b.reference,
-      signatures: [sigB.toString('base64')],
-      verifiedBy: [gpg.fingerprint],
-      problems: [
-        `signature-2: it was signed by key 199E2F91FD431D51, which is not in ${keyringFile}`,
-        `signature-3: the signature is for ${a.digest}, not ${b.digest}`,
-      ],
-    });
-    // n = 1 … until the first 404, for each release.
-    const hex = (d: string) => d.slice('sha256:'.length);
-    expect([...s.requests].sort()).toEqual(
-      [
-        ...[1, 2].map((n) => `/signatures/sha256=${hex(a.digest)}/signature-${n}`),
-        ...[1, 2, 3, 4].map((n) => `/signatures/sha256=${hex(b.digest)}/signature-${n}`),
-      ].sort(),
-    );
+      const results = await releaseSignatures(
+        [
+          { digest: a.digest, repository: REPO },
+          { digest: b.digest, repository: REPO },
+        ],
+        { baseUrl: s.url, keyring },
+      );
+      expect(results[0]).toEqual({
+        digest: a.digest,
+        reference: a.reference,
+        signatures: [sigA.toString('base64')],
+        verifiedBy: [gpg.fingerprint],
+        problems: [],
+      });
+      expect(results[1]).toEqual({
+        digest: b.digest,
+        reference: b.reference,
+        signatures: [sigB.toString('base64')],
+        verifiedBy: [gpg.fingerprint],
+        problems: [
+          `signature-2: it was signed by key 199E2F91FD431D51, which is not in ${keyringFile}`,
+          `signature-3: the signature is for ${a.digest}, not ${b.digest}`,
+        ],
+      });
+      // n = 1 … until the first 404, for each release.
+      const hex = (d: string) => d.slice('sha256:'.length);
+      expect([...s.requests].sort()).toEqual(
+        [
+          ...[1, 2].map((n) => `/signatures/sha256=${hex(a.digest)}/signature-${n}`),
+          ...[1, 2, 3, 4].map((n) => `/signatures/sha256=${hex(b.digest)}/signature-${n}`),
+        ].sort(),
+      );
 
-    // The ConfigMap as written, read back, each signature checked by skopeo for its release.
-    const written = toYaml(signatureConfigMap(results));
-    const back = parseSignatureConfigMap(written, 'signature-configmap.yaml');
-    expect(back.map((r) => r.digest)).toEqual([a.digest, b.digest]);
-    for (const [r, rel] of back.map((r, i) => [r, [a, b][i]!] as const)) {
-      expect(r.signatures).toHaveLength(1);
-      const check = await gpg.verify(rel.manifest, rel.reference, Buffer.from(r.signatures[0]!, 'base64'));
-      expect(check, check.output).toMatchObject({ ok: true });
-    }
-    // skopeo is a checker that can refuse: a's signature for b's manifest is not accepted.
-    expect(await gpg.verify(b.manifest, b.reference, sigA)).toMatchObject({ ok: false });
-  }, 60_000);
+      // The ConfigMap as written, read back, each signature checked by skopeo for its release.
+      const written = toYaml(signatureConfigMap(results));
+      const back = parseSignatureConfigMap(written, 'signature-configmap.yaml');
+      expect(back.map((r) => r.digest)).toEqual([a.digest, b.digest]);
+      for (const [r, rel] of back.map((r, i) => [r, [a, b][i]!] as const)) {
+        expect(r.signatures).toHaveLength(1);
+        const check = await gpg.verify(rel.manifest, rel.reference, Buffer.from(r.signatures[0]!, 'base64'));
+        expect(check, check.output).toMatchObject({ ok: true });
+      }
+      // skopeo is a checker that can refuse: a's signature for b's manifest is not accepted.
+      expect(await gpg.verify(b.manifest, b.reference, sigA)).toMatchObject({ ok: false });
+    },
+    60_000,
+  );
 
   it('a release read from another registry keeps signatures whose identity names quay.io, as the CVO does', async () => {
     const s = await store();

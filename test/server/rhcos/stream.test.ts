@@ -13,7 +13,7 @@ import {
   type CoreosArch,
 } from '../../../src/server/rhcos/stream.js';
 import { syntheticStream } from '../../helpers/boot-files.js';
-import { realdata, thrown } from '../../helpers/realdata.js';
+import { realdata, thrown, withRealdata } from '../../helpers/realdata.js';
 import { ServerError } from '../../../src/server/errors.js';
 
 const samplePath = (f: string) => realdata('samples', 'coreos', f);
@@ -32,7 +32,7 @@ function raw(
   return a.artifacts.metal.formats[format]![key]!;
 }
 
-describe('CoreOS stream metadata: the real samples', () => {
+withRealdata.describe('CoreOS stream metadata: the real samples', () => {
   const cases = [
     {
       file: 'installer-coreos-rhel-9.stream.json',
@@ -122,7 +122,7 @@ describe('CoreOS stream metadata: the real samples', () => {
 describe('stream selection and checks', () => {
   const synthetic = syntheticStream('http://127.0.0.1:1', { arches: ['x86_64', 'aarch64'] });
 
-  it('the generated stream has the nesting of the real one', () => {
+  withRealdata.it('the generated stream has the nesting of the real one', () => {
     const real = JSON.parse(sampleText('installer-coreos-rhel-9.stream.json')) as CoreosStream;
     type Arch = { artifacts: { metal: { formats: Record<string, Record<string, object>> } } };
     const shape = (s: CoreosStream) => {
@@ -146,7 +146,7 @@ describe('stream selection and checks', () => {
     expect(e.hint).toContain('x86_64, aarch64, ppc64le, s390x');
   });
 
-  it('a ConfigMap with several streams: the default, or one by key or by name', () => {
+  withRealdata.it('a ConfigMap with several streams: the default, or one by key or by name', () => {
     const rhel9 = JSON.parse(sampleText('installer-coreos-rhel-9.stream.json')) as CoreosStream;
     const rhel10 = JSON.parse(sampleText('installer-coreos-rhel-10.stream.json')) as CoreosStream;
     const cm = JSON.stringify({
