@@ -18,10 +18,23 @@ node scripts/fetch-runtime.mjs arm64 >/dev/null
 mkdir -p .work
 status=0
 AIRGAP_SKIP_BUILD=1 npx vitest run --reporter=default --reporter=json --outputFile.json=.work/vitest.json "$@" || status=$?
-# One plain closing line for any reader of the log: "tests: N passed, N failed, N skipped".
+# One plain closing line for any reader of the log: "tests: N passed, N failed, N skipped", and how
+# many were skipped because the reference material is not here: test/helpers/realdata.ts marks each
+# such test "[needs realdata: <where it was looked for>]" (only then).
 node -e '
   const r = JSON.parse(require("fs").readFileSync(".work/vitest.json", "utf8"));
   const skipped = r.numPendingTests + r.numTodoTests;
-  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`);
+  const mark = "[needs realdata: ";
+  const where = new Map();
+  for (const f of r.testResults)
+    for (const t of f.assertionResults) {
+      const at = t.fullName.indexOf(mark);
+      if (t.status === "passed" || t.status === "failed" || at < 0) continue;
+      const w = t.fullName.slice(at + mark.length, t.fullName.indexOf("]", at));
+      where.set(w, (where.get(w) ?? 0) + 1);
+    }
+  const why = [...where].map(([w, n]) => `${n} need ${w}`).join(", ");
+  const note = why ? ` (${why}: the real CRDs and samples, absent here)` : "";
+  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped${note}`);
 ' || true
 exit "$status"
