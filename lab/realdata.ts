@@ -40,10 +40,15 @@ function exists(path: string, kind: 'file' | 'directory'): boolean {
 }
 const isFile = (path: string) => exists(path, 'file');
 
+/** Where the realdata is beside the repository at `root` (this one by default): `../shared/realdata`. */
+export function realdataBeside(root = repoRoot()): string {
+  return resolve(root, '..', 'shared', 'realdata');
+}
+
 /** The realdata directory: AIRGAP_REALDATA, else `../shared/realdata` beside the repository. */
-export function realdataDir(): string {
+function realdataDir(): string {
   const env = process.env[REALDATA_ENV];
-  return env ? resolve(env) : resolve(repoRoot(), '..', 'shared', 'realdata');
+  return env ? resolve(env) : realdataBeside();
 }
 
 /** A path in the realdata directory: `realdata('samples', 'coreos', 'x.json')`. */
@@ -68,7 +73,7 @@ export function hasRealCrds(): boolean {
 }
 
 /** A path as people see it: relative to the repository when it is near it (`../shared/realdata`). */
-export function shownPath(path: string): string {
+function shownPath(path: string): string {
   const rel = relative(repoRoot(), path);
   return rel.startsWith(`..${sep}..`) || rel === '' || resolve(rel) === rel ? path : rel;
 }
@@ -96,6 +101,6 @@ export function realCrdsAbsence(): string | undefined {
 
 /** How to use the real CRDs, in one line. */
 export function realCrdsHowTo(): string {
-  const beside = shownPath(resolve(repoRoot(), '..', 'shared', 'realdata'));
+  const beside = shownPath(realdataBeside());
   return `set ${CRD_DIR_ENV} to a directory of the real CRDs, or put the realdata beside the repository (${beside}) or set ${REALDATA_ENV} to where it is`;
 }

@@ -43,7 +43,7 @@ interface CrdDoc {
 }
 
 /** The resource types of one parsed CustomResourceDefinition (each served version). */
-function crdTypes(crd: unknown, source = 'crd'): ResourceType[] {
+export function crdTypes(crd: unknown, source = 'crd'): ResourceType[] {
   const doc = crd as CrdDoc;
   if (!isObject(crd) || doc.kind !== 'CustomResourceDefinition' || !doc.spec) return [];
   const { group, names, scope } = doc.spec;

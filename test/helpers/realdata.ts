@@ -10,20 +10,13 @@ import { describe, it, type TestFunction } from 'vitest';
 import { AirgapError } from '../../src/util/errors.js';
 import { CRD_DIR_ENV, crdWhere, hasRealCrds, hasRealdata, realdataWhere } from '../../lab/realdata.js';
 
-export {
-  crdDir,
-  hasRealCrds,
-  hasRealdata,
-  realCrdsAbsence,
-  realdata,
-  realdataAbsence,
-} from '../../lab/realdata.js';
+export { crdDir, realdata } from '../../lab/realdata.js';
 
 /**
  * The marker a skipped test's name ends with when the realdata it needs is not here, followed by
  * where it was looked for and `]`. Only the wrappers below add it; scripts/test.sh counts on it.
  */
-export const REALDATA_MARK = '[needs realdata: ';
+const REALDATA_MARK = '[needs realdata: ';
 
 type TestFn = TestFunction;
 type SuiteFn = () => void;
