@@ -1,6 +1,6 @@
 /**
  * The README's first command works for anyone who clones the project: `npm run demo` in a fresh
- * clone with nothing beside it (no ../shared: no real CRDs, no samples) runs to the end. The clone
+ * clone with nothing beside it (no realdata: no real CRDs, no samples) runs to the end. The clone
  * is of the committed HEAD; it borrows this checkout's node_modules through a link (no test reaches
  * the npm registry, and scripts/setup.sh does not reinstall through a link).
  */
@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { realdataBeside } from '../../lab/realdata.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 
 const run = promisify(execFile);
@@ -21,12 +22,12 @@ describe('npm run demo in a bare clone', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('runs to the end without ../shared, and says that the real CRDs are not checked', async () => {
+  it('runs to the end without the realdata, and says that the real CRDs are not checked', async () => {
     dir = await mkdtemp(join(tmpdir(), 'airgap-clone-'));
     const clone = join(dir, 'airgap');
     await run('git', ['clone', '--quiet', '--no-hardlinks', REPO_ROOT, clone]);
     await symlink(join(REPO_ROOT, 'node_modules'), join(clone, 'node_modules'));
-    expect(existsSync(join(clone, '..', 'shared'))).toBe(false);
+    expect(existsSync(realdataBeside(clone))).toBe(false);
     // Whatever points this checkout at the reference material does not reach the clone.
     const env = { ...process.env };
     for (const k of Object.keys(env)) if (k.startsWith('AIRGAP_') || k.startsWith('VITEST')) delete env[k];

@@ -4,7 +4,6 @@
  * mirror checked as a node checks it, and what the person is told when something is not signed,
  * does not verify, or is refused by the policy.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as yaml from 'js-yaml';
@@ -17,14 +16,13 @@ import { MirrorError } from '../../../src/mirror/errors.js';
 import type { MirrorReport } from '../../../src/mirror/run.js';
 import { airgap } from '../../helpers/cli.js';
 import { refOf, seedRegistry, tempDir, writeMirrorConfig } from '../../helpers/fixtures.js';
-import { realdata } from '../../helpers/realdata.js';
+import { realdata, withRealdata } from '../../helpers/realdata.js';
 import { freePort, startRegistry, type TestRegistry } from '../../helpers/registry.js';
 import { nodeSigstoreProblem } from '../../helpers/sigstore-node.js';
 import { skopeoCopy, skopeoListTags, skopeoRawManifest } from '../../helpers/skopeo.js';
 
 /** Red Hat release key 2 as published: what RHEL installs at /etc/pki/rpm-gpg/RPM-GPG-KEY-redhat-release. */
 const REDHAT_KEY_FILE = realdata('samples', 'signatures', 'redhat-release-key-2.asc');
-const haveRealData = existsSync(realdata('samples'));
 
 describe('signatures through airgap mirror, registry → registry', () => {
   let src: TestRegistry;
@@ -187,7 +185,7 @@ describe('signatures through airgap mirror, registry → registry', () => {
   const notices = (stderr: string) =>
     stderr.split('\n').filter((l) => l.startsWith('warning: no release key'));
 
-  it.skipIf(!haveRealData)(
+  withRealdata.it(
     'release signatures that do not verify with the system key are a warning, never written as verified',
     async () => {
       // The Red Hat key at the system's place: it did not make the lab's signatures.
@@ -205,7 +203,7 @@ describe('signatures through airgap mirror, registry → registry', () => {
     180_000,
   );
 
-  it.skipIf(!haveRealData)(
+  withRealdata.it(
     'the keys installed at the system path are used, every armored block of the file',
     async () => {
       // As RHEL's RPM-GPG-KEY-redhat-release: release key 2 first, then another key (here the lab's).

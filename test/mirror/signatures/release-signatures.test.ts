@@ -178,51 +178,57 @@ describe('--release-keyring', () => {
     expect(e2.hint).toContain('gpg --export --armor');
   });
 
-  withRealdata.it('reads armored and binary files, several keys in one file, and says where they came from', async () => {
-    const armored = join(dir, 'lab.asc');
-    await writeFile(armored, gpg.publicKey);
-    const binary = join(dir, 'both.gpg');
-    const lab = await openpgp.readKey({ armoredKey: gpg.publicKey });
-    const redhat = await openpgp.readKey({ armoredKey: await readFile(REDHAT_KEY_FILE(), 'utf8') });
-    await writeFile(binary, Buffer.concat([lab.write(), redhat.write()]));
+  withRealdata.it(
+    'reads armored and binary files, several keys in one file, and says where they came from',
+    async () => {
+      const armored = join(dir, 'lab.asc');
+      await writeFile(armored, gpg.publicKey);
+      const binary = join(dir, 'both.gpg');
+      const lab = await openpgp.readKey({ armoredKey: gpg.publicKey });
+      const redhat = await openpgp.readKey({ armoredKey: await readFile(REDHAT_KEY_FILE(), 'utf8') });
+      await writeFile(binary, Buffer.concat([lab.write(), redhat.write()]));
 
-    const one = await loadKeyring([armored]);
-    expect(one).toMatchObject({ fingerprints: [gpg.fingerprint], source: armored });
-    const both = await loadKeyring([binary]);
-    expect(both.fingerprints).toEqual([gpg.fingerprint, REDHAT_RELEASE_KEY_2_FINGERPRINT]);
-    // The same key given twice counts once.
-    const twice = await loadKeyring([armored, binary]);
-    expect(twice.fingerprints).toEqual([gpg.fingerprint, REDHAT_RELEASE_KEY_2_FINGERPRINT]);
-    expect(twice.source).toBe(`${armored}, ${binary}`);
-    // The real signatures verify with the Red Hat key found in the binary file.
-    const [a] = await realSignatures();
-    expect(await verifyReleaseSignature(a!.bytes, both)).toMatchObject({
-      ok: true,
-      fingerprint: REDHAT_RELEASE_KEY_2_FINGERPRINT,
-    });
-  });
+      const one = await loadKeyring([armored]);
+      expect(one).toMatchObject({ fingerprints: [gpg.fingerprint], source: armored });
+      const both = await loadKeyring([binary]);
+      expect(both.fingerprints).toEqual([gpg.fingerprint, REDHAT_RELEASE_KEY_2_FINGERPRINT]);
+      // The same key given twice counts once.
+      const twice = await loadKeyring([armored, binary]);
+      expect(twice.fingerprints).toEqual([gpg.fingerprint, REDHAT_RELEASE_KEY_2_FINGERPRINT]);
+      expect(twice.source).toBe(`${armored}, ${binary}`);
+      // The real signatures verify with the Red Hat key found in the binary file.
+      const [a] = await realSignatures();
+      expect(await verifyReleaseSignature(a!.bytes, both)).toMatchObject({
+        ok: true,
+        fingerprint: REDHAT_RELEASE_KEY_2_FINGERPRINT,
+      });
+    },
+  );
 });
 
 describe('the release keys the system installed', () => {
-  withRealdata.it('reads every key of a file holding several armored blocks, as RHEL installs them, and trusts each', async () => {
-    // RHEL's RPM-GPG-KEY-redhat-release holds release key 2, then the auxiliary keys, one block each.
-    const system = join(dir, 'system', 'RPM-GPG-KEY-redhat-release');
-    await mkdir(join(dir, 'system'), { recursive: true });
-    await writeFile(system, `${await readFile(REDHAT_KEY_FILE(), 'utf8')}\n${gpg.publicKey}`);
-    const keyring = await findReleaseKeyring({ systemFiles: [join(dir, 'system', 'absent'), system] });
-    expect(keyring).toMatchObject({
-      fingerprints: [REDHAT_RELEASE_KEY_2_FINGERPRINT, gpg.fingerprint],
-      source: system,
-    });
-    // Both verify: the real signatures with the first block, the lab's with the second.
-    const [a] = await realSignatures();
-    expect(await verifyReleaseSignature(a!.bytes, keyring!)).toMatchObject({ ok: true });
-    const labSigned = await gpg.sign(Buffer.from('{"schemaVersion":2}'), 'quay.io/example/release:1');
-    expect(await verifyReleaseSignature(labSigned, keyring!)).toMatchObject({
-      ok: true,
-      fingerprint: gpg.fingerprint,
-    });
-  });
+  withRealdata.it(
+    'reads every key of a file holding several armored blocks, as RHEL installs them, and trusts each',
+    async () => {
+      // RHEL's RPM-GPG-KEY-redhat-release holds release key 2, then the auxiliary keys, one block each.
+      const system = join(dir, 'system', 'RPM-GPG-KEY-redhat-release');
+      await mkdir(join(dir, 'system'), { recursive: true });
+      await writeFile(system, `${await readFile(REDHAT_KEY_FILE(), 'utf8')}\n${gpg.publicKey}`);
+      const keyring = await findReleaseKeyring({ systemFiles: [join(dir, 'system', 'absent'), system] });
+      expect(keyring).toMatchObject({
+        fingerprints: [REDHAT_RELEASE_KEY_2_FINGERPRINT, gpg.fingerprint],
+        source: system,
+      });
+      // Both verify: the real signatures with the first block, the lab's with the second.
+      const [a] = await realSignatures();
+      expect(await verifyReleaseSignature(a!.bytes, keyring!)).toMatchObject({ ok: true });
+      const labSigned = await gpg.sign(Buffer.from('{"schemaVersion":2}'), 'quay.io/example/release:1');
+      expect(await verifyReleaseSignature(labSigned, keyring!)).toMatchObject({
+        ok: true,
+        fingerprint: gpg.fingerprint,
+      });
+    },
+  );
 
   it('a system file that does not exist is no key; a keyring given wins over the system one', async () => {
     expect(await findReleaseKeyring({ systemFiles: [join(dir, 'nowhere', 'RPM-GPG-KEY')] })).toBeUndefined();
@@ -257,35 +263,41 @@ describe('the release keys the system installed', () => {
 });
 
 describe('the signature ConfigMap', () => {
-  withRealdata.it('has the shape oc-mirror v2 writes: apiVersion, kind, namespace, label, sha256-<hex>-<n> keys', async () => {
-    const sample = await sampleConfigMap();
-    const sigs = await realSignatures();
-    const cm = signatureConfigMap([
-      { digest: sigs[0]!.digest, signatures: [sigs[0]!.bytes.toString('base64'), 'c2Vjb25k'] },
-      { digest: sigs[1]!.digest, signatures: [sigs[1]!.bytes.toString('base64')] },
-    ]);
-    expect(cm.apiVersion).toBe(sample.apiVersion);
-    expect(cm.kind).toBe(sample.kind);
-    expect(cm.metadata.namespace).toBe(sample.metadata.namespace);
-    expect(cm.metadata.labels).toEqual(sample.metadata.labels);
-    // oc-mirror's name (const.go); the published sample was renamed with a prefix by its user.
-    expect(cm.metadata.name).toBe('mirrored-release-signatures');
-    expect(sample.metadata.name.endsWith(cm.metadata.name)).toBe(true);
-    const keyFormat = /^sha256-[0-9a-f]{64}-[1-9][0-9]*$/;
-    for (const k of [...Object.keys(sample.binaryData), ...Object.keys(cm.binaryData)])
-      expect(k).toMatch(keyFormat);
-    expect(Object.keys(cm.binaryData)).toEqual([
-      `sha256-${sigs[0]!.digest.slice(7)}-1`,
-      `sha256-${sigs[0]!.digest.slice(7)}-2`,
-      `sha256-${sigs[1]!.digest.slice(7)}-1`,
-    ]);
-    expect(cm.binaryData[`sha256-${sigs[1]!.digest.slice(7)}-1`]).toBe(
-      sample.binaryData[Object.keys(sample.binaryData)[1]!],
-    );
-  });
+  withRealdata.it(
+    'has the shape oc-mirror v2 writes: apiVersion, kind, namespace, label, sha256-<hex>-<n> keys',
+    async () => {
+      const sample = await sampleConfigMap();
+      const sigs = await realSignatures();
+      const cm = signatureConfigMap([
+        { digest: sigs[0]!.digest, signatures: [sigs[0]!.bytes.toString('base64'), 'c2Vjb25k'] },
+        { digest: sigs[1]!.digest, signatures: [sigs[1]!.bytes.toString('base64')] },
+      ]);
+      expect(cm.apiVersion).toBe(sample.apiVersion);
+      expect(cm.kind).toBe(sample.kind);
+      expect(cm.metadata.namespace).toBe(sample.metadata.namespace);
+      expect(cm.metadata.labels).toEqual(sample.metadata.labels);
+      // oc-mirror's name (const.go); the published sample was renamed with a prefix by its user.
+      expect(cm.metadata.name).toBe('mirrored-release-signatures');
+      expect(sample.metadata.name.endsWith(cm.metadata.name)).toBe(true);
+      const keyFormat = /^sha256-[0-9a-f]{64}-[1-9][0-9]*$/;
+      for (const k of [...Object.keys(sample.binaryData), ...Object.keys(cm.binaryData)])
+        expect(k).toMatch(keyFormat);
+      expect(Object.keys(cm.binaryData)).toEqual([
+        `sha256-${sigs[0]!.digest.slice(7)}-1`,
+        `sha256-${sigs[0]!.digest.slice(7)}-2`,
+        `sha256-${sigs[1]!.digest.slice(7)}-1`,
+      ]);
+      expect(cm.binaryData[`sha256-${sigs[1]!.digest.slice(7)}-1`]).toBe(
+        sample.binaryData[Object.keys(sample.binaryData)[1]!],
+      );
+    },
+  );
 
   withRealdata.it("reads back oc-mirror's ConfigMap and its own, as YAML and as JSON", async () => {
-    const fromOcMirror = parseSignatureConfigMap(await readFile(SAMPLE_CONFIGMAP(), 'utf8'), SAMPLE_CONFIGMAP());
+    const fromOcMirror = parseSignatureConfigMap(
+      await readFile(SAMPLE_CONFIGMAP(), 'utf8'),
+      SAMPLE_CONFIGMAP(),
+    );
     const sigs = await realSignatures();
     expect(fromOcMirror).toEqual(
       sigs.map((s) => ({ digest: s.digest, signatures: [s.bytes.toString('base64')] })),
