@@ -62,10 +62,11 @@ describe('inflating (a gzip stream)', () => {
       /^layer sha256:abc of x\/y:1 inflates more than 200× its first \d+(\.\d)? KiB \(the limit for an image layer\)$/,
     );
     expect(error!.details).toMatchObject({ kind: 'layer', limit: 'ratio', maxRatio: 200 });
-    // The ratio applies past 64 MiB; nothing much past it came out, or was read.
+    // The ratio applies past 64 MiB; nothing much past it came out, or was read: what 64 MiB took
+    // (64 chunks) and at most what the streams buffer ahead (Node 22+: 64 KiB each side).
     expect(out).toBeGreaterThanOrEqual(64 * MiB);
     expect(out).toBeLessThan(65 * MiB);
-    expect(read).toBeLessThan(100 * ZEROS.length);
+    expect(read).toBeLessThan(64 * ZEROS.length + 2 * 64 * 1024);
   });
 
   it('stops at the absolute limit when the ratio is fine, and says that', async () => {
