@@ -6,7 +6,13 @@
  * the project's one writer's (no folding, lists not indented under their key).
  */
 import { boolYaml11Tag, CORE_SCHEMA, mergeTag } from 'js-yaml';
-import { parseYaml, parseYamlDocuments, type YamlReadOptions } from '../../config/yaml-load.js';
+import {
+  parseYaml,
+  parseYamlDocuments,
+  YAML_LIMITS,
+  YamlBudget,
+  type YamlReadOptions,
+} from '../../config/yaml-load.js';
 import { toYaml } from '../../util/yaml.js';
 import { toPlain } from './template/values.js';
 
@@ -24,12 +30,42 @@ export function loadYaml(text: string, from: HelmYamlSource = { source: 'a YAML 
   return parseYaml(text, { ...from, schema: HELM_SCHEMA, json: true });
 }
 
-/** Load every document of a stream (rendered manifests) with Helm's schema, under the same limits. */
+/**
+ * Helm's document separator (releaseutil.SplitManifests): `---` at the start of the text or right
+ * after a newline (whitespace before that newline goes with it), and the whitespace after it. Go's
+ * `\s` is ASCII whitespace without \v, spelled out here. Whatever follows on the line stays in the
+ * next document: `---# note` leaves a comment, `--- kind: Pod` leaves `kind: Pod`.
+ */
+const HELM_SEPARATOR = /(?:^|[\t\n\f\r ]*\n)---[\t\n\f\r ]*/;
+
+/** A template's output cut into documents as Helm cuts it; the blank ones (after trimming) left out. */
+function splitManifests(text: string): string[] {
+  return text.split(HELM_SEPARATOR).filter((d) => d.trim() !== '');
+}
+
+/**
+ * Load every document of a template's output (rendered manifests) as Helm does: cut with Helm's
+ * separator ({@link splitManifests}), each piece loaded on its own with Helm's schema, under the
+ * bounded loader's limits; the pieces share one budget of the whole text's bytes and nodes, so the
+ * cut lets nothing more through.
+ */
 export function loadYamlDocuments(
   text: string,
   from: HelmYamlSource = { source: 'a YAML stream' },
 ): unknown[] {
-  return parseYamlDocuments(text, { ...from, schema: HELM_SCHEMA, json: true });
+  let options: YamlReadOptions = { ...from, schema: HELM_SCHEMA, json: true };
+  if (!from.budget) {
+    const limits = { ...YAML_LIMITS, ...from.limits };
+    const budget = new YamlBudget(
+      from.source,
+      { bytes: limits.bytes, nodes: limits.nodes },
+      from.exitCode ?? 1,
+      from.hint,
+    );
+    budget.hold(Buffer.byteLength(text), from.source);
+    options = { ...options, budget, held: true };
+  }
+  return splitManifests(text).flatMap((doc) => parseYamlDocuments(doc, options));
 }
 
 /** toYaml: keys sorted, ints and structs made plain, strings byte for byte; ends with a newline. */

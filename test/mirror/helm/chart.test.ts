@@ -358,3 +358,44 @@ describe('chart errors', () => {
     expect((await errorOf(loadChart(dir))).code).toBe(MirrorError.HELM_CHART_UNSAFE);
   });
 });
+
+describe('documents split as Helm splits them', () => {
+  const chartDir = (name: string, files: ChartFiles) => writeChart(join(tmp, name), files);
+  const pod = (image: string) => `kind: Pod\nspec:\n  containers:\n  - image: ${image}`;
+
+  it('reads `---# comment`, content after `--- `, and empty documents, and finds every image', async () => {
+    const dir = await chartDir('split', {
+      'Chart.yaml': 'apiVersion: v2\nname: split\nversion: 0.1.0\n',
+      'values.yaml': 'extra: true\n',
+      'templates/pods.yaml': [
+        pod('quay.io/x/a:1'),
+        // A trim marker pulls the comment of the next document onto the separator line.
+        '---',
+        '{{- if .Values.extra -}}',
+        '# the extra pod',
+        pod('quay.io/x/b:2'),
+        '{{- end }}',
+        '---',
+        '---   ',
+        '',
+        `--- ${pod('quay.io/x/c:3')}`,
+        '',
+      ].join('\n'),
+    });
+    const rendered = renderChart(await loadChart(dir));
+    expect(rendered.manifests[0]!.text).toContain('---# the extra pod\n');
+    expect(images(rendered)).toEqual(['quay.io/x/a:1', 'quay.io/x/b:2', 'quay.io/x/c:3']);
+  });
+
+  it('fails on an invalid document as helm template does, naming the template and the line in it', async () => {
+    const dir = await chartDir('badsplit', {
+      'Chart.yaml': 'apiVersion: v2\nname: badsplit\nversion: 0.1.0\n',
+      'templates/pods.yaml': `${pod('quay.io/x/a:1')}\n---# second\n${pod('quay.io/x/b:2')}\n  bad: [\n`,
+    });
+    const e = await errorOf(async () => images(renderChart(await loadChart(dir))));
+    expect(e.code).toBe(MirrorError.HELM_MANIFEST_INVALID);
+    expect(e.message).toMatch(/^YAML parse error on badsplit\/templates\/pods\.yaml: /);
+    // The error is the second document's, its lines counted from that document's start (as Helm's).
+    expect(e.message).toMatch(/\(7:1\)\n[^]* 6 \| {3}bad: \[/);
+  });
+});
