@@ -3,7 +3,7 @@
  * Chart.yaml (apiVersion v1 and v2), values.yaml, templates/**, charts/ (subcharts as directories
  * or archives, recursively), requirements.yaml (v1 dependencies), every other file for `.Files`.
  * Archives are read with the limits of archive.ts; a directory may hold no links, and counts
- * against the same 100 MiB.
+ * against the same 100 MiB; its `.helmignore` (ignore.ts) drops files as Helm's loader does.
  */
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { isYamlLimitError, parseYaml, YamlBudget, type YamlReadOptions } from '.
 import { AirgapError } from '../../util/errors.js';
 import { MirrorError } from '../errors.js';
 import { MAX_CHART_BYTES, readChartArchive, unsafe, type Budget, type ChartFile } from './archive.js';
+import { MAX_HELMIGNORE_BYTES, parseHelmignore, type IgnoreRules } from './ignore.js';
 import { isMap, type GoMap } from './template/values.js';
 import { loadYaml } from './yaml.js';
 
@@ -100,8 +101,25 @@ export async function loadChart(from: string | Buffer, where?: string): Promise<
   return chartFromFiles(readChartArchive(await readFile(from), from, budget), from, budget);
 }
 
+/** The chart directory's `.helmignore` rules (Helm's default alone when there is none). */
+async function ignoreOf(root: string): Promise<IgnoreRules> {
+  const path = join(root, '.helmignore');
+  let info;
+  try {
+    info = await lstat(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return parseHelmignore('', root);
+    throw e;
+  }
+  if (!info.isFile()) throw unsafe(root, 'has a .helmignore that is not a regular file');
+  if (info.size > MAX_HELMIGNORE_BYTES)
+    throw unsafe(root, `has a .helmignore over ${MAX_HELMIGNORE_BYTES / 1024} KiB`);
+  return parseHelmignore((await readFile(path)).toString('utf8'), root);
+}
+
 async function filesOfDirectory(root: string, budget: Budget): Promise<ChartFile[]> {
   const out: ChartFile[] = [];
+  const ignored = await ignoreOf(root);
   const walk = async (dir: string, prefix: string): Promise<void> => {
     const entries = await readdir(dir, { withFileTypes: true });
     entries.sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -110,9 +128,9 @@ async function filesOfDirectory(root: string, budget: Budget): Promise<ChartFile
       const path = join(dir, e.name);
       if (e.isSymbolicLink()) throw unsafe(root, `holds a symbolic link: ${name}`);
       if (e.isDirectory()) {
-        if (e.name === '.git') continue;
+        if (e.name === '.git' || ignored(name, true)) continue;
         await walk(path, name);
-      } else if (e.isFile()) {
+      } else if (e.isFile() && !ignored(name, false)) {
         const data = await readFile(path);
         budget.left -= data.length;
         if (budget.left < 0) throw unsafe(root, `holds more than ${MAX_CHART_BYTES / 1024 / 1024} MiB`);
