@@ -2,23 +2,10 @@
  * The lint rule airgap/no-cast-through-unknown (eslint.config.js), run through the project's own
  * ESLint configuration on snippets placed in src/ (where it applies) and elsewhere (where it does not).
  */
-import { join } from 'node:path';
-import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { ruleFlags } from '../helpers/lint.js';
 
-const RULE = 'airgap/no-cast-through-unknown';
-const eslint = new ESLint({ cwd: REPO_ROOT });
-
-/** The lines the rule flags in `code` as the file `path` (relative to the repository), and the messages. */
-async function flagged(
-  code: string,
-  path = 'src/mirror/snippet.ts',
-): Promise<{ line: number; message: string }[]> {
-  const [result] = await eslint.lintText(code, { filePath: join(REPO_ROOT, path) });
-  expect(result!.messages.filter((m) => m.fatal)).toEqual([]);
-  return result!.messages.filter((m) => m.ruleId === RULE).map((m) => ({ line: m.line, message: m.message }));
-}
+const flagged = ruleFlags('airgap/no-cast-through-unknown');
 
 describe('airgap/no-cast-through-unknown', () => {
   it('flags x as unknown as T and <T><unknown>x, in either mix, and says what to do instead', async () => {

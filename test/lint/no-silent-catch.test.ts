@@ -2,22 +2,10 @@
  * The lint rule airgap/no-silent-catch (eslint.config.js), run through the project's own ESLint
  * configuration on snippets placed in src/ (where it applies) and elsewhere (where it does not).
  */
-import { join } from 'node:path';
-import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { ruleFlags } from '../helpers/lint.js';
 
-const RULE = 'airgap/no-silent-catch';
-const eslint = new ESLint({ cwd: REPO_ROOT });
-
-/** The messages of the rule for `code` as the file `path` (relative to the repository). */
-async function flagged(
-  code: string,
-  path = 'src/mirror/snippet.ts',
-): Promise<{ line: number; message: string }[]> {
-  const [result] = await eslint.lintText(code, { filePath: join(REPO_ROOT, path) });
-  return result!.messages.filter((m) => m.ruleId === RULE).map((m) => ({ line: m.line, message: m.message }));
-}
+const flagged = ruleFlags('airgap/no-silent-catch');
 
 describe('airgap/no-silent-catch', () => {
   it('flags a catch clause with no parameter, or one it never reads, and says what to do', async () => {

@@ -7,8 +7,8 @@ import { loadChart, renderChart, type Chart } from '../../../src/mirror/helm/cha
 import { imagesOf } from '../../../src/mirror/helm/images.js';
 import { MirrorError } from '../../../src/mirror/errors.js';
 import { writeTar } from '../../../src/mirror/openshift/tar-writer.js';
-import { AirgapError } from '../../../src/util/errors.js';
 import { writeChart, type ChartFiles } from '../../fixtures/helm/charts.js';
+import { rejection } from '../../helpers/realdata.js';
 
 let tmp: string;
 beforeAll(async () => {
@@ -24,16 +24,6 @@ const chartDir = (name: string, files: ChartFiles) =>
   writeChart(join(tmp, name), { 'Chart.yaml': CHART, ...files });
 const images = (chart: Chart) => imagesOf(renderChart(chart).manifests).map((i) => i.image);
 const fileNames = (chart: Chart) => chart.files.map((f) => f.name);
-
-async function errorOf(p: Promise<unknown>): Promise<AirgapError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AirgapError) return e;
-    throw e;
-  }
-  throw new Error('expected an AirgapError');
-}
 
 describe('a chart directory with a .helmignore', () => {
   it('drops what it lists, skips comments and blank lines, and the test pod image is not mirrored', async () => {
@@ -109,24 +99,24 @@ describe('a chart directory with a .helmignore', () => {
 
   it('refuses ** and a malformed pattern, a .helmignore with too many rules or too many bytes', async () => {
     const app = { 'templates/app.yaml': pod('quay.io/x/app:1') };
-    const star = await errorOf(
+    const star = await rejection(
       loadChart(await chartDir('star', { ...app, '.helmignore': '# x\ntemplates/**\n' })),
     );
     expect(star.code).toBe(MirrorError.HELM_CHART_INVALID);
     expect(star.message).toContain(
       '.helmignore line 2: "templates/**": double-star (**) syntax is not supported',
     );
-    const malformed = await errorOf(
+    const malformed = await rejection(
       loadChart(await chartDir('malformed', { ...app, '.helmignore': 'a[b\n' })),
     );
     expect(malformed.message).toContain('.helmignore line 1: "a[b" is not a valid pattern');
-    const many = await errorOf(
+    const many = await rejection(
       loadChart(await chartDir('many', { ...app, '.helmignore': 'x\n'.repeat(1001) })),
     );
     expect(many.message).toContain('more than 1000 rules');
     const dir = await chartDir('big', app);
     await writeFile(join(dir, '.helmignore'), '#'.repeat(65 * 1024));
-    const big = await errorOf(loadChart(dir));
+    const big = await rejection(loadChart(dir));
     expect(big.code).toBe(MirrorError.HELM_CHART_UNSAFE);
     expect(big.message).toContain('.helmignore over 64 KiB');
   });
