@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import * as jsyaml from 'js-yaml';
 import { isYamlLimitError, parseYaml, YamlBudget, type YamlReadOptions } from '../../config/yaml-load.js';
 import { AirgapError } from '../../util/errors.js';
+import { isNotFound } from '../../util/fs.js';
 import { MirrorError } from '../errors.js';
 import { MAX_CHART_BYTES, readChartArchive, unsafe, type Budget, type ChartFile } from './archive.js';
 import { MAX_HELMIGNORE_BYTES, parseHelmignore, type IgnoreRules } from './ignore.js';
@@ -108,7 +109,7 @@ async function ignoreOf(root: string): Promise<IgnoreRules> {
   try {
     info = await lstat(path);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return parseHelmignore('', root);
+    if (isNotFound(e)) return parseHelmignore('', root);
     throw e;
   }
   if (!info.isFile()) throw unsafe(root, 'has a .helmignore that is not a regular file');
