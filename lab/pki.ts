@@ -3,7 +3,7 @@
  * with src/certs/mint.ts and written as ca.crt, tls.crt and tls.key (0600) into any dir asked for.
  * A server that listens on another address gets a certificate from the same CA that also names it.
  */
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createCA, issueServerCert, type CertKeyPair } from '../src/certs/mint.js';
 
@@ -24,11 +24,11 @@ const DEFAULT_IPS = ['127.0.0.1', '::1'];
 /** Server certificates with extra IP SANs, by their sorted extra IPs (each minted once). */
 const extraServers = new Map<string, Promise<CertKeyPair>>();
 
-/**
- * The process-wide CA and server certificate (RSA 2048), minted when this module loads: minting is
- * asynchronous, and the many callers of {@link testCertificates} read them synchronously.
- */
-const minted: { ca: CertKeyPair; server: CertKeyPair } = await (async () => {
+/** Where the test run's global setup left the CA and server certificate it minted (a JSON file). */
+export const TEST_PKI_ENV = 'AIRGAP_TEST_PKI';
+
+/** Mint a CA and a server certificate for localhost, 127.0.0.1 and ::1 (RSA 2048). */
+async function mintTestCertificates(): Promise<{ ca: CertKeyPair; server: CertKeyPair }> {
   const ca = await createCA({ commonName: 'airgap test CA', days: 3650, keyType: 'rsa-2048' });
   const server = await issueServerCert({
     ca,
@@ -38,7 +38,20 @@ const minted: { ca: CertKeyPair; server: CertKeyPair } = await (async () => {
     days: 825,
   });
   return { ca, server };
-})();
+}
+
+/**
+ * The process-wide CA and server certificate, ready when this module loads (the many callers of
+ * {@link testCertificates} read them synchronously). In a test run, the ones the global setup
+ * minted once for every test file (RSA key generation costs each process about 0.3 s of CPU);
+ * elsewhere (benchmarks, the demo), minted here.
+ */
+const minted: { ca: CertKeyPair; server: CertKeyPair } = process.env[TEST_PKI_ENV]
+  ? (JSON.parse(await readFile(process.env[TEST_PKI_ENV], 'utf8')) as {
+      ca: CertKeyPair;
+      server: CertKeyPair;
+    })
+  : await mintTestCertificates();
 
 /** The process-wide CA and server certificate (for localhost, 127.0.0.1 and ::1). */
 export function testCertificates(): { ca: CertKeyPair; server: CertKeyPair } {

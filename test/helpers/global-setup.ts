@@ -3,10 +3,11 @@
  * scripts/test-deps.sh (apt-get, as root) only when one is missing, and fails clearly if it cannot.
  */
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { testCertificates, TEST_PKI_ENV } from '../../lab/pki.js';
 
 const REQUIRED = [
   'docker-registry',
@@ -61,6 +62,10 @@ export default function setup(): () => void {
   const runTmp = mkdtempSync(join(tmpdir(), 'airgap-run-'));
   process.env.TMPDIR = runTmp;
   const teardown = () => rmSync(runTmp, { recursive: true, force: true });
+  // One test CA and server certificate for the whole run, read by lab/pki.ts in every test file.
+  const pkiFile = join(runTmp, 'test-pki.json');
+  writeFileSync(pkiFile, JSON.stringify(testCertificates()), { mode: 0o600 });
+  process.env[TEST_PKI_ENV] = pkiFile;
   if (process.env.AIRGAP_SKIP_BUILD !== '1') buildCli();
   const missing = missingTestDeps();
   if (missing.length === 0) return teardown;
