@@ -124,7 +124,9 @@ function isBase60Float(s: string): boolean {
 /** A string as go-yaml's encoder hands it to the emitter. */
 function stringNode(raw: string): YamlNode {
   // Go strings are UTF-8: a lone surrogate has no place there (JSON makes it U+FFFD).
-  const s = raw.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+  const s = /[\uD800-\uDFFF]/.test(raw)
+    ? raw.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
+    : raw;
   if (s.includes('\n')) return scalar(s, 'literal');
   return scalar(s, readsAsString(s) && !isBase60Float(s) ? 'plain' : 'double');
 }
@@ -157,53 +159,92 @@ function rfc3339Nano(d: Date): string {
   return d.toISOString().replace(/\.?0+Z$/, 'Z');
 }
 
-/** go-yaml's key order (sorter.go keyList.Less) for string keys; `v3` has its one change. */
-export function goKeyLess(a: string, b: string, dialect: GoYamlDialect): boolean {
-  const ar = Array.from(a);
-  const br = Array.from(b);
-  const isLetter = (c: string) => /\p{L}/u.test(c);
-  const isDigit = (c: string | undefined) => c !== undefined && /\p{Nd}/u.test(c);
+const isLetterCode = (c: number) =>
+  (c >= 0x61 && c <= 0x7a) ||
+  (c >= 0x41 && c <= 0x5a) ||
+  (c > 0x7f && /\p{L}/u.test(String.fromCodePoint(c)));
+const isDigitCode = (c: number | undefined) =>
+  c !== undefined && ((c >= 0x30 && c <= 0x39) || (c > 0x7f && /\p{Nd}/u.test(String.fromCodePoint(c))));
+
+/** The value of the digit run `r[from..to)` after `seed`, as Go's int64 arithmetic gives it (wrapping). */
+function runValue(
+  r: readonly number[],
+  from: number,
+  to: number,
+  seed: number,
+  big: boolean,
+): number | bigint {
+  if (!big) {
+    let n = seed;
+    for (let k = from; k < to; k++) n = n * 10 + (r[k]! - 48);
+    return n;
+  }
+  let n = BigInt(seed);
+  for (let k = from; k < to; k++) n = BigInt.asIntN(64, n * 10n + BigInt(r[k]! - 48));
+  return n;
+}
+
+/** go-yaml's key order (sorter.go keyList.Less) for string keys, over their code points; `v3` has its one change. */
+export function goKeyLess(ar: readonly number[], br: readonly number[], dialect: GoYamlDialect): boolean {
   let digits = false;
   for (let i = 0; i < ar.length && i < br.length; i++) {
-    if (ar[i] === br[i]) {
-      digits = isDigit(ar[i]);
+    const [a, b] = [ar[i]!, br[i]!];
+    if (a === b) {
+      digits = isDigitCode(a);
       continue;
     }
-    const al = isLetter(ar[i]!);
-    const bl = isLetter(br[i]!);
-    if (al && bl) return ar[i]!.codePointAt(0)! < br[i]!.codePointAt(0)!;
+    const al = isLetterCode(a);
+    const bl = isLetterCode(b);
+    if (al && bl) return a < b;
     if (al || bl) return dialect === 'v3' && digits ? al : bl;
-    let an = 0n;
-    let bn = 0n;
-    if (ar[i] === '0' || br[i] === '0') {
-      for (let j = i - 1; j >= 0 && isDigit(ar[j]); j--) {
-        if (ar[j] !== '0') {
-          an = 1n;
-          bn = 1n;
+    let seed = 0;
+    if (a === 0x30 || b === 0x30) {
+      for (let j = i - 1; j >= 0 && isDigitCode(ar[j]); j--) {
+        if (ar[j] !== 0x30) {
+          seed = 1;
           break;
         }
       }
     }
     let ai = i;
     let bi = i;
-    for (; ai < ar.length && isDigit(ar[ai]); ai++)
-      an = BigInt.asIntN(64, an * 10n + BigInt(ar[ai]!.codePointAt(0)! - 48));
-    for (; bi < br.length && isDigit(br[bi]); bi++)
-      bn = BigInt.asIntN(64, bn * 10n + BigInt(br[bi]!.codePointAt(0)! - 48));
+    while (ai < ar.length && isDigitCode(ar[ai])) ai++;
+    while (bi < br.length && isDigitCode(br[bi])) bi++;
+    // Up to 15 digits a double holds exactly; past that, int64 as Go has it.
+    const big = ai - i > 15 || bi - i > 15;
+    const an = runValue(ar, i, ai, seed, big);
+    const bn = runValue(br, i, bi, seed, big);
     if (an !== bn) return an < bn;
     if (ai !== bi) return ai < bi;
-    return ar[i]!.codePointAt(0)! < br[i]!.codePointAt(0)!;
+    return a < b;
   }
   return ar.length < br.length;
 }
 
+function codePoints(s: string): number[] {
+  const r: number[] = [];
+  for (let i = 0; i < s.length; i++) {
+    const c = s.codePointAt(i)!;
+    r.push(c);
+    if (c > 0xffff) i++;
+  }
+  return r;
+}
+
+/** Keys sorted as go-yaml sorts them. */
+export function goSortKeys(keys: readonly string[], dialect: GoYamlDialect): string[] {
+  const runes = keys.map((k) => ({ k, r: codePoints(k) }));
+  runes.sort((x, y) => (goKeyLess(x.r, y.r, dialect) ? -1 : goKeyLess(y.r, x.r, dialect) ? 1 : 0));
+  return runes.map((x) => x.k);
+}
+
 function mapNode(m: Record<string, unknown>, dialect: GoYamlDialect, depth: number): YamlNode {
-  const keys = Object.keys(m).sort((a, b) =>
-    goKeyLess(a, b, dialect) ? -1 : goKeyLess(b, a, dialect) ? 1 : 0,
-  );
   return {
     kind: 'map',
-    entries: keys.map((k) => [stringNode(k), encode(m[k], dialect, depth + 1)]),
+    entries: goSortKeys(Object.keys(m), dialect).map((k) => [
+      stringNode(k),
+      encode(m[k], dialect, depth + 1),
+    ]),
   };
 }
 

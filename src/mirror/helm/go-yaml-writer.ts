@@ -39,13 +39,13 @@ const BEST_INDENT = 2;
 /** libyaml's longest simple key, in bytes; a longer one is written `? key`. */
 const MAX_SIMPLE_KEY = 128;
 
+/** A line break as libyaml knows them (the emitter writes \\n as \\n and the others as they are). */
+const BREAKS = /[\n\r\u0085\u2028\u2029]/;
 const isBreak = (c: string | undefined) =>
   c === '\n' || c === '\r' || c === '\u0085' || c === '\u2028' || c === '\u2029';
-const isBlank = (c: string | undefined) => c === ' ' || c === '\t';
 
 /** libyaml's printable set (as its UTF-8 test has it): no C0/C1 controls but \n, no tab, no BOM, nothing past the BMP. */
-function isPrintable(c: string): boolean {
-  const cp = c.codePointAt(0)!;
+function isPrintableCode(cp: number): boolean {
   return (
     cp === 0x0a ||
     (cp >= 0x20 && cp <= 0x7e) ||
@@ -53,6 +53,7 @@ function isPrintable(c: string): boolean {
     (cp >= 0xe000 && cp <= 0xfffd && cp !== 0xfeff)
   );
 }
+const isPrintable = (c: string) => isPrintableCode(c.codePointAt(0)!);
 
 /** What libyaml's analysis of a scalar allows (flow contexts never hold text here). */
 interface Analysis {
@@ -62,43 +63,52 @@ interface Analysis {
   block: boolean;
 }
 
+const FIRST_INDICATORS = new Set(Array.from('#,[]{}&*!|>\'"%@`', (c) => c.charCodeAt(0)));
+const [SPACE, TAB, HASH, COLON, DASH, QUESTION] = [0x20, 0x09, 0x23, 0x3a, 0x2d, 0x3f];
+const isBreakCode = (cp: number) =>
+  cp === 0x0a || cp === 0x0d || cp === 0x85 || cp === 0x2028 || cp === 0x2029;
+
+/** libyaml's yaml_emitter_analyze_scalar, over code points. */
 function analyze(value: string, tabsPrintable: boolean): Analysis {
   if (value === '') return { multiline: false, plain: true, singleQuoted: true, block: false };
-  const cs = Array.from(value);
   let indicators = value.startsWith('---') || value.startsWith('...');
-  let [lineBreaks, special, tabs] = [false, false, false];
-  let [leadingSpace, leadingBreak, trailingSpace, trailingBreak] = [false, false, false, false];
-  let [breakSpace, spaceBreak] = [false, false];
-  let [precededByWhitespace, previousSpace, previousBreak] = [true, false, false];
-  for (let i = 0; i < cs.length; i++) {
-    const c = cs[i]!;
-    const followedByWhitespace = i + 1 >= cs.length || isBlank(cs[i + 1]);
+  let lineBreaks = false;
+  let special = false;
+  let tabs = false;
+  let edges = false;
+  let trailingSpace = false;
+  let breakSpace = false;
+  let spaceBreak = false;
+  let precededByWhitespace = true;
+  let previousSpace = false;
+  let previousBreak = false;
+  const n = value.length;
+  for (let i = 0; i < n;) {
+    const cp = value.codePointAt(i)!;
+    const next = i + (cp > 0xffff ? 2 : 1);
+    const after = next < n ? value.charCodeAt(next) : -1;
+    const followedByWhitespace = after === -1 || after === SPACE || after === TAB;
     if (i === 0) {
-      if ('#,[]{}&*!|>\'"%@`'.includes(c)) indicators = true;
-      else if ((c === '?' || c === ':' || c === '-') && followedByWhitespace) indicators = true;
-    } else if ((c === ':' && followedByWhitespace) || (c === '#' && precededByWhitespace)) {
+      if (FIRST_INDICATORS.has(cp)) indicators = true;
+      else if ((cp === QUESTION || cp === COLON || cp === DASH) && followedByWhitespace) indicators = true;
+    } else if ((cp === COLON && followedByWhitespace) || (cp === HASH && precededByWhitespace)) {
       indicators = true;
     }
-    if (c === '\t' && tabsPrintable) tabs = true;
-    else if (!isPrintable(c)) special = true;
-    const last = i === cs.length - 1;
-    if (c === ' ') {
-      leadingSpace ||= i === 0;
-      trailingSpace ||= last;
-      breakSpace ||= previousBreak;
-      [previousSpace, previousBreak] = [true, false];
-    } else if (isBreak(c)) {
-      lineBreaks = true;
-      leadingBreak ||= i === 0;
-      trailingBreak ||= last;
-      spaceBreak ||= previousSpace;
-      [previousSpace, previousBreak] = [false, true];
-    } else {
-      [previousSpace, previousBreak] = [false, false];
+    if (cp === TAB && tabsPrintable) tabs = true;
+    else if (!isPrintableCode(cp)) special = true;
+    const breaks = isBreakCode(cp);
+    if (cp === SPACE || breaks) {
+      if (i === 0 || next >= n) edges = true;
+      if (cp === SPACE) trailingSpace ||= next >= n;
+      lineBreaks ||= breaks;
+      if (cp === SPACE) breakSpace ||= previousBreak;
+      else spaceBreak ||= previousSpace;
     }
-    precededByWhitespace = isBlank(c) || isBreak(c) || c === '\0';
+    previousSpace = cp === SPACE;
+    previousBreak = breaks;
+    precededByWhitespace = cp === SPACE || cp === TAB || breaks || cp === 0;
+    i = next;
   }
-  const edges = leadingSpace || leadingBreak || trailingSpace || trailingBreak;
   return {
     multiline: lineBreaks,
     plain: !(edges || breakSpace || spaceBreak || tabs || special || lineBreaks || indicators),
@@ -136,7 +146,7 @@ function escape(c: string): string {
 
 /** libyaml's emitter state while it writes one document. */
 class Emitter {
-  private readonly out: string[] = [];
+  private out = '';
   private column = 0;
   private indent = -1;
   private readonly indents: number[] = [];
@@ -148,23 +158,29 @@ class Emitter {
   document(root: YamlNode): string {
     this.node(root, false, false);
     this.writeIndent();
-    return this.out.join('');
+    return this.out;
   }
 
   private put(s: string): void {
-    this.out.push(s);
+    this.out += s;
     this.column++;
   }
 
+  /** Text with no line breaks, at once. */
+  private putText(s: string): void {
+    this.out += s;
+    this.column += /[\uD800-\uDBFF]/.test(s) ? Array.from(s).length : s.length;
+  }
+
   private putBreak(): void {
-    this.out.push('\n');
+    this.out += '\n';
     this.column = 0;
   }
 
   private writeBreak(c: string): void {
     if (c === '\n') this.putBreak();
     else {
-      this.out.push(c);
+      this.out += c;
       this.column = 0;
     }
   }
@@ -173,7 +189,10 @@ class Emitter {
     const indent = Math.max(this.indent, 0);
     if (!this.indention || this.column > indent || (this.column === indent && !this.whitespace))
       this.putBreak();
-    while (this.column < indent) this.put(' ');
+    if (this.column < indent) {
+      this.out += ' '.repeat(indent - this.column);
+      this.column = indent;
+    }
     this.whitespace = true;
     this.indention = true;
   }
@@ -200,8 +219,8 @@ class Emitter {
     this.indent = this.indents.pop()!;
   }
 
-  private node(n: YamlNode, mapping: boolean, simpleKey: boolean): void {
-    if (n.kind === 'scalar') this.scalar(n.value, n.style, simpleKey);
+  private node(n: YamlNode, mapping: boolean, simpleKey: boolean, analysis?: Analysis): void {
+    if (n.kind === 'scalar') this.scalar(n.value, n.style, simpleKey, analysis);
     else if (n.kind === 'seq' ? n.items.length === 0 : n.entries.length === 0) {
       this.indicator(n.kind === 'seq' ? '[' : '{', true, true, false);
       this.indicator(n.kind === 'seq' ? ']' : '}', false, false, false);
@@ -223,12 +242,13 @@ class Emitter {
     this.increaseIndent(false, false);
     for (const [key, value] of entries) {
       this.writeIndent();
-      if (this.isSimpleKey(key)) {
-        this.node(key, true, true);
+      const analysis = key.kind === 'scalar' ? analyze(key.value, this.o.tabsPrintable) : undefined;
+      if (this.isSimpleKey(key, analysis)) {
+        this.node(key, true, true, analysis);
         this.indicator(':', false, false, false);
       } else {
         this.indicator('?', true, false, true);
-        this.node(key, true, false);
+        this.node(key, true, false, analysis);
         this.writeIndent();
         this.indicator(':', true, false, true);
       }
@@ -237,25 +257,28 @@ class Emitter {
     this.restoreIndent();
   }
 
-  private isSimpleKey(key: YamlNode): boolean {
+  private isSimpleKey(key: YamlNode, analysis: Analysis | undefined): boolean {
     if (key.kind === 'seq') return key.items.length === 0;
     if (key.kind === 'map') return key.entries.length === 0;
-    const { multiline } = analyze(key.value, this.o.tabsPrintable);
-    return !multiline && Buffer.byteLength(key.value) <= MAX_SIMPLE_KEY;
+    return !analysis!.multiline && Buffer.byteLength(key.value) <= MAX_SIMPLE_KEY;
   }
 
-  private scalar(value: string, asked: 'plain' | 'double' | 'literal', simpleKey: boolean): void {
-    const a = analyze(value, this.o.tabsPrintable);
+  private scalar(
+    value: string,
+    asked: 'plain' | 'double' | 'literal',
+    simpleKey: boolean,
+    analysis?: Analysis,
+  ): void {
+    const a = analysis ?? analyze(value, this.o.tabsPrintable);
     let style: 'plain' | 'single' | 'double' | 'literal' = simpleKey && a.multiline ? 'double' : asked;
     if (style === 'plain' && (!a.plain || (value === '' && simpleKey))) style = 'single';
     if (style === 'single' && !a.singleQuoted) style = 'double';
     if (style === 'literal' && (!a.block || simpleKey)) style = 'double';
     this.increaseIndent(true, false);
-    const cs = Array.from(value);
-    if (style === 'plain') this.plain(cs, !simpleKey);
-    else if (style === 'single') this.singleQuoted(cs, !simpleKey);
-    else if (style === 'double') this.doubleQuoted(cs, !simpleKey);
-    else this.literal(cs);
+    if (style === 'plain') this.plain(value, !simpleKey);
+    else if (style === 'single') this.singleQuoted(value, !simpleKey);
+    else if (style === 'double') this.doubleQuoted(Array.from(value), !simpleKey);
+    else this.literal(value);
     this.restoreIndent();
   }
 
@@ -264,16 +287,23 @@ class Emitter {
     return allowBreaks && !spaces && this.column > this.o.width;
   }
 
-  private plain(cs: string[], allowBreaks: boolean): void {
+  /** Whether a scalar without line breaks ends before the width, so no space in it can fold. */
+  private fits(value: string): boolean {
+    return this.column + value.length <= this.o.width && !BREAKS.test(value);
+  }
+
+  private plain(value: string, allowBreaks: boolean): void {
     if (!this.whitespace) this.put(' ');
-    this.text(cs, allowBreaks, false);
+    if (this.fits(value)) this.putText(value);
+    else this.text(Array.from(value), allowBreaks, false);
     this.whitespace = false;
     this.indention = false;
   }
 
-  private singleQuoted(cs: string[], allowBreaks: boolean): void {
+  private singleQuoted(value: string, allowBreaks: boolean): void {
     this.indicator("'", true, false, false);
-    this.text(cs, allowBreaks, true);
+    if (this.fits(value)) this.putText(value.replaceAll("'", "''"));
+    else this.text(Array.from(value), allowBreaks, true);
     this.indicator("'", false, false, false);
     this.whitespace = false;
     this.indention = false;
@@ -332,26 +362,26 @@ class Emitter {
     this.indention = false;
   }
 
-  private literal(cs: string[]): void {
+  private literal(value: string): void {
+    // Line breaks are single UTF-16 units, so the ends can be looked at unit by unit.
     this.indicator('|', true, false, false);
-    if (cs[0] === ' ' || isBreak(cs[0])) this.indicator(String(BEST_INDENT), false, false, false);
-    const last = cs.length - 1;
-    const chomp = !isBreak(cs[last]) ? '-' : last === 0 || isBreak(cs[last - 1]) ? '+' : '';
+    if (value[0] === ' ' || isBreak(value[0])) this.indicator(String(BEST_INDENT), false, false, false);
+    const chomp = !isBreak(value.at(-1)) ? '-' : value.length === 1 || isBreak(value.at(-2)) ? '+' : '';
     if (chomp) this.indicator(chomp, false, false, false);
     this.putBreak();
     this.indention = true;
     this.whitespace = true;
-    let breaks = true;
-    for (const c of cs) {
-      if (isBreak(c)) {
-        this.writeBreak(c);
+    // Line by line: each non-empty line indented, each break kept (\n written as \n, others as they are).
+    const lines = value.split(/(\n|\r|\u0085|\u2028|\u2029)/);
+    for (let k = 0; k < lines.length; k++) {
+      const part = lines[k]!;
+      if (k % 2 === 1) {
+        this.writeBreak(part);
         this.indention = true;
-        breaks = true;
-      } else {
-        if (breaks) this.writeIndent();
-        this.put(c);
+      } else if (part !== '') {
+        this.writeIndent();
+        this.putText(part);
         this.indention = false;
-        breaks = false;
       }
     }
   }
