@@ -288,13 +288,13 @@ class Emitter {
   }
 
   /** Whether a scalar without line breaks ends before the width, so no space in it can fold. */
-  private fits(value: string): boolean {
-    return this.column + value.length <= this.o.width && !BREAKS.test(value);
+  private fits(text: string, allowBreaks: boolean): boolean {
+    return (!allowBreaks || this.column + text.length <= this.o.width) && !BREAKS.test(text);
   }
 
   private plain(value: string, allowBreaks: boolean): void {
     if (!this.whitespace) this.put(' ');
-    if (this.fits(value)) this.putText(value);
+    if (this.fits(value, allowBreaks)) this.putText(value);
     else this.text(Array.from(value), allowBreaks, false);
     this.whitespace = false;
     this.indention = false;
@@ -302,7 +302,9 @@ class Emitter {
 
   private singleQuoted(value: string, allowBreaks: boolean): void {
     this.indicator("'", true, false, false);
-    if (this.fits(value)) this.putText(value.replaceAll("'", "''"));
+    // A doubled quote takes its column too.
+    const doubled = value.replaceAll("'", "''");
+    if (this.fits(doubled, allowBreaks)) this.putText(doubled);
     else this.text(Array.from(value), allowBreaks, true);
     this.indicator("'", false, false, false);
     this.whitespace = false;

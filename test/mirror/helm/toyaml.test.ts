@@ -169,6 +169,11 @@ const TO_YAML: [string, unknown, string][] = [
     { k: `\t${words(20)}` },
     `k: "\\t${words(8)}\n  ${words(8)}\n  ${words(4)}"`,
   ],
+  [
+    'doubled quotes count toward the width',
+    { k: `@${"'".repeat(40)} ${'x'.repeat(30)}` },
+    `k: '@${"''".repeat(40)}\n  ${'x'.repeat(30)}'`,
+  ],
   ['a long word never folds', { k: 'x'.repeat(100) }, `k: ${'x'.repeat(100)}`],
 ];
 
