@@ -127,6 +127,8 @@ const TO_YAML: [string, unknown, string][] = [
     { k: ' a\nb', l: '\na' },
     'k: |2-\n   a\n  b\nl: |2-\n\n  a',
   ],
+  ['a space after a newline stays in a literal block', { k: 'a\n b' }, 'k: |-\n  a\n   b'],
+  ['a space after a line separator: double-quoted', { k: 'a\u2028 b' }, 'k: "a\\L b"'],
   ['a space before a newline: double-quoted', { k: 'a \nb' }, 'k: "a \\nb"'],
   ['a tab in a multi-line string: double-quoted', { k: 'x\ty\nz' }, 'k: "x\\ty\\nz"'],
   ['a carriage return: double-quoted', { k: 'a\r\nb' }, 'k: "a\\r\\nb"'],
