@@ -189,7 +189,8 @@ function filesObject(files: ChartFile[]): GoStruct {
   const asMap = (enc: (b: Buffer) => string) => {
     const m: GoMap = {};
     for (const f of files) m[basename(f.name)] = enc(f.data);
-    return Object.keys(m).length ? writeYaml(m).replace(/\n$/, '') : '';
+    // Helm's toYAML of the map: `{}` when no file matched.
+    return writeYaml(m).replace(/\n$/, '');
   };
   return new GoStruct(
     'engine.files',

@@ -2,8 +2,8 @@
  * YAML as Helm reads and writes it. Reading (values.yaml, fromYaml, manifests): YAML 1.2 core
  * types plus merge keys (`<<`) and YAML 1.1's booleans (`yes`, `no`, `on`, `off`, `y`, `n`: Helm's
  * YAML library is go-yaml v2), no timestamps (Helm's YAML→JSON step keeps dates as strings),
- * numbers as float64 (plain numbers); a repeated key keeps its last value. Writing (toYaml): Helm's sigs.k8s.io/yaml sorts keys; the layout is
- * the project's one writer's (no folding, lists not indented under their key).
+ * numbers as float64 (plain numbers); a repeated key keeps its last value. Writing (toYaml,
+ * toYamlPretty): go-yaml's own layout, character for character (go-yaml-writer.ts).
  */
 import { boolYaml11Tag, CORE_SCHEMA, mergeTag } from 'js-yaml';
 import {
@@ -13,8 +13,8 @@ import {
   YamlBudget,
   type YamlReadOptions,
 } from '../../config/yaml-load.js';
-import { toYaml } from '../../util/yaml.js';
-import { toPlain } from './template/values.js';
+import { encode } from './go-yaml-encode.js';
+import { emitYaml } from './go-yaml-writer.js';
 
 /**
  * YAML 1.1's booleans (`y`, `Y`, `yes`, `on`, `off`, `n`, …: go-yaml v2's, js-yaml's boolYaml11Tag)
@@ -68,7 +68,16 @@ export function loadYamlDocuments(
   return splitManifests(text).flatMap((doc) => parseYamlDocuments(doc, options));
 }
 
-/** toYaml: keys sorted, ints and structs made plain, strings byte for byte; ends with a newline. */
+/**
+ * toYaml (and .Files.AsConfig/AsSecrets): what Helm's sigs.k8s.io/yaml Marshal writes, the value
+ * through encoding/json and then go-yaml v2 (go-yaml-encode.ts, go-yaml-writer.ts); ends with a
+ * newline. Throws {@link GoYamlError} where JSON has no value (NaN, ±Inf).
+ */
 export function writeYaml(v: unknown): string {
-  return toYaml(toPlain(v), { exactStrings: true });
+  return emitYaml(encode(v, 'v2'), { width: 80, indentlessSequences: true, tabsPrintable: false });
+}
+
+/** toYamlPretty: what Helm's go-yaml v3 Encoder with SetIndent(2) writes; ends with a newline. */
+export function writeYamlPretty(v: unknown): string {
+  return emitYaml(encode(v, 'v3'), { width: Infinity, indentlessSequences: false, tabsPrintable: true });
 }

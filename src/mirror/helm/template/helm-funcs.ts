@@ -1,8 +1,8 @@
 /**
  * Helm's own template functions: include, tpl, required, fail, lookup (an empty dict, as `helm
- * template` gives), toYaml/fromYaml/fromYamlArray, toJson/fromJson/fromJsonArray/toPrettyJson/
- * toRawJson (and the must* forms). YAML is written as Helm writes it (sigs.k8s.io/yaml: keys
- * sorted, no final newline) and read as Helm reads values (numbers are float64). Parsing pays
+ * template` gives), toYaml/toYamlPretty/fromYaml/fromYamlArray, toJson/fromJson/fromJsonArray/toPrettyJson/
+ * toRawJson (and the must* forms). YAML is written as Helm writes it (go-yaml's layout, ../yaml.ts;
+ * no final newline) and read as Helm reads values (numbers are float64). Parsing pays
  * for its text, writing is checked for size first (budget.ts).
  */
 import type { FuncDef } from './exec.js';
@@ -12,7 +12,8 @@ import { TemplateFailure, clip } from './errors.js';
 import { str, strval } from './convert.js';
 import type { TemplateSet } from './template.js';
 import { isMap, isNil, mapGet, toPlain, type GoMap } from './values.js';
-import { loadYaml, writeYaml } from '../yaml.js';
+import { loadYaml, writeYaml, writeYamlPretty } from '../yaml.js';
+import { GoYamlError } from '../go-yaml-encode.js';
 
 /** What parsing YAML or JSON text costs: a character can become as much as a list item. */
 const parseCost = (s: unknown) => str(s).length;
@@ -90,14 +91,21 @@ export function helmFunctions(set: TemplateSet): Map<string, FuncDef> {
 /** toYaml, fromYaml, toJson, fromJson and their variants. */
 function yamlJsonFunctions(): Map<string, FuncDef> {
   const m = new Map<string, FuncDef>();
-  m.set(
-    'toYaml',
+  // Helm trims the final newline; toYaml swallows a marshalling error into "", mustToYaml raises it.
+  const yamlOf = (name: string, write: (v: unknown) => string, must: boolean) =>
     f(1, 1, (v: unknown) => {
-      checkPrinted('toYaml', v);
-      return writeYaml(v).replace(/\n$/, '');
-    }),
-  );
-  m.set('mustToYaml', m.get('toYaml')!);
+      checkPrinted(name, v);
+      try {
+        return write(v).replace(/\n$/, '');
+      } catch (e) {
+        if (!(e instanceof GoYamlError)) throw e;
+        if (must) throw new Error(`error marshaling into JSON: ${e.message}`, { cause: e });
+        return '';
+      }
+    });
+  m.set('toYaml', yamlOf('toYaml', writeYaml, false));
+  m.set('mustToYaml', yamlOf('mustToYaml', writeYaml, true));
+  m.set('toYamlPretty', yamlOf('toYamlPretty', writeYamlPretty, false));
   m.set(
     'fromYaml',
     f(
