@@ -9,17 +9,43 @@ import type { ChartFiles } from '../test/fixtures/helm/charts.js';
 
 /** The rule groups (one template each), as kube-prometheus-stack names its rule files. */
 export const RULE_GROUPS = [
-  'alertmanager.rules', 'config-reloaders', 'etcd', 'general.rules', 'k8s.rules.container-cpu',
-  'kube-apiserver-availability.rules', 'kube-apiserver-burnrate.rules', 'kube-apiserver-histogram.rules',
-  'kube-apiserver-slos', 'kube-prometheus-general.rules', 'kube-prometheus-node-recording.rules',
-  'kube-scheduler.rules', 'kube-state-metrics', 'kubelet.rules', 'kubernetes-apps', 'kubernetes-resources',
-  'kubernetes-storage', 'kubernetes-system-apiserver', 'kubernetes-system-controller-manager',
-  'kubernetes-system-kube-proxy', 'kubernetes-system-kubelet', 'kubernetes-system-scheduler',
-  'kubernetes-system', 'node-exporter.rules', 'node-exporter', 'node-network', 'node.rules',
-  'prometheus-operator', 'prometheus', 'windows.rules', 'k8s.rules.container-memory-cache',
-  'k8s.rules.container-memory-rss', 'k8s.rules.container-memory-swap', 'k8s.rules.container-resource',
-  'k8s.rules.pod-owner', 'windows.node.rules',
-] as const; // prettier-ignore
+  'alertmanager.rules',
+  'config-reloaders',
+  'etcd',
+  'general.rules',
+  'k8s.rules.container-cpu',
+  'kube-apiserver-availability.rules',
+  'kube-apiserver-burnrate.rules',
+  'kube-apiserver-histogram.rules',
+  'kube-apiserver-slos',
+  'kube-prometheus-general.rules',
+  'kube-prometheus-node-recording.rules',
+  'kube-scheduler.rules',
+  'kube-state-metrics',
+  'kubelet.rules',
+  'kubernetes-apps',
+  'kubernetes-resources',
+  'kubernetes-storage',
+  'kubernetes-system-apiserver',
+  'kubernetes-system-controller-manager',
+  'kubernetes-system-kube-proxy',
+  'kubernetes-system-kubelet',
+  'kubernetes-system-scheduler',
+  'kubernetes-system',
+  'node-exporter.rules',
+  'node-exporter',
+  'node-network',
+  'node.rules',
+  'prometheus-operator',
+  'prometheus',
+  'windows.rules',
+  'k8s.rules.container-memory-cache',
+  'k8s.rules.container-memory-rss',
+  'k8s.rules.container-memory-swap',
+  'k8s.rules.container-resource',
+  'k8s.rules.pod-owner',
+  'windows.node.rules',
+] as const;
 
 /** The values key of a rule group: `kubernetes-apps` → `kubernetesApps`. */
 export function ruleKey(group: string): string {
@@ -28,9 +54,17 @@ export function ruleKey(group: string): string {
 }
 
 const CONDITIONS = [
-  'Down', 'CrashLooping', 'HighLatency', 'ErrorsHigh', 'NotReady', 'QuotaExceeded', 'FillingUp',
-  'ReplicasMismatch', 'TargetDown', 'ClockSkew',
-]; // prettier-ignore
+  'Down',
+  'CrashLooping',
+  'HighLatency',
+  'ErrorsHigh',
+  'NotReady',
+  'QuotaExceeded',
+  'FillingUp',
+  'ReplicasMismatch',
+  'TargetDown',
+  'ClockSkew',
+];
 
 /** Escape text for a Helm template so that it renders as itself: `{{` → `{{`{{`}}`. */
 export function helmEscape(text: string): string {
@@ -125,13 +159,36 @@ ${rules.join('\n')}
 
 /** The dashboards, as kube-prometheus-stack names its Grafana dashboards. */
 export const DASHBOARDS = [
-  'alertmanager-overview', 'apiserver', 'cluster-total', 'controller-manager', 'etcd', 'grafana-overview',
-  'k8s-coredns', 'k8s-resources-cluster', 'k8s-resources-multicluster', 'k8s-resources-namespace',
-  'k8s-resources-node', 'k8s-resources-pod', 'k8s-resources-workload', 'k8s-resources-workloads-namespace',
-  'kubelet', 'namespace-by-pod', 'namespace-by-workload', 'node-cluster-rsrc-use', 'node-rsrc-use',
-  'nodes', 'persistentvolumesusage', 'pod-total', 'prometheus', 'proxy', 'scheduler', 'nodes-aix',
-  'nodes-darwin', 'k8s-windows-cluster-rsrc-use', 'k8s-windows-node-rsrc-use',
-] as const; // prettier-ignore
+  'alertmanager-overview',
+  'apiserver',
+  'cluster-total',
+  'controller-manager',
+  'etcd',
+  'grafana-overview',
+  'k8s-coredns',
+  'k8s-resources-cluster',
+  'k8s-resources-multicluster',
+  'k8s-resources-namespace',
+  'k8s-resources-node',
+  'k8s-resources-pod',
+  'k8s-resources-workload',
+  'k8s-resources-workloads-namespace',
+  'kubelet',
+  'namespace-by-pod',
+  'namespace-by-workload',
+  'node-cluster-rsrc-use',
+  'node-rsrc-use',
+  'nodes',
+  'persistentvolumesusage',
+  'pod-total',
+  'prometheus',
+  'proxy',
+  'scheduler',
+  'nodes-aix',
+  'nodes-darwin',
+  'k8s-windows-cluster-rsrc-use',
+  'k8s-windows-node-rsrc-use',
+] as const;
 
 /** Dashboards only the `.Files.Glob` ConfigMap carries. */
 export const EXTRA_DASHBOARDS = [
@@ -151,15 +208,31 @@ function numbers(seed: number): () => number {
 }
 
 function panel(id: number, rnd: () => number): Record<string, unknown> {
-  const metric = ['container_cpu_usage_seconds_total', 'container_memory_working_set_bytes', 'kube_pod_info',
-    'node_network_receive_bytes_total', 'apiserver_request_total'][Math.floor(rnd() * 5)]; // prettier-ignore
+  const metric = [
+    'container_cpu_usage_seconds_total',
+    'container_memory_working_set_bytes',
+    'kube_pod_info',
+    'node_network_receive_bytes_total',
+    'apiserver_request_total',
+  ][Math.floor(rnd() * 5)];
   return {
     datasource: { type: 'prometheus', uid: '${datasource}' },
     description: `Panel ${id}: ${metric} by pod over the selected range, stacked by container.`,
     fieldConfig: {
       defaults: {
-        custom: { fillOpacity: Math.floor(rnd() * 100), lineWidth: 1, showPoints: 'never', stacking: { mode: 'normal' } },
-        thresholds: { mode: 'absolute', steps: [{ color: 'green', value: null }, { color: 'red', value: 80 }] },
+        custom: {
+          fillOpacity: Math.floor(rnd() * 100),
+          lineWidth: 1,
+          showPoints: 'never',
+          stacking: { mode: 'normal' },
+        },
+        thresholds: {
+          mode: 'absolute',
+          steps: [
+            { color: 'green', value: null },
+            { color: 'red', value: 80 },
+          ],
+        },
         unit: rnd() > 0.5 ? 'bytes' : 'short',
       },
       overrides: [],
@@ -167,7 +240,10 @@ function panel(id: number, rnd: () => number): Record<string, unknown> {
     gridPos: { h: 7, w: 12, x: (id % 2) * 12, y: Math.floor(id / 2) * 7 },
     id,
     interval: '1m',
-    options: { legend: { asTable: true, displayMode: 'table', placement: 'right', showLegend: true }, tooltip: { mode: 'multi', sort: 'desc' } },
+    options: {
+      legend: { asTable: true, displayMode: 'table', placement: 'right', showLegend: true },
+      tooltip: { mode: 'multi', sort: 'desc' },
+    },
     targets: Array.from({ length: 1 + Math.floor(rnd() * 3) }, (_, t) => ({
       datasource: { type: 'prometheus', uid: '${datasource}' },
       expr: `sum(rate(${metric}{job="kubelet", metrics_path="/metrics/cadvisor", cluster="$cluster", namespace="$namespace", pod=~"$pod"}[$__rate_interval])) by (container) * ${t + 1}`,
@@ -178,7 +254,7 @@ function panel(id: number, rnd: () => number): Record<string, unknown> {
     })),
     title: `${metric.replace(/_/g, ' ')} (${id})`,
     type: 'timeseries',
-  }; // prettier-ignore
+  };
 }
 
 /** A Grafana dashboard of about `bytes` bytes of JSON (4-space indented, as exported). */

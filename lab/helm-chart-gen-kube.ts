@@ -15,20 +15,53 @@ import {
 /** The kube-state-metrics subchart. */
 export function kubeStateMetricsChart(image: ImageValue): ChartFiles {
   const collectors = [
-    'certificatesigningrequests', 'configmaps', 'cronjobs', 'daemonsets', 'deployments', 'endpoints',
-    'horizontalpodautoscalers', 'ingresses', 'jobs', 'leases', 'limitranges', 'mutatingwebhookconfigurations',
-    'namespaces', 'networkpolicies', 'nodes', 'persistentvolumeclaims', 'persistentvolumes',
-    'poddisruptionbudgets', 'pods', 'replicasets', 'replicationcontrollers', 'resourcequotas', 'secrets',
-    'services', 'statefulsets', 'storageclasses', 'validatingwebhookconfigurations', 'volumeattachments',
-  ]; // prettier-ignore
+    'certificatesigningrequests',
+    'configmaps',
+    'cronjobs',
+    'daemonsets',
+    'deployments',
+    'endpoints',
+    'horizontalpodautoscalers',
+    'ingresses',
+    'jobs',
+    'leases',
+    'limitranges',
+    'mutatingwebhookconfigurations',
+    'namespaces',
+    'networkpolicies',
+    'nodes',
+    'persistentvolumeclaims',
+    'persistentvolumes',
+    'poddisruptionbudgets',
+    'pods',
+    'replicasets',
+    'replicationcontrollers',
+    'resourcequotas',
+    'secrets',
+    'services',
+    'statefulsets',
+    'storageclasses',
+    'validatingwebhookconfigurations',
+    'volumeattachments',
+  ];
   const groups: Record<string, string> = {
-    certificatesigningrequests: 'certificates.k8s.io', cronjobs: 'batch', jobs: 'batch', daemonsets: 'apps',
-    deployments: 'apps', replicasets: 'apps', statefulsets: 'apps', horizontalpodautoscalers: 'autoscaling',
-    ingresses: 'networking.k8s.io', networkpolicies: 'networking.k8s.io', leases: 'coordination.k8s.io',
-    mutatingwebhookconfigurations: 'admissionregistration.k8s.io', poddisruptionbudgets: 'policy',
-    validatingwebhookconfigurations: 'admissionregistration.k8s.io', storageclasses: 'storage.k8s.io',
+    certificatesigningrequests: 'certificates.k8s.io',
+    cronjobs: 'batch',
+    jobs: 'batch',
+    daemonsets: 'apps',
+    deployments: 'apps',
+    replicasets: 'apps',
+    statefulsets: 'apps',
+    horizontalpodautoscalers: 'autoscaling',
+    ingresses: 'networking.k8s.io',
+    networkpolicies: 'networking.k8s.io',
+    leases: 'coordination.k8s.io',
+    mutatingwebhookconfigurations: 'admissionregistration.k8s.io',
+    poddisruptionbudgets: 'policy',
+    validatingwebhookconfigurations: 'admissionregistration.k8s.io',
+    storageclasses: 'storage.k8s.io',
     volumeattachments: 'storage.k8s.io',
-  }; // prettier-ignore
+  };
   const rules = collectors
     .map(
       (c) => `{{ if has "${c}" $.Values.collectors }}
@@ -209,9 +242,17 @@ spec:
 /** The crds subchart: CRDs under crds/ (not rendered by `helm template`) and a disabled upgrade job. */
 export function crdsChart(bytes: number): ChartFiles {
   const kinds = [
-    'Alertmanager', 'AlertmanagerConfig', 'PodMonitor', 'Probe', 'Prometheus', 'PrometheusAgent',
-    'PrometheusRule', 'ScrapeConfig', 'ServiceMonitor', 'ThanosRuler',
-  ]; // prettier-ignore
+    'Alertmanager',
+    'AlertmanagerConfig',
+    'PodMonitor',
+    'Probe',
+    'Prometheus',
+    'PrometheusAgent',
+    'PrometheusRule',
+    'ScrapeConfig',
+    'ServiceMonitor',
+    'ThanosRuler',
+  ];
   const out: ChartFiles = {
     'Chart.yaml': `apiVersion: v2
 name: crds

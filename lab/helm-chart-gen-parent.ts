@@ -400,8 +400,14 @@ ${args}
   );
   return {
     ...scoped(acc, '.Values.prometheusOperator.admissionWebhooks.patch'),
-    'templates/prometheus-operator/admission-webhooks/mutatingWebhookConfiguration.yaml': webhook('Mutating', 'mutate'),
-    'templates/prometheus-operator/admission-webhooks/validatingWebhookConfiguration.yaml': webhook('Validating', 'validate'),
+    'templates/prometheus-operator/admission-webhooks/mutatingWebhookConfiguration.yaml': webhook(
+      'Mutating',
+      'mutate',
+    ),
+    'templates/prometheus-operator/admission-webhooks/validatingWebhookConfiguration.yaml': webhook(
+      'Validating',
+      'validate',
+    ),
     'templates/prometheus-operator/admission-webhooks/job-patch/job-createSecret.yaml': job(
       'create',
       'pre-install,pre-upgrade',
@@ -419,7 +425,7 @@ ${args}
             - --secret-name={{ template "kube-prom-stack.fullname" . }}-admission
             - --patch-failure-policy={{ .Values.prometheusOperator.admissionWebhooks.failurePolicy }}`,
     ),
-  }; // prettier-ignore
+  };
 }
 
 /** Fix the `.serviceAccount` shorthand of {@link rbac} to the component's values. */
@@ -462,9 +468,18 @@ export function parentWorkloads(): ChartFiles {
     ...serviceAndMonitor('prometheus-operator', 'operator', 'operator', op, 'https'),
     'templates/prometheus-operator/deployment.yaml': OPERATOR_DEPLOYMENT,
     ...admission(),
-    ...scoped(rbac('prometheus', 'prometheus', 'prometheus', '.Values.prometheus.enabled', CR_RULES), '.Values.prometheus'),
+    ...scoped(
+      rbac('prometheus', 'prometheus', 'prometheus', '.Values.prometheus.enabled', CR_RULES),
+      '.Values.prometheus',
+    ),
     ...serviceAndMonitor('prometheus', 'prometheus', 'prometheus', '.Values.prometheus', 'http-web'),
-    'templates/prometheus/prometheus.yaml': customResource('Prometheus', 'prometheus', 'prometheus', '.Values.prometheus', PROMETHEUS_EXTRA),
+    'templates/prometheus/prometheus.yaml': customResource(
+      'Prometheus',
+      'prometheus',
+      'prometheus',
+      '.Values.prometheus',
+      PROMETHEUS_EXTRA,
+    ),
     'templates/prometheus/additionalScrapeConfigs.yaml': `{{- if and .Values.prometheus.enabled .Values.prometheus.prometheusSpec.additionalScrapeConfigs }}
 apiVersion: v1
 kind: Secret
@@ -490,9 +505,18 @@ metadata:
   name: {{ template "kube-prom-stack.prometheus.fullname" . }}
 {{- end }}
 `,
-    ...scoped(rbac('alertmanager', 'alertmanager', 'alertmanager', '.Values.alertmanager.enabled', '  []'), '.Values.alertmanager'),
+    ...scoped(
+      rbac('alertmanager', 'alertmanager', 'alertmanager', '.Values.alertmanager.enabled', '  []'),
+      '.Values.alertmanager',
+    ),
     ...serviceAndMonitor('alertmanager', 'alertmanager', 'alertmanager', '.Values.alertmanager', 'http-web'),
-    'templates/alertmanager/alertmanager.yaml': customResource('Alertmanager', 'alertmanager', 'alertmanager', '.Values.alertmanager', `  configSecret: {{ template "kube-prom-stack.alertmanager.crname" . }}-generated`),
+    'templates/alertmanager/alertmanager.yaml': customResource(
+      'Alertmanager',
+      'alertmanager',
+      'alertmanager',
+      '.Values.alertmanager',
+      `  configSecret: {{ template "kube-prom-stack.alertmanager.crname" . }}-generated`,
+    ),
     'templates/alertmanager/secret.yaml': `{{- if and .Values.alertmanager.enabled (not .Values.alertmanager.alertmanagerSpec.useExistingSecret) }}
 apiVersion: v1
 kind: Secret
@@ -513,7 +537,10 @@ data:
 {{- end }}
 {{- end }}
 `,
-    ...scoped(rbac('thanos-ruler', 'thanosRuler', 'thanos-ruler', '.Values.thanosRuler.enabled', '  []'), '.Values.thanosRuler'),
+    ...scoped(
+      rbac('thanos-ruler', 'thanosRuler', 'thanos-ruler', '.Values.thanosRuler.enabled', '  []'),
+      '.Values.thanosRuler',
+    ),
     ...serviceAndMonitor('thanos-ruler', 'thanosRuler', 'thanos-ruler', '.Values.thanosRuler', 'web'),
-  }; // prettier-ignore
+  };
 }

@@ -46,7 +46,11 @@ export interface StackChartOptions {
 /** The images the chart's values name, by role (registry, repository, tag: real ones' shape). */
 const IMAGES = {
   operator: { registry: 'quay.io', repository: 'prometheus-operator/prometheus-operator', tag: 'v0.79.2' },
-  reloader: { registry: 'quay.io', repository: 'prometheus-operator/prometheus-config-reloader', tag: 'v0.79.2' },
+  reloader: {
+    registry: 'quay.io',
+    repository: 'prometheus-operator/prometheus-config-reloader',
+    tag: 'v0.79.2',
+  },
   certgen: { registry: 'registry.k8s.io', repository: 'ingress-nginx/kube-webhook-certgen', tag: 'v1.5.0' },
   prometheus: { registry: 'quay.io', repository: 'prometheus/prometheus', tag: 'v3.1.0' },
   alertmanager: { registry: 'quay.io', repository: 'prometheus/alertmanager', tag: 'v0.28.0' },
@@ -55,18 +59,35 @@ const IMAGES = {
   sidecar: { registry: 'quay.io', repository: 'kiwigrid/k8s-sidecar', tag: '1.28.0' },
   busybox: { registry: 'docker.io', repository: 'library/busybox', tag: '1.31.1' },
   bats: { registry: 'docker.io', repository: 'bats/bats', tag: 'v1.4.1' },
-  kubeStateMetrics: { registry: 'registry.k8s.io', repository: 'kube-state-metrics/kube-state-metrics', tag: 'v2.14.0' },
+  kubeStateMetrics: {
+    registry: 'registry.k8s.io',
+    repository: 'kube-state-metrics/kube-state-metrics',
+    tag: 'v2.14.0',
+  },
   nodeExporter: { registry: 'quay.io', repository: 'prometheus/node-exporter', tag: 'v1.8.2' },
-  windowsExporter: { registry: 'ghcr.io', repository: 'prometheus-community/windows-exporter', tag: '0.29.2' },
-} satisfies Record<string, ImageValue>; // prettier-ignore
+  windowsExporter: {
+    registry: 'ghcr.io',
+    repository: 'prometheus-community/windows-exporter',
+    tag: '0.29.2',
+  },
+} satisfies Record<string, ImageValue>;
 
 type Role = keyof typeof IMAGES;
 
 /** The roles whose images the default render names (in pod specs, or a custom resource's `.spec.image`). */
 const RENDERED: Role[] = [
-  'operator', 'certgen', 'prometheus', 'alertmanager', 'grafana', 'sidecar', 'busybox', 'bats',
-  'kubeStateMetrics', 'nodeExporter', 'windowsExporter',
-]; // prettier-ignore
+  'operator',
+  'certgen',
+  'prometheus',
+  'alertmanager',
+  'grafana',
+  'sidecar',
+  'busybox',
+  'bats',
+  'kubeStateMetrics',
+  'nodeExporter',
+  'windowsExporter',
+];
 /** The roles whose images Bitnami's common.images.image names: by digest alone when there is one. */
 const BY_DIGEST_ALONE: Role[] = ['grafana', 'sidecar', 'busybox'];
 /** The roles found in custom resources only (with the image path `{.spec.image}`). */
@@ -110,7 +131,12 @@ function subcharts(images: Record<Role, ImageValue>, crdBytes: number): ChartFil
       image: images.nodeExporter,
       port: 9100,
       os: 'linux',
-      args: ['--path.procfs=/host/proc', '--path.sysfs=/host/sys', '--path.rootfs=/host/root', '--web.listen-address=[$(HOST_IP)]:{{ .Values.service.port }}'],
+      args: [
+        '--path.procfs=/host/proc',
+        '--path.sysfs=/host/sys',
+        '--path.rootfs=/host/root',
+        '--web.listen-address=[$(HOST_IP)]:{{ .Values.service.port }}',
+      ],
       extraValues: 'hostRootFsMount:\n  enabled: true\n  mountPropagation: HostToContainer\n',
     }),
     'prometheus-windows-exporter': daemonSetChart({
@@ -121,7 +147,11 @@ function subcharts(images: Record<Role, ImageValue>, crdBytes: number): ChartFil
       image: images.windowsExporter,
       port: 9182,
       os: 'windows',
-      args: ['--config.file=%CONFIG_DIR%\\config.yml', '--collector.textfile.directories=%CONFIG_DIR%', '--web.listen-address=:{{ .Values.service.port }}'],
+      args: [
+        '--config.file=%CONFIG_DIR%\\config.yml',
+        '--collector.textfile.directories=%CONFIG_DIR%',
+        '--web.listen-address=:{{ .Values.service.port }}',
+      ],
       extraValues: `config: |-\n  collectors:\n    enabled: '[defaults],memory,container'\n`,
       configMap: `{{- if .Values.config }}
 apiVersion: v1
@@ -137,7 +167,7 @@ data:
 {{- end }}
 `,
     }),
-  }; // prettier-ignore
+  };
   const out: ChartFiles = {};
   for (const [name, files] of Object.entries(charts))
     for (const [path, text] of Object.entries(files)) out[`charts/${name}/${path}`] = text;
@@ -295,12 +325,17 @@ export function stackChart(o: StackChartOptions = {}): ChartFiles {
     'templates/_helpers.tpl': parentHelpers(),
     ...parentWorkloads(),
     ...parentMisc(),
-    ...exporterTemplates('kubeControllerManager', 'kube-controller-manager', 'kube-controller-manager', 'http-metrics'),
+    ...exporterTemplates(
+      'kubeControllerManager',
+      'kube-controller-manager',
+      'kube-controller-manager',
+      'http-metrics',
+    ),
     ...exporterTemplates('coreDns', 'core-dns', 'coredns', 'http-metrics'),
     ...exporterTemplates('kubeEtcd', 'kube-etcd', 'kube-etcd', 'http-metrics'),
     ...exporterTemplates('kubeScheduler', 'kube-scheduler', 'kube-scheduler', 'http-metrics'),
     ...exporterTemplates('kubeProxy', 'kube-proxy', 'kube-proxy', 'http-metrics'),
-  }; // prettier-ignore
+  };
   // The API server and the kubelet are scraped without a Service of the chart's own.
   for (const [key, file, app] of [
     ['kubeApiServer', 'kube-api-server', 'apiserver'],
