@@ -31,8 +31,11 @@ export interface HotSpot {
 
 export interface ProfileSummary {
   totalMs: number;
+  /** By self time. */
   functions: HotSpot[];
   files: HotSpot[];
+  /** By total time (self and callees; a function counted once per sample however deep it recurses). */
+  inclusive: HotSpot[];
 }
 
 function fileOf(url: string, root: string): string {
@@ -41,29 +44,43 @@ function fileOf(url: string, root: string): string {
   return path.startsWith('/') ? relative(root, path) : path;
 }
 
-/** The `top` functions and files by self time of the profile at `path` (file names relative to `root`). */
+/** The `top` functions and files by self time, and functions by total time,  of the profile at `path` (file names relative to `root`). */
 export async function summarizeProfile(path: string, root: string, top = 15): Promise<ProfileSummary> {
   const p = JSON.parse(await readFile(path, 'utf8')) as CpuProfile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
   p.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (p.timeDeltas[i] ?? 0)));
   const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
-  const fns = new Map<string, number>();
-  const files = new Map<string, number>();
-  for (const [id, us] of selfUs) {
+  const parent = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const nameOf = (id: number) => {
     const f = byId.get(id)!.callFrame;
     const file = fileOf(f.url, root);
-    const name = file ? `${f.functionName || '(anonymous)'} (${file}:${f.lineNumber + 1})` : f.functionName;
+    return {
+      name: file ? `${f.functionName || '(anonymous)'} (${file}:${f.lineNumber + 1})` : f.functionName,
+      file,
+    };
+  };
+  const fns = new Map<string, number>();
+  const files = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  for (const [id, us] of selfUs) {
+    const { name, file } = nameOf(id);
     fns.set(name, (fns.get(name) ?? 0) + us);
-    const where = file || f.functionName;
+    const where = file || byId.get(id)!.callFrame.functionName;
     files.set(where, (files.get(where) ?? 0) + us);
+    const onStack = new Set<string>();
+    for (let n: number | undefined = id; n !== undefined; n = parent.get(n)) onStack.add(nameOf(n).name);
+    for (const f of onStack) inclusive.set(f, (inclusive.get(f) ?? 0) + us);
   }
+  // The roots every sample is under say nothing.
+  for (const root of ['(root)', '(program)', '(idle)']) inclusive.delete(root);
   const rank = (m: Map<string, number>): HotSpot[] =>
     [...m]
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
       .map(([name, us]) => ({ name, selfMs: us / 1000, share: total ? us / total : 0 }));
-  return { totalMs: total / 1000, functions: rank(fns), files: rank(files) };
+  return { totalMs: total / 1000, functions: rank(fns), files: rank(files), inclusive: rank(inclusive) };
 }
 
 /** The summary as lines: share, self time, name. */
@@ -75,5 +92,7 @@ export function renderProfile(s: ProfileSummary): string {
     ...s.functions.map(line),
     'by file (self time):',
     ...s.files.map(line),
+    'by function (total time: self and callees):',
+    ...s.inclusive.map(line),
   ].join('\n');
 }

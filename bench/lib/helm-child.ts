@@ -23,8 +23,11 @@ export interface ChildResult {
   loadMs: number;
   renderMs: number;
   imagesMs: number;
-  /** CPU (user + system) of the three phases together, in seconds (process.cpuUsage). */
+  /** CPU (user + system) of the three phases together, and of each, in seconds (process.cpuUsage). */
   workCpuS: number;
+  loadCpuS: number;
+  renderCpuS: number;
+  imagesCpuS: number;
   /** CPU the process had used before the work: Node's start and the imports. */
   startCpuS: number;
   heapUsedMB: number;
@@ -38,12 +41,15 @@ async function main(tgz: string): Promise<void> {
   let t = now();
   const chart = await loadChart(await readFile(tgz), tgz);
   const loadMs = now() - t;
+  const loaded = process.cpuUsage();
   t = now();
   const { manifests } = renderChart(chart);
   const renderMs = now() - t;
+  const rendered = process.cpuUsage();
   t = now();
   const images = imagesOf(manifests, { imagePaths: IMAGE_PATHS });
   const imagesMs = now() - t;
+  const found = process.cpuUsage();
   const out: ChildResult = {
     manifests: manifests.length,
     images: images.length,
@@ -51,7 +57,10 @@ async function main(tgz: string): Promise<void> {
     loadMs,
     renderMs,
     imagesMs,
-    workCpuS: cpuS(process.cpuUsage(start)),
+    workCpuS: cpuS(found) - cpuS(start),
+    loadCpuS: cpuS(loaded) - cpuS(start),
+    renderCpuS: cpuS(rendered) - cpuS(loaded),
+    imagesCpuS: cpuS(found) - cpuS(rendered),
     startCpuS: cpuS(start),
     heapUsedMB: process.memoryUsage().heapUsed / MB,
   };
