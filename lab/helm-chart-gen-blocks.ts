@@ -326,28 +326,9 @@ ${Array.from(
     .join('\n');
 }
 
-export function operatorValues(images: ParentImages): string {
-  return `## Manages Prometheus and Alertmanager components
-##
-prometheusOperator:
-  enabled: true
-  ## Use '{{ template "kube-prom-stack.fullname" . }}-operator' by default
-  fullnameOverride: ""
-  ## Number of old replicasets to retain ##
-  ## The default value is 10, 0 will garbage-collect old replicasets ##
-  revisionHistoryLimit: 10
-  ## Strategy of the deployment
-  ##
-  strategy: {}
-  ## Prometheus-Operator v0.39.0 and later support TLS natively.
-  ##
-  tls:
-    enabled: true
-    # Value must match version names from https://golang.org/pkg/crypto/tls/#pkg-constants
-    tlsMinVersion: VersionTLS13
-    # The default webhook port is 10250 in order to work out-of-the-box in GKE private clusters and avoid adding firewall rules.
-    internalPort: 10250
-  ## Admission webhook support for PrometheusRules resources added in Prometheus Operator 0.30 can be enabled to prevent incorrectly formatted
+/** The operator's admission webhooks and the hook Jobs that make their certificate. */
+function admissionValues(images: ParentImages): string {
+  return `  ## Admission webhook support for PrometheusRules resources added in Prometheus Operator 0.30 can be enabled to prevent incorrectly formatted
   ## rules from making their way into prometheus and potentially preventing the container from starting
   admissionWebhooks:
     ## Valid values: Fail, Ignore, IgnoreOnInstallOnly
@@ -421,7 +402,31 @@ ${imageYaml(images.certgen, '        ')}
           - ALL
     # Use certmanager to generate webhook certs
     certManager:
-      enabled: false
+      enabled: false`;
+}
+
+export function operatorValues(images: ParentImages): string {
+  return `## Manages Prometheus and Alertmanager components
+##
+prometheusOperator:
+  enabled: true
+  ## Use '{{ template "kube-prom-stack.fullname" . }}-operator' by default
+  fullnameOverride: ""
+  ## Number of old replicasets to retain ##
+  ## The default value is 10, 0 will garbage-collect old replicasets ##
+  revisionHistoryLimit: 10
+  ## Strategy of the deployment
+  ##
+  strategy: {}
+  ## Prometheus-Operator v0.39.0 and later support TLS natively.
+  ##
+  tls:
+    enabled: true
+    # Value must match version names from https://golang.org/pkg/crypto/tls/#pkg-constants
+    tlsMinVersion: VersionTLS13
+    # The default webhook port is 10250 in order to work out-of-the-box in GKE private clusters and avoid adding firewall rules.
+    internalPort: 10250
+${admissionValues(images)}
   ## Namespaces to scope the interaction of the Prometheus Operator and the apiserver (allow list).
   ## This is mutually exclusive with denyNamespaces. Setting this to an empty object will disable the configuration
   ##

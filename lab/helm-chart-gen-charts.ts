@@ -153,6 +153,164 @@ volumes:
 {{- end }}
 `;
 
+/** grafana.ini from the values, each value through tpl. */
+const GRAFANA_CONFIGMAP = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ include "grafana.fullname" . }}
+  namespace: {{ include "grafana.namespace" . }}
+  labels:
+    {{- include "grafana.labels" . | nindent 4 }}
+data:
+  grafana.ini: |
+    {{- range $elem, $elemVal := index .Values "grafana.ini" }}
+    {{- if not (kindIs "map" $elemVal) }}
+    {{- if kindIs "invalid" $elemVal }}
+    {{ $elem }} =
+    {{- else if kindIs "string" $elemVal }}
+    {{ $elem }} = {{ tpl $elemVal $ }}
+    {{- else }}
+    {{ $elem }} = {{ $elemVal }}
+    {{- end }}
+    {{- end }}
+    {{- end }}
+    {{- range $key, $value := index .Values "grafana.ini" }}
+    {{- if kindIs "map" $value }}
+    [{{ $key }}]
+    {{- range $elem, $elemVal := $value }}
+    {{- if kindIs "invalid" $elemVal }}
+    {{ $elem }} =
+    {{- else if kindIs "string" $elemVal }}
+    {{ $elem }} = {{ tpl $elemVal $ }}
+    {{- else }}
+    {{ $elem }} = {{ $elemVal }}
+    {{- end }}
+    {{- end }}
+    {{- end }}
+    {{- end }}
+`;
+
+/** The admin credentials. */
+const GRAFANA_SECRET = `apiVersion: v1
+kind: Secret
+metadata:
+  name: {{ include "grafana.fullname" . }}
+  namespace: {{ include "grafana.namespace" . }}
+  labels:
+    {{- include "grafana.labels" . | nindent 4 }}
+type: Opaque
+data:
+  admin-user: {{ .Values.adminUser | b64enc | quote }}
+  {{- if .Values.adminPassword }}
+  admin-password: {{ .Values.adminPassword | b64enc | quote }}
+  {{- else }}
+  admin-password: {{ randAlphaNum 40 | b64enc | quote }}
+  {{- end }}
+`;
+
+/** The Deployment, with checksums of the rendered ConfigMap and Secret. */
+const GRAFANA_DEPLOYMENT = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "grafana.fullname" . }}
+  namespace: {{ include "grafana.namespace" . }}
+  labels:
+    {{- include "grafana.labels" . | nindent 4 }}
+spec:
+  replicas: {{ .Values.replicas }}
+  revisionHistoryLimit: {{ .Values.revisionHistoryLimit }}
+  selector:
+    matchLabels:
+      {{- include "grafana.selectorLabels" . | nindent 6 }}
+  strategy:
+    {{- toYaml .Values.deploymentStrategy | nindent 4 }}
+  template:
+    metadata:
+      labels:
+        {{- include "grafana.selectorLabels" . | nindent 8 }}
+      annotations:
+        checksum/config: {{ include (print $.Template.BasePath "/configmap.yaml") . | sha256sum }}
+        checksum/secret: {{ include (print $.Template.BasePath "/secret.yaml") . | sha256sum }}
+        kubectl.kubernetes.io/default-container: {{ .Chart.Name }}
+    spec:
+      {{- include "grafana.pod" . | nindent 6 }}
+`;
+
+/** The dashboards provider of the sidecar. */
+const GRAFANA_PROVIDER = `{{- if .Values.sidecar.dashboards.enabled }}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ include "grafana.fullname" . }}-config-dashboards
+  namespace: {{ include "grafana.namespace" . }}
+  labels:
+    {{- include "grafana.labels" . | nindent 4 }}
+data:
+  provider.yaml: |-
+    apiVersion: 1
+    providers:
+      - name: '{{ .Values.sidecar.dashboards.provider.name }}'
+        orgId: {{ .Values.sidecar.dashboards.provider.orgid }}
+        folder: '{{ .Values.sidecar.dashboards.provider.folder }}'
+        type: {{ .Values.sidecar.dashboards.provider.type }}
+        disableDeletion: {{ .Values.sidecar.dashboards.provider.disableDelete }}
+        allowUiUpdates: {{ .Values.sidecar.dashboards.provider.allowUiUpdates }}
+        updateIntervalSeconds: {{ .Values.sidecar.dashboards.provider.updateIntervalSeconds | default 30 }}
+        options:
+          foldersFromFilesStructure: {{ .Values.sidecar.dashboards.provider.foldersFromFilesStructure }}
+          path: {{ .Values.sidecar.dashboards.folder }}{{- with .Values.sidecar.dashboards.defaultFolderName }}/{{ . }}{{- end }}
+{{- end }}
+`;
+
+/** The test hook's script. */
+const GRAFANA_TEST_CONFIGMAP = `{{- if .Values.testFramework.enabled }}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ include "grafana.fullname" . }}-test
+  namespace: {{ include "grafana.namespace" . }}
+  annotations:
+    "helm.sh/hook": test
+    "helm.sh/hook-delete-policy": "before-hook-creation,hook-succeeded"
+data:
+  run.sh: |-
+    @test "Test Health" {
+      url="http://{{ include "grafana.fullname" . }}/api/health"
+      code=$(wget --server-response --spider --timeout 90 --tries 10 \${url} 2>&1 | awk '/^  HTTP/{print $2}')
+      [ "$code" == "200" ]
+    }
+{{- end }}
+`;
+
+/** The test hook's Pod. */
+const GRAFANA_TEST_POD = `{{- if .Values.testFramework.enabled }}
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {{ include "grafana.fullname" . }}-test
+  namespace: {{ include "grafana.namespace" . }}
+  labels:
+    {{- include "grafana.labels" . | nindent 4 }}
+  annotations:
+    "helm.sh/hook": test
+    "helm.sh/hook-delete-policy": "before-hook-creation,hook-succeeded"
+spec:
+  containers:
+    - name: {{ .Release.Name }}-test
+      image: "{{ .Values.global.imageRegistry | default .Values.testFramework.image.registry }}/{{ .Values.testFramework.image.repository }}:{{ .Values.testFramework.image.tag }}"
+      command: ["/opt/bats/bin/bats", "-t", "/tests/run.sh"]
+      volumeMounts:
+        - mountPath: /tests
+          name: tests
+          readOnly: true
+  volumes:
+    - name: tests
+      configMap:
+        name: {{ include "grafana.fullname" . }}-test
+  restartPolicy: Never
+{{- end }}
+`;
+
 function grafanaTemplates(): ChartFiles {
   const rbac = (kind: 'Role' | 'ClusterRole', binding: boolean) => {
     const scoped = kind === 'Role';
@@ -199,182 +357,26 @@ subjects:
     'templates/clusterrolebinding.yaml': rbac('ClusterRole', true),
     'templates/role.yaml': rbac('Role', false),
     'templates/rolebinding.yaml': rbac('Role', true),
-    'templates/configmap.yaml': `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: {{ include "grafana.fullname" . }}
-  namespace: {{ include "grafana.namespace" . }}
-  labels:
-    {{- include "grafana.labels" . | nindent 4 }}
-data:
-  grafana.ini: |
-    {{- range $elem, $elemVal := index .Values "grafana.ini" }}
-    {{- if not (kindIs "map" $elemVal) }}
-    {{- if kindIs "invalid" $elemVal }}
-    {{ $elem }} =
-    {{- else if kindIs "string" $elemVal }}
-    {{ $elem }} = {{ tpl $elemVal $ }}
-    {{- else }}
-    {{ $elem }} = {{ $elemVal }}
-    {{- end }}
-    {{- end }}
-    {{- end }}
-    {{- range $key, $value := index .Values "grafana.ini" }}
-    {{- if kindIs "map" $value }}
-    [{{ $key }}]
-    {{- range $elem, $elemVal := $value }}
-    {{- if kindIs "invalid" $elemVal }}
-    {{ $elem }} =
-    {{- else if kindIs "string" $elemVal }}
-    {{ $elem }} = {{ tpl $elemVal $ }}
-    {{- else }}
-    {{ $elem }} = {{ $elemVal }}
-    {{- end }}
-    {{- end }}
-    {{- end }}
-    {{- end }}
-`,
-    'templates/secret.yaml': `apiVersion: v1
-kind: Secret
-metadata:
-  name: {{ include "grafana.fullname" . }}
-  namespace: {{ include "grafana.namespace" . }}
-  labels:
-    {{- include "grafana.labels" . | nindent 4 }}
-type: Opaque
-data:
-  admin-user: {{ .Values.adminUser | b64enc | quote }}
-  {{- if .Values.adminPassword }}
-  admin-password: {{ .Values.adminPassword | b64enc | quote }}
-  {{- else }}
-  admin-password: {{ randAlphaNum 40 | b64enc | quote }}
-  {{- end }}
-`,
-    'templates/deployment.yaml': `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {{ include "grafana.fullname" . }}
-  namespace: {{ include "grafana.namespace" . }}
-  labels:
-    {{- include "grafana.labels" . | nindent 4 }}
-spec:
-  replicas: {{ .Values.replicas }}
-  revisionHistoryLimit: {{ .Values.revisionHistoryLimit }}
-  selector:
-    matchLabels:
-      {{- include "grafana.selectorLabels" . | nindent 6 }}
-  strategy:
-    {{- toYaml .Values.deploymentStrategy | nindent 4 }}
-  template:
-    metadata:
-      labels:
-        {{- include "grafana.selectorLabels" . | nindent 8 }}
-      annotations:
-        checksum/config: {{ include (print $.Template.BasePath "/configmap.yaml") . | sha256sum }}
-        checksum/secret: {{ include (print $.Template.BasePath "/secret.yaml") . | sha256sum }}
-        kubectl.kubernetes.io/default-container: {{ .Chart.Name }}
-    spec:
-      {{- include "grafana.pod" . | nindent 6 }}
-`,
-    'templates/configmap-dashboard-provider.yaml': `{{- if .Values.sidecar.dashboards.enabled }}
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: {{ include "grafana.fullname" . }}-config-dashboards
-  namespace: {{ include "grafana.namespace" . }}
-  labels:
-    {{- include "grafana.labels" . | nindent 4 }}
-data:
-  provider.yaml: |-
-    apiVersion: 1
-    providers:
-      - name: '{{ .Values.sidecar.dashboards.provider.name }}'
-        orgId: {{ .Values.sidecar.dashboards.provider.orgid }}
-        folder: '{{ .Values.sidecar.dashboards.provider.folder }}'
-        type: {{ .Values.sidecar.dashboards.provider.type }}
-        disableDeletion: {{ .Values.sidecar.dashboards.provider.disableDelete }}
-        allowUiUpdates: {{ .Values.sidecar.dashboards.provider.allowUiUpdates }}
-        updateIntervalSeconds: {{ .Values.sidecar.dashboards.provider.updateIntervalSeconds | default 30 }}
-        options:
-          foldersFromFilesStructure: {{ .Values.sidecar.dashboards.provider.foldersFromFilesStructure }}
-          path: {{ .Values.sidecar.dashboards.folder }}{{- with .Values.sidecar.dashboards.defaultFolderName }}/{{ . }}{{- end }}
-{{- end }}
-`,
-    'templates/tests/test-configmap.yaml': `{{- if .Values.testFramework.enabled }}
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: {{ include "grafana.fullname" . }}-test
-  namespace: {{ include "grafana.namespace" . }}
-  annotations:
-    "helm.sh/hook": test
-    "helm.sh/hook-delete-policy": "before-hook-creation,hook-succeeded"
-data:
-  run.sh: |-
-    @test "Test Health" {
-      url="http://{{ include "grafana.fullname" . }}/api/health"
-      code=$(wget --server-response --spider --timeout 90 --tries 10 \${url} 2>&1 | awk '/^  HTTP/{print $2}')
-      [ "$code" == "200" ]
-    }
-{{- end }}
-`,
-    'templates/tests/test.yaml': `{{- if .Values.testFramework.enabled }}
-apiVersion: v1
-kind: Pod
-metadata:
-  name: {{ include "grafana.fullname" . }}-test
-  namespace: {{ include "grafana.namespace" . }}
-  labels:
-    {{- include "grafana.labels" . | nindent 4 }}
-  annotations:
-    "helm.sh/hook": test
-    "helm.sh/hook-delete-policy": "before-hook-creation,hook-succeeded"
-spec:
-  containers:
-    - name: {{ .Release.Name }}-test
-      image: "{{ .Values.global.imageRegistry | default .Values.testFramework.image.registry }}/{{ .Values.testFramework.image.repository }}:{{ .Values.testFramework.image.tag }}"
-      command: ["/opt/bats/bin/bats", "-t", "/tests/run.sh"]
-      volumeMounts:
-        - mountPath: /tests
-          name: tests
-          readOnly: true
-  volumes:
-    - name: tests
-      configMap:
-        name: {{ include "grafana.fullname" . }}-test
-  restartPolicy: Never
-{{- end }}
-`,
+    'templates/configmap.yaml': GRAFANA_CONFIGMAP,
+    'templates/secret.yaml': GRAFANA_SECRET,
+    'templates/deployment.yaml': GRAFANA_DEPLOYMENT,
+    'templates/configmap-dashboard-provider.yaml': GRAFANA_PROVIDER,
+    'templates/tests/test-configmap.yaml': GRAFANA_TEST_CONFIGMAP,
+    'templates/tests/test.yaml': GRAFANA_TEST_POD,
   };
 }
 
-/** The grafana subchart. */
-export function grafanaChart(images: {
+/** The images grafana's values name. */
+interface GrafanaImages {
   grafana: ImageValue;
   sidecar: ImageValue;
   busybox: ImageValue;
   bats: ImageValue;
-}): ChartFiles {
-  const iniSections = ['paths', 'analytics', 'log', 'grafana_net', 'server', 'auth', 'users', 'security'];
-  const ini = iniSections
-    .map(
-      (s, i) =>
-        `  ${s}:\n${Array.from({ length: 6 }, (_, j) => `    key_${i}_${j}: ${j % 2 ? `"{{ .Release.Name }}-${j}"` : j}`).join('\n')}`,
-    )
-    .join('\n');
-  return {
-    'Chart.yaml': `apiVersion: v2
-name: grafana
-version: 8.8.2
-appVersion: 11.4.0
-kubeVersion: "^1.8.0-0"
-description: The leading tool for querying and visualizing time series and metrics.
-home: https://grafana.com
-type: application
-`,
-    'templates/_helpers.tpl': nameHelpers('grafana'),
-    ...grafanaTemplates(),
-    'values.yaml': `global:
+}
+
+/** grafana's values.yaml. */
+function grafanaValues(images: GrafanaImages, ini: string): string {
+  return `global:
   imageRegistry: ""
   imagePullSecrets: []
 rbac:
@@ -482,6 +484,30 @@ ${imageYaml(images.sidecar, '    ')}
     label: grafana_datasource
     labelValue: "1"
     resource: both
+`;
+}
+
+/** The grafana subchart. */
+export function grafanaChart(images: GrafanaImages): ChartFiles {
+  const iniSections = ['paths', 'analytics', 'log', 'grafana_net', 'server', 'auth', 'users', 'security'];
+  const ini = iniSections
+    .map(
+      (s, i) =>
+        `  ${s}:\n${Array.from({ length: 6 }, (_, j) => `    key_${i}_${j}: ${j % 2 ? `"{{ .Release.Name }}-${j}"` : j}`).join('\n')}`,
+    )
+    .join('\n');
+  return {
+    'Chart.yaml': `apiVersion: v2
+name: grafana
+version: 8.8.2
+appVersion: 11.4.0
+kubeVersion: "^1.8.0-0"
+description: The leading tool for querying and visualizing time series and metrics.
+home: https://grafana.com
+type: application
 `,
+    'templates/_helpers.tpl': nameHelpers('grafana'),
+    ...grafanaTemplates(),
+    'values.yaml': grafanaValues(images, ini),
   };
 }

@@ -31,9 +31,8 @@ function componentNames(c: string, suffix: string, values: string): string {
 `;
 }
 
-/** The parent's _helpers.tpl. */
-export function parentHelpers(): string {
-  return `{{/* vim: set filetype=mustache: */}}
+/** The chart's and its components' names, and the custom resources'. */
+const NAMES = `{{/* vim: set filetype=mustache: */}}
 {{/* Expand the name of the chart. This is suffixed with -alertmanager, which means subtract 13 from longest 63 available */}}
 {{- define "kube-prom-stack.name" -}}
 {{- default .Chart.Name .Values.nameOverride | trunc 50 | trimSuffix "-" -}}
@@ -82,7 +81,10 @@ ${componentNames('admission', 'admission', '.Values.prometheusOperator.admission
 {{- end }}
 {{- end }}
 
-{{/* Create chart name and version as used by the chart label. */}}
+`;
+
+/** Labels, namespaces and job names. */
+const LABELS = `{{/* Create chart name and version as used by the chart label. */}}
 {{- define "kube-prom-stack.chartref" -}}
 {{- replace "+" "_" .Chart.Version | printf "%s-%s" .Chart.Name -}}
 {{- end }}
@@ -136,7 +138,10 @@ kubelet
 {{- end -}}
 {{- end }}
 
-{{/*
+`;
+
+/** Images, pull secrets, API versions, the webhook's failure policy, scrape limits. */
+const IMAGES = `{{/*
 An image reference from {registry, repository, tag, sha}, the global registry first, the chart's
 appVersion when there is no tag.
 {{ include "kube-prom-stack.image" (dict "image" .Values.x.image "context" $) }}
@@ -187,7 +192,10 @@ appVersion when there is no tag.
 {{- include "common.monitor.scrapeLimits" . -}}
 {{- end -}}
 
-{{/* Anti-affinity of a component: soft, hard or none. dict "component" "values" "context" */}}
+`;
+
+/** Anti-affinity and the scheduling block of a pod. */
+const SCHEDULING = `{{/* Anti-affinity of a component: soft, hard or none. dict "component" "values" "context" */}}
 {{- define "kube-prom-stack.podAntiAffinity" -}}
 {{- $v := .values -}}
 {{- if eq $v.podAntiAffinity "hard" }}
@@ -235,4 +243,8 @@ topologySpreadConstraints:
 {{- end }}
 {{- end -}}
 `;
+
+/** The parent's _helpers.tpl. */
+export function parentHelpers(): string {
+  return NAMES + LABELS + IMAGES + SCHEDULING;
 }

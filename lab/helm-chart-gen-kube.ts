@@ -12,6 +12,126 @@ import {
   type ImageValue,
 } from './helm-chart-gen-subcharts.js';
 
+/** kube-state-metrics' ClusterRoleBinding. */
+const KSM_BINDING = `{{- if and .Values.rbac.create .Values.rbac.useClusterRole -}}
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  labels:
+    {{- include "kube-state-metrics.labels" . | nindent 4 }}
+  name: {{ template "kube-state-metrics.fullname" . }}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: {{ template "kube-state-metrics.fullname" . }}
+subjects:
+- kind: ServiceAccount
+  name: {{ template "kube-state-metrics.serviceAccountName" . }}
+  namespace: {{ template "kube-state-metrics.namespace" . }}
+{{- end -}}
+`;
+
+/** kube-state-metrics' Deployment. */
+const KSM_DEPLOYMENT = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ template "kube-state-metrics.fullname" . }}
+  namespace: {{ template "kube-state-metrics.namespace" . }}
+  labels:
+    {{- include "kube-state-metrics.labels" . | nindent 4 }}
+spec:
+  selector:
+    matchLabels:
+      {{- include "kube-state-metrics.selectorLabels" . | nindent 6 }}
+  replicas: {{ .Values.replicas }}
+  template:
+    metadata:
+      labels:
+        {{- include "kube-state-metrics.labels" . | nindent 8 }}
+    spec:
+      serviceAccountName: {{ template "kube-state-metrics.serviceAccountName" . }}
+      containers:
+      - name: {{ template "kube-state-metrics.name" . }}
+        args:
+        - --port=8080
+        - --resources={{ .Values.collectors | join "," }}
+        {{- if .Values.metricLabelsAllowlist }}
+        - --metric-labels-allowlist={{ .Values.metricLabelsAllowlist | join "," }}
+        {{- end }}
+        image: {{ include "kube-state-metrics.image" . }}
+        imagePullPolicy: {{ .Values.image.pullPolicy }}
+        ports:
+        - containerPort: 8080
+          name: http
+        resources:
+{{ toYaml .Values.resources | indent 10 }}
+`;
+
+/** kube-state-metrics' values.yaml. */
+function ksmValues(image: ImageValue, collectors: string[]): string {
+  return `global:
+  imageRegistry: ""
+  imagePullSecrets: []
+image:
+${imageYaml(image, '  ')}
+replicas: 1
+rbac:
+  create: true
+  useClusterRole: true
+  useExistingRole: false
+  extraRules: []
+namespaces: ""
+serviceAccount:
+  create: true
+  name:
+  annotations: {}
+  imagePullSecrets: []
+  automountServiceAccountToken: true
+releaseLabel: false
+podLabels: {}
+service:
+  type: ClusterIP
+  port: 8080
+  targetPort: 8080
+  annotations: {}
+prometheus:
+  monitor:
+    enabled: false
+    scheme: http
+    relabelings: []
+    metricRelabelings: []
+metricLabelsAllowlist: []
+collectors:
+${collectors.map((c) => `  - ${c}`).join('\n')}
+resources: {}
+`;
+}
+
+/** kube-state-metrics' Role or ClusterRole, a rule per collector. */
+function ksmRole(rules: string): string {
+  return `{{- if and (eq .Values.rbac.create true) (not .Values.rbac.useExistingRole) -}}
+{{- range (ternary (join "," .Values.namespaces | split "," ) (list "") (eq $.Values.rbac.useClusterRole false)) }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+{{- if eq $.Values.rbac.useClusterRole false }}
+kind: Role
+{{- else }}
+kind: ClusterRole
+{{- end }}
+metadata:
+  labels:
+    {{- include "kube-state-metrics.labels" $ | nindent 4 }}
+  name: {{ template "kube-state-metrics.fullname" $ }}
+rules:
+${rules}
+{{- if $.Values.rbac.extraRules }}
+{{ toYaml $.Values.rbac.extraRules }}
+{{- end }}
+{{- end -}}
+{{- end -}}
+`;
+}
+
 /** The kube-state-metrics subchart. */
 export function kubeStateMetricsChart(image: ImageValue): ChartFiles {
   const collectors = [
@@ -84,114 +204,10 @@ type: application
     'templates/serviceaccount.yaml': serviceAccount('kube-state-metrics'),
     'templates/service.yaml': service('kube-state-metrics', 8080, 'http'),
     'templates/servicemonitor.yaml': serviceMonitor('kube-state-metrics', 'http'),
-    'templates/role.yaml': `{{- if and (eq .Values.rbac.create true) (not .Values.rbac.useExistingRole) -}}
-{{- range (ternary (join "," .Values.namespaces | split "," ) (list "") (eq $.Values.rbac.useClusterRole false)) }}
----
-apiVersion: rbac.authorization.k8s.io/v1
-{{- if eq $.Values.rbac.useClusterRole false }}
-kind: Role
-{{- else }}
-kind: ClusterRole
-{{- end }}
-metadata:
-  labels:
-    {{- include "kube-state-metrics.labels" $ | nindent 4 }}
-  name: {{ template "kube-state-metrics.fullname" $ }}
-rules:
-${rules}
-{{- if $.Values.rbac.extraRules }}
-{{ toYaml $.Values.rbac.extraRules }}
-{{- end }}
-{{- end -}}
-{{- end -}}
-`,
-    'templates/clusterrolebinding.yaml': `{{- if and .Values.rbac.create .Values.rbac.useClusterRole -}}
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata:
-  labels:
-    {{- include "kube-state-metrics.labels" . | nindent 4 }}
-  name: {{ template "kube-state-metrics.fullname" . }}
-roleRef:
-  apiGroup: rbac.authorization.k8s.io
-  kind: ClusterRole
-  name: {{ template "kube-state-metrics.fullname" . }}
-subjects:
-- kind: ServiceAccount
-  name: {{ template "kube-state-metrics.serviceAccountName" . }}
-  namespace: {{ template "kube-state-metrics.namespace" . }}
-{{- end -}}
-`,
-    'templates/deployment.yaml': `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {{ template "kube-state-metrics.fullname" . }}
-  namespace: {{ template "kube-state-metrics.namespace" . }}
-  labels:
-    {{- include "kube-state-metrics.labels" . | nindent 4 }}
-spec:
-  selector:
-    matchLabels:
-      {{- include "kube-state-metrics.selectorLabels" . | nindent 6 }}
-  replicas: {{ .Values.replicas }}
-  template:
-    metadata:
-      labels:
-        {{- include "kube-state-metrics.labels" . | nindent 8 }}
-    spec:
-      serviceAccountName: {{ template "kube-state-metrics.serviceAccountName" . }}
-      containers:
-      - name: {{ template "kube-state-metrics.name" . }}
-        args:
-        - --port=8080
-        - --resources={{ .Values.collectors | join "," }}
-        {{- if .Values.metricLabelsAllowlist }}
-        - --metric-labels-allowlist={{ .Values.metricLabelsAllowlist | join "," }}
-        {{- end }}
-        image: {{ include "kube-state-metrics.image" . }}
-        imagePullPolicy: {{ .Values.image.pullPolicy }}
-        ports:
-        - containerPort: 8080
-          name: http
-        resources:
-{{ toYaml .Values.resources | indent 10 }}
-`,
-    'values.yaml': `global:
-  imageRegistry: ""
-  imagePullSecrets: []
-image:
-${imageYaml(image, '  ')}
-replicas: 1
-rbac:
-  create: true
-  useClusterRole: true
-  useExistingRole: false
-  extraRules: []
-namespaces: ""
-serviceAccount:
-  create: true
-  name:
-  annotations: {}
-  imagePullSecrets: []
-  automountServiceAccountToken: true
-releaseLabel: false
-podLabels: {}
-service:
-  type: ClusterIP
-  port: 8080
-  targetPort: 8080
-  annotations: {}
-prometheus:
-  monitor:
-    enabled: false
-    scheme: http
-    relabelings: []
-    metricRelabelings: []
-metricLabelsAllowlist: []
-collectors:
-${collectors.map((c) => `  - ${c}`).join('\n')}
-resources: {}
-`,
+    'templates/role.yaml': ksmRole(rules),
+    'templates/clusterrolebinding.yaml': KSM_BINDING,
+    'templates/deployment.yaml': KSM_DEPLOYMENT,
+    'values.yaml': ksmValues(image, collectors),
   };
 }
 

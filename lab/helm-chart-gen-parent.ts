@@ -295,12 +295,9 @@ spec:
 {{- end }}
 `;
 
-/** The admission webhooks: two configurations and the two hook Jobs that make and patch the certificate. */
-function admission(): ChartFiles {
-  const webhook = (
-    kind: string,
-    verb: string,
-  ) => `{{- if and .Values.prometheusOperator.enabled .Values.prometheusOperator.admissionWebhooks.enabled }}
+/** A Mutating or Validating webhook configuration of PrometheusRules. */
+function admissionWebhook(kind: string, verb: string): string {
+  return `{{- if and .Values.prometheusOperator.enabled .Values.prometheusOperator.admissionWebhooks.enabled }}
 apiVersion: admissionregistration.k8s.io/v1
 kind: ${kind}WebhookConfiguration
 metadata:
@@ -340,11 +337,11 @@ webhooks:
     {{- end }}
 {{- end }}
 `;
-  const job = (
-    name: string,
-    hook: string,
-    args: string,
-  ) => `{{- if and .Values.prometheusOperator.enabled .Values.prometheusOperator.admissionWebhooks.enabled .Values.prometheusOperator.admissionWebhooks.patch.enabled (not .Values.prometheusOperator.admissionWebhooks.certManager.enabled) }}
+}
+
+/** A hook Job of the admission webhooks: `create` makes the certificate, `patch` patches it in. */
+function admissionJob(name: string, hook: string, args: string): string {
+  return `{{- if and .Values.prometheusOperator.enabled .Values.prometheusOperator.admissionWebhooks.enabled .Values.prometheusOperator.admissionWebhooks.patch.enabled (not .Values.prometheusOperator.admissionWebhooks.certManager.enabled) }}
 apiVersion: batch/v1
 kind: Job
 metadata:
@@ -383,6 +380,10 @@ ${args}
 {{ toYaml .Values.prometheusOperator.admissionWebhooks.patch.securityContext | indent 8 }}
 {{- end }}
 `;
+}
+
+/** The admission webhooks: two configurations and the two hook Jobs that make and patch the certificate. */
+function admission(): ChartFiles {
   const rules = `  - apiGroups:
       - admissionregistration.k8s.io
     resources:
@@ -400,15 +401,15 @@ ${args}
   );
   return {
     ...scoped(acc, '.Values.prometheusOperator.admissionWebhooks.patch'),
-    'templates/prometheus-operator/admission-webhooks/mutatingWebhookConfiguration.yaml': webhook(
+    'templates/prometheus-operator/admission-webhooks/mutatingWebhookConfiguration.yaml': admissionWebhook(
       'Mutating',
       'mutate',
     ),
-    'templates/prometheus-operator/admission-webhooks/validatingWebhookConfiguration.yaml': webhook(
+    'templates/prometheus-operator/admission-webhooks/validatingWebhookConfiguration.yaml': admissionWebhook(
       'Validating',
       'validate',
     ),
-    'templates/prometheus-operator/admission-webhooks/job-patch/job-createSecret.yaml': job(
+    'templates/prometheus-operator/admission-webhooks/job-patch/job-createSecret.yaml': admissionJob(
       'create',
       'pre-install,pre-upgrade',
       `            - create
@@ -416,7 +417,7 @@ ${args}
             - --namespace={{ template "kube-prom-stack.namespace" . }}
             - --secret-name={{ template "kube-prom-stack.fullname" . }}-admission`,
     ),
-    'templates/prometheus-operator/admission-webhooks/job-patch/job-patchWebhook.yaml': job(
+    'templates/prometheus-operator/admission-webhooks/job-patch/job-patchWebhook.yaml': admissionJob(
       'patch',
       'post-install,post-upgrade',
       `            - patch

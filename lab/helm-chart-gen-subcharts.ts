@@ -391,18 +391,8 @@ ${o.args.map((a) => `            - ${a}`).join('\n')}
   };
 }
 
-/** The Bitnami-style library chart: image, label, capability and value-rendering helpers. */
-function commonChart(): ChartFiles {
-  return {
-    'Chart.yaml': `apiVersion: v2
-name: common
-description: A Library Helm Chart for grouping common logic between charts.
-type: library
-version: 2.26.0
-appVersion: 2.26.0
-`,
-    'values.yaml': `exampleValue: common-chart\n`,
-    'templates/_images.tpl': `{{/*
+/** common's image helpers: the image name, the pull secrets. */
+const COMMON_IMAGES = `{{/*
 Return the proper image name.
 {{ include "common.images.image" ( dict "imageRoot" .Values.path.to.the.image "global" .Values.global "chart" .Chart ) }}
 */}}
@@ -451,8 +441,10 @@ Return the proper Docker Image Registry Secret Names evaluating values as templa
 {{- end }}
   {{- end }}
 {{- end -}}
-`,
-    'templates/_tplvalues.tpl': `{{/*
+`;
+
+/** common's value rendering through tpl. */
+const COMMON_TPLVALUES = `{{/*
 Renders a value that contains template perhaps with scope if the scope is present.
 */}}
 {{- define "common.tplvalues.render" -}}
@@ -478,8 +470,10 @@ Merge a list of values that contains template after rendering them.
 {{- end -}}
 {{ $dst | toYaml }}
 {{- end -}}
-`,
-    'templates/_capabilities.tpl': `{{- define "common.capabilities.kubeVersion" -}}
+`;
+
+/** common's API versions by Kubernetes version. */
+const COMMON_CAPABILITIES = `{{- define "common.capabilities.kubeVersion" -}}
 {{- default (default .Capabilities.KubeVersion.Version .Values.kubeVersion) ((.Values.global).kubeVersion) -}}
 {{- end -}}
 
@@ -508,8 +502,10 @@ Merge a list of values that contains template after rendering them.
 {{- print "rbac.authorization.k8s.io/v1" -}}
 {{- end -}}
 {{- end -}}
-`,
-    'templates/_labels.tpl': `{{- define "common.labels.standard" -}}
+`;
+
+/** common's labels and names, and the scrape limits the exporters share. */
+const COMMON_LABELS = `{{- define "common.labels.standard" -}}
 {{- if and (hasKey . "customLabels") (hasKey . "context") -}}
 {{- $default := dict "app.kubernetes.io/name" (include "common.names.name" .context) "helm.sh/chart" (include "common.names.chart" .context) "app.kubernetes.io/instance" .context.Release.Name "app.kubernetes.io/managed-by" .context.Release.Service -}}
 {{- with .context.Chart.AppVersion -}}
@@ -552,7 +548,23 @@ labelNameLengthLimit: {{ . }}
 labelValueLengthLimit: {{ . }}
 {{- end }}
 {{- end -}}
+`;
+
+/** The Bitnami-style library chart: image, label, capability and value-rendering helpers. */
+function commonChart(): ChartFiles {
+  return {
+    'Chart.yaml': `apiVersion: v2
+name: common
+description: A Library Helm Chart for grouping common logic between charts.
+type: library
+version: 2.26.0
+appVersion: 2.26.0
 `,
+    'values.yaml': `exampleValue: common-chart\n`,
+    'templates/_images.tpl': COMMON_IMAGES,
+    'templates/_tplvalues.tpl': COMMON_TPLVALUES,
+    'templates/_capabilities.tpl': COMMON_CAPABILITIES,
+    'templates/_labels.tpl': COMMON_LABELS,
   };
 }
 
