@@ -145,7 +145,7 @@ export function ingressBlock(): string {
 }
 
 /** Pod scheduling and resources, as every workload's values have them. */
-export function podBlock(runAsUser: number): string {
+function podBlock(runAsUser: number): string {
   return `## Resource limits & requests
 ##
 resources: {}
@@ -278,7 +278,7 @@ ${extra}`;
 }
 
 /** kube-prometheus-stack's additionalScrapeConfigs example, as `n` real jobs. */
-export function scrapeConfigs(n: number): string {
+function scrapeConfigs(n: number): string {
   return Array.from(
     { length: n },
     (_, i) => `- job_name: external-service-${i}

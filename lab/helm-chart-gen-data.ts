@@ -67,7 +67,7 @@ const CONDITIONS = [
 ];
 
 /** Escape text for a Helm template so that it renders as itself: `{{` → `{{`{{`}}`. */
-export function helmEscape(text: string): string {
+function helmEscape(text: string): string {
   return text.replaceAll('{{', '\0').replaceAll('}}', '{{`}}`}}').replaceAll('\0', '{{`{{`}}');
 }
 
