@@ -1,14 +1,16 @@
 /**
  * A large, real-shaped Helm chart for tests and benchmarks, in the shape of kube-prometheus-stack
- * (test infrastructure, not product): a parent chart of about 100 templates (the operator's
- * Deployment, admission webhooks and their hook Jobs, Prometheus and Alertmanager custom
- * resources, RBAC, Services and ServiceMonitors of the Kubernetes components, 30 PrometheusRules
- * whose alert texts are `{{`{{`}}`-escaped, 25 dashboard ConfigMaps loaded with `.Files.Get` and
- * one with `.Files.Glob`), a _helpers.tpl of many defines included from one another, a values.yaml
- * of about 3,500 lines, and six subcharts: grafana, kube-state-metrics, prometheus-node-exporter,
- * prometheus-windows-exporter, crds (CRDs under crds/) and a Bitnami-style `common` library.
+ * (test infrastructure, not product): a parent chart of 116 templates (the operator's Deployment,
+ * admission webhooks and their hook Jobs, Prometheus and Alertmanager custom resources, RBAC,
+ * Services and ServiceMonitors of the Kubernetes components, 36 PrometheusRules whose alert texts
+ * are `{{`{{`}}`-escaped, 29 dashboard ConfigMaps loaded with `.Files.Get` and one with
+ * `.Files.Glob`, extra manifests and user rules through `tpl`), a _helpers.tpl of many defines
+ * included from one another, a values.yaml of about 3,500 lines, and six subcharts: grafana,
+ * kube-state-metrics, prometheus-node-exporter, prometheus-windows-exporter, crds (CRDs under
+ * crds/) and a Bitnami-style `common` library whose defines the others include. It uses only the
+ * functions airgap's template engine has (src/mirror/helm/template).
  *
- * Rendered with its defaults (release "airgap" in "default") it makes about 130 manifests naming
+ * Rendered with its defaults (release "airgap" in "default") it makes 133 manifests naming
  * {@link stackChartImages}: the container images of its pods, and the Prometheus and Alertmanager
  * images of their custom resources' `.spec.image` (found with the image path `{.spec.image}`).
  * The same options give the same bytes.
