@@ -19,6 +19,7 @@
  *
  * Each image is listed once, with every place it was found and how.
  */
+import { YAMLException } from 'js-yaml';
 import { isYamlLimitError } from '../../config/yaml-load.js';
 import { AirgapError, usageError } from '../../util/errors.js';
 import { MirrorError } from '../errors.js';
@@ -186,6 +187,36 @@ function phaseOf(obj: GoMap): Phase[] {
   return [...phases];
 }
 
+/**
+ * The documents of a rendered template. HELM_MANIFEST_INVALID says where one is not YAML:
+ * `<chart>/templates/x.yaml:<line>`, the line of the template's output (as `helm template` prints it).
+ */
+function manifestDocuments(m: RenderedManifest): unknown[] {
+  try {
+    return loadYamlDocuments(m.text, { source: m.template, exitCode: 2 });
+  } catch (e) {
+    if (isYamlLimitError(e)) throw e;
+    const line = e instanceof YAMLException ? outputLine(m.text, e) : undefined;
+    const why = e instanceof YAMLException ? `line ${line}: ${e.reason}` : (e as Error).message;
+    const where = line ? `${m.template}:${line}` : m.template;
+    throw new AirgapError(MirrorError.HELM_MANIFEST_INVALID, `YAML parse error on ${m.template}: ${why}`, {
+      where,
+      exitCode: 2,
+      hint: 'the line is of the output as rendered: see it with helm template, then fix the template or its values',
+      cause: e,
+    });
+  }
+}
+
+/** The line of the whole output a YAML error of one of its documents is at (the document's own line when it cannot be placed). */
+function outputLine(text: string, e: YAMLException): number {
+  const mark = e.mark as { buffer?: string; line?: number } | undefined;
+  const inDoc = (mark?.line ?? 0) + 1;
+  const doc = mark?.buffer?.replace(/\0$/, '').replace(/\n$/, '');
+  const at = doc ? text.indexOf(doc) : -1;
+  return at < 0 ? inDoc : text.slice(0, at).split('\n').length - 1 + inDoc;
+}
+
 /** The order sources are listed in. */
 export const SOURCE_ORDER: readonly ImageSource[] = ['image', 'args', 'env', 'imagePaths', 'hook', 'test'];
 
@@ -263,21 +294,7 @@ export function imagesOf(manifests: readonly RenderedManifest[], options: Images
   };
 
   for (const m of manifests) {
-    let docs: unknown[];
-    try {
-      docs = loadYamlDocuments(m.text, { source: m.template, exitCode: 2 });
-    } catch (e) {
-      if (isYamlLimitError(e)) throw e;
-      throw new AirgapError(
-        MirrorError.HELM_MANIFEST_INVALID,
-        `YAML parse error on ${m.template}: ${(e as Error).message}`,
-        {
-          where: m.template,
-          exitCode: 2,
-          cause: e,
-        },
-      );
-    }
+    const docs = manifestDocuments(m);
     for (const d of docs) {
       if (!isMap(d)) continue;
       phases = phaseOf(d);
