@@ -140,9 +140,12 @@ function renderPlanSummary(r: MirrorReport, detail = false): string[] {
   }
   for (const c of r.charts ?? []) lines.push(...renderChart(c));
   for (const b of r.blocked) lines.push(`  blocked  ${b.origin} (matches "${b.pattern}")`);
-  for (const w of r.warnings) lines.push(`  warning  ${w}`);
+  for (const w of r.warnings) lines.push(`  warning  ${indentMore(w)}`);
   return lines;
 }
+
+/** A message's later lines (a hint) indented under its first, past the report's label column. */
+const indentMore = (text: string) => text.replace(/\n(?=[^\n])/g, '\n           ');
 
 /**
  * A chart of the plan: its image count, or why it failed; then each image found only outside
@@ -151,7 +154,7 @@ function renderPlanSummary(r: MirrorReport, detail = false): string[] {
  */
 function renderChart(c: PlanChart): string[] {
   const name = `${c.name}${c.version ? ` ${c.version}` : ''}${c.repository ? ` (${c.repository})` : ''}`;
-  if (c.error) return [`  chart    ${name}: FAILED, ${c.error}`];
+  if (c.error) return [`  chart    ${name}: FAILED, ${indentMore(c.error)}`];
   // A plan written before images carried their sources lists bare strings.
   const images = (c.images ?? []).map((i) =>
     typeof i === 'string' ? { image: i, sources: [], where: '' } : i,

@@ -189,22 +189,28 @@ function phaseOf(obj: GoMap): Phase[] {
 
 /**
  * The documents of a rendered template. HELM_MANIFEST_INVALID says where one is not YAML:
- * `<chart>/templates/x.yaml:<line>`, the line of the template's output (as `helm template` prints it).
+ * `<chart>/templates/x.yaml:<line>`, the line of the template's output (as `helm template` prints it),
+ * and, as Helm does, the line in that document.
  */
 function manifestDocuments(m: RenderedManifest): unknown[] {
   try {
     return loadYamlDocuments(m.text, { source: m.template, exitCode: 2 });
   } catch (e) {
     if (isYamlLimitError(e)) throw e;
+    // The message is Helm's (the line counted in the document, with the lines around it); where
+    // names the line of the whole output.
     const line = e instanceof YAMLException ? outputLine(m.text, e) : undefined;
-    const why = e instanceof YAMLException ? `line ${line}: ${e.reason}` : (e as Error).message;
     const where = line ? `${m.template}:${line}` : m.template;
-    throw new AirgapError(MirrorError.HELM_MANIFEST_INVALID, `YAML parse error on ${m.template}: ${why}`, {
-      where,
-      exitCode: 2,
-      hint: 'the line is of the output as rendered: see it with helm template, then fix the template or its values',
-      cause: e,
-    });
+    throw new AirgapError(
+      MirrorError.HELM_MANIFEST_INVALID,
+      `YAML parse error on ${m.template}: ${(e as Error).message}`,
+      {
+        where,
+        exitCode: 2,
+        hint: `${line ? `line ${line} is of the template's output: ` : ''}see the output with helm template, then fix the template or its values`,
+        cause: e,
+      },
+    );
   }
 }
 
