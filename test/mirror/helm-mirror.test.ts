@@ -371,6 +371,16 @@ describe('helm charts: a chart repository mirrored with its images, carried acro
         }),
       },
       {
+        name: 'badref',
+        version: '0.1.0',
+        tgz: await pack('badref', {
+          'Chart.yaml': 'apiVersion: v2\nname: badref\nversion: 0.1.0\n',
+          'values.yaml': 'image:\n  repository: quay.io/example/App\n  tag: v1\n',
+          'templates/pod.yaml':
+            'apiVersion: v1\nkind: Pod\nmetadata:\n  name: app\nspec:\n  containers:\n    - name: app\n      image: {{ .Values.image.repository }}:{{ .Values.image.tag }}\n',
+        }),
+      },
+      {
         name: 'common',
         version: '2.26.0',
         type: 'library',
@@ -403,6 +413,7 @@ describe('helm charts: a chart repository mirrored with its images, carried acro
       const charts = new Map<string, Chart>(report.charts.map((c: Chart) => [`${c.name} ${c.version}`, c]));
       // Every version of every chart; the library chart left out.
       expect([...charts.keys()].sort()).toEqual([
+        'badref 0.1.0',
         'badyaml 0.1.0',
         'broken 0.1.0',
         'cert-manager v1.16.2',
@@ -444,6 +455,9 @@ describe('helm charts: a chart repository mirrored with its images, carried acro
       // A chart that fails is named by file and line; the others' images are all planned and read.
       expect(charts.get('broken 0.1.0')!.error).toContain('broken/templates/pod.yaml:5');
       expect(charts.get('badyaml 0.1.0')!.error).toContain('badyaml/templates/cm.yaml:7');
+      expect(charts.get('badref 0.1.0')!.error).toMatch(
+        /^badref\/templates\/pod\.yaml: Pod\/app \.spec\.containers\[0\]\.image: invalid image reference "quay\.io\/example\/App:v1": repository names must be lowercase/,
+      );
       const pairs = report.plan as { source: string; context: string; error?: string }[];
       for (const b of seeded)
         expect(
@@ -456,7 +470,7 @@ describe('helm charts: a chart repository mirrored with its images, carried acro
         /^helm chart cert-manager v1\.16\.2 \[args\] \(cert-manager\/templates\/deployment\.yaml: Deployment\/airgap-cert-manager \.spec\.template\.spec\.containers\[0\]\.args\[3\]\)$/,
       );
       expect(report.warnings).toContain(
-        'helm repository "corpus" lists no charts: every version of every chart, 6 chart(s) in 7 version(s)',
+        'helm repository "corpus" lists no charts: every version of every chart, 7 chart(s) in 8 version(s)',
       );
 
       const t = await plan(false);
@@ -482,7 +496,7 @@ describe('helm charts: a chart repository mirrored with its images, carried acro
         /chart {4}badyaml 0\.1\.0 \(corpus\): FAILED, YAML parse error on badyaml\/templates\/cm\.yaml: bad indentation of a mapping entry \(7:5\)\n[^]*\(badyaml\/templates\/cm\.yaml:7\)\n +hint: line 7 is of the template's output/,
       );
       expect(t.stdout).toContain(
-        'warning  helm repository "corpus" lists no charts: every version of every chart, 6 chart(s) in 7 version(s)',
+        'warning  helm repository "corpus" lists no charts: every version of every chart, 7 chart(s) in 8 version(s)',
       );
     } finally {
       await corpusRepo.stop();

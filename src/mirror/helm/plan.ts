@@ -9,12 +9,12 @@
 import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Stats } from 'node:fs';
-import { CommonError, isAirgapError, messageOf, unreadableReason } from '../../util/errors.js';
+import { CommonError, isAirgapError, messageOf, unreadableReason, usageError } from '../../util/errors.js';
 import { isNotFound, writeFileAtomic } from '../../util/fs.js';
 import { joinSegments, pathSegment } from '../../util/path-segment.js';
 import type { TlsOptions } from '../../net/http.js';
 import { MirrorError } from '../errors.js';
-import { formatReference, parseReference } from '../reference.js';
+import { formatReference, parseReference, type ImageReference } from '../reference.js';
 import { findCredential, type CredentialOptions } from '../auth/credentials.js';
 import type { Helm, HelmChart } from '../isc/types.js';
 import {
@@ -190,7 +190,7 @@ export async function planHelm(helm: Helm, ctx: HelmPlanContext): Promise<HelmPl
 function chartImages(found: readonly ChartImage[]): PlanChartImage[] {
   const byFull = new Map<string, PlanChartImage>();
   for (const i of found) {
-    const full = formatReference(parseReference(i.image.replace(/^docker:\/\//, '')));
+    const full = formatReference(referenceOf(i));
     const into = byFull.get(full);
     if (!into) {
       byFull.set(full, {
@@ -208,6 +208,18 @@ function chartImages(found: readonly ChartImage[]): PlanChartImage[] {
     else delete into.onlyIn;
   }
   return [...byFull.values()];
+}
+
+/** An image of a chart parsed; REF_INVALID says where the chart names it. */
+function referenceOf(i: ChartImage): ImageReference {
+  try {
+    return parseReference(i.image.replace(/^docker:\/\//, ''));
+  } catch (e) {
+    if (!isAirgapError(e) || e.code !== MirrorError.REF_INVALID) throw e;
+    throw usageError(MirrorError.REF_INVALID, `${i.where}: ${e.message}`, {
+      hint: "fix the chart's values or templates so it names an image, e.g. quay.io/org/app:v1",
+    });
+  }
 }
 
 /**
