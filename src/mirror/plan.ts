@@ -173,10 +173,29 @@ export interface PlanChart {
   repository?: string;
   /** Where the chart is in the workspace (archives carry `helm/charts/`). */
   file?: string;
-  /** The images its rendered manifests name. */
-  images?: string[];
-  /** Why it could not be fetched or rendered (the run fails; the other charts go on). */
+  /** The images its rendered manifests name, each with how it was found. */
+  images?: PlanChartImage[];
+  /**
+   * Why it could not be fetched or rendered (the run fails; the other charts go on): a template
+   * error names `<chart>/templates/<file>:<line>`.
+   */
   error?: string;
+}
+
+/** An image of a Helm chart, and how the chart names it. */
+export interface PlanChartImage {
+  /** As the chart names it (the plan entry's origin). */
+  image: string;
+  /**
+   * How it was found: `image` (a container's image), `args` (its args or command), `env` (an env
+   * value), `imagePaths` (the ImageSetConfiguration's), `hook` (a Helm hook names it), `test` (a
+   * test pod names it).
+   */
+  sources: ('image' | 'args' | 'env' | 'imagePaths' | 'hook' | 'test')[];
+  /** The first place: `<chart>/templates/x.yaml: Deployment/name .spec.template.spec.containers[0].args[2]`. */
+  where: string;
+  /** Present when only hooks and/or test pods name it: which (`helm install` without them, or no `helm test`, never pulls it). */
+  onlyIn?: ('hook' | 'test')[];
 }
 
 /** One image of a plan: pinned to a digest, with where it goes and why it is there. */

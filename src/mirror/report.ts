@@ -138,16 +138,47 @@ function renderPlanSummary(r: MirrorReport, detail = false): string[] {
       for (const b of p.bundles) lines.push(`             ${b.name} ${b.version}: ${b.why.join('; ')}`);
     }
   }
-  for (const c of r.charts ?? []) {
-    const name = `${c.name}${c.version ? ` ${c.version}` : ''}${c.repository ? ` (${c.repository})` : ''}`;
-    lines.push(
-      c.error
-        ? `  chart    ${name}: FAILED, ${c.error}`
-        : `  chart    ${name}: ${c.images?.length ?? 0} image(s)${c.file ? `, kept at ${c.file}` : ''}`,
-    );
-  }
+  for (const c of r.charts ?? []) lines.push(...renderChart(c));
   for (const b of r.blocked) lines.push(`  blocked  ${b.origin} (matches "${b.pattern}")`);
-  for (const w of r.warnings) lines.push(`  warning  ${w}`);
+  for (const w of r.warnings) lines.push(`  warning  ${indentMore(w)}`);
+  return lines;
+}
+
+/** A message's later lines (a hint) indented under its first, past the report's label column. */
+const indentMore = (text: string) => text.replace(/\n(?=[^\n])/g, '\n           ');
+
+/**
+ * A chart of the plan: its image count, or why it failed; then each image found only outside
+ * `image:` fields (args, command, env values, imagePaths) or only in hooks or test pods, with
+ * where, so a person can tell what they would drop with blockedImages.
+ */
+function renderChart(c: PlanChart): string[] {
+  const name = `${c.name}${c.version ? ` ${c.version}` : ''}${c.repository ? ` (${c.repository})` : ''}`;
+  if (c.error) return [`  chart    ${name}: FAILED, ${indentMore(c.error)}`];
+  // A plan written before images carried their sources lists bare strings.
+  const images = (c.images ?? []).map((i) =>
+    typeof i === 'string' ? { image: i, sources: [], where: '' } : i,
+  );
+  const lines = [`  chart    ${name}: ${images.length} image(s)${c.file ? `, kept at ${c.file}` : ''}`];
+  let noted = false;
+  for (const i of images) {
+    const why: string[] = [];
+    if (i.sources.length > 0 && !i.sources.includes('image'))
+      why.push(
+        `not in an image: field, from ${i.sources.filter((s) => s !== 'hook' && s !== 'test').join(', ')}`,
+      );
+    if (i.onlyIn)
+      why.push(
+        `only in ${i.onlyIn.map((x) => (x === 'hook' ? 'hooks' : 'test pods (helm test)')).join(' and ')}`,
+      );
+    if (why.length === 0) continue;
+    lines.push(`           ${i.image}: ${why.join('; ')}${i.where ? ` (${i.where})` : ''}`);
+    noted = true;
+  }
+  if (noted)
+    lines.push(
+      '           (mirrored; to leave one out, list it in mirror.blockedImages of the ImageSetConfiguration)',
+    );
   return lines;
 }
 

@@ -3,7 +3,9 @@
  * (a podinfo-like chart, a chart with an aliased subchart and an image in a container env value),
  * mirrored to disk with the charts carried in the archive, then from the archive into a registry
  * that skopeo reads back. Bad input: a repository out of reach, a chart that does not render and
- * hostile charts (an endless loop, a recursion) are named, and the other charts still go.
+ * hostile charts (an endless loop, a recursion) are named, and the other charts still go. A
+ * repository listing no charts plans every version of every chart, and the plan says how each image
+ * was found (args, env, hooks, test pods: the corpus of test/fixtures/helm/corpus/images.ts).
  */
 import { execFile } from 'node:child_process';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
@@ -16,6 +18,14 @@ import { airgap } from '../helpers/cli.js';
 import { seedRegistry, tempDir, writeMirrorConfig, writeAuthFile } from '../helpers/fixtures.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { skopeoDigest } from '../helpers/skopeo.js';
+import { writeChart } from '../fixtures/helm/charts.js';
+import {
+  certManager,
+  grafana,
+  ingressNginx,
+  kubePrometheusStack,
+  type Registries,
+} from '../fixtures/helm/corpus/images.js';
 
 const run = promisify(execFile);
 
@@ -166,14 +176,17 @@ describe('helm charts: a chart repository mirrored with its images, carried acro
     expect(m2d.exitCode, m2d.stderr).toBe(0);
     const report = JSON.parse(m2d.stdout);
     const charts = Object.fromEntries(
-      report.charts.map((c: { name: string; images: string[] }) => [c.name, [...c.images].sort()]),
+      report.charts.map((c: { name: string; images: { image: string; sources: string[] }[] }) => [
+        c.name,
+        c.images.map((i) => `${i.image} [${i.sources.join(',')}]`).sort(),
+      ]),
     );
     expect(charts).toEqual({
-      podinfo: [`${src.host}/charts/podinfo:6.5.0`],
+      podinfo: [`${src.host}/charts/podinfo:6.5.0 [image]`],
       webapp: [
-        `${src.host}/charts/redis:7.2.4`,
-        `${src.host}/charts/sidecar:v1`,
-        `${src.host}/charts/web:2.1.0`,
+        `${src.host}/charts/redis:7.2.4 [image]`,
+        `${src.host}/charts/sidecar:v1 [env]`,
+        `${src.host}/charts/web:2.1.0 [image]`,
       ],
     });
     expect(report.summary.failed).toBe(0);
@@ -298,4 +311,195 @@ describe('helm charts: a chart repository mirrored with its images, carried acro
       await hostileRepo.stop();
     }
   }, 60_000);
+
+  it('plans every version of every chart of a repository listing none, says how each image was found, and names charts that fail by file and line', async () => {
+    const at: Registries = { quay: src.host, k8s: src.host, docker: src.host };
+    const seeded = await seedRegistry(
+      src,
+      [
+        'prometheus-operator/prometheus-operator:v0.93.1',
+        'prometheus-operator/prometheus-config-reloader:v0.93.1',
+        'thanos/thanos:v0.37.2',
+        'ingress-nginx/kube-webhook-certgen:v1.5.2',
+        'ingress-nginx/controller:v1.12.1',
+        'jetstack/cert-manager-controller:v1.16.2',
+        'jetstack/cert-manager-acmesolver:v1.16.2',
+        'jetstack/cert-manager-startupapicheck:v1.16.2',
+        'library/busybox:1.31.1',
+        'grafana/grafana:11.3.0',
+        'bats/bats:v1.4.1',
+      ].map((ref) => {
+        const [repo, tag] = ref.split(':') as [string, string];
+        return { repo, tag, layers: [{ size: 2_000 }] };
+      }),
+    );
+    const controller = seeded.find((b) => b.repo === 'ingress-nginx/controller')!;
+    const corpus = join(dir, 'corpus');
+    const pack = async (name: string, files: Record<string, string>) =>
+      packChart(
+        await writeChart(
+          join(corpus, `${name}-${files['Chart.yaml']!.match(/^version: (.+)$/m)![1]}`, name),
+          files,
+        ),
+      );
+    const corpusRepo = await startChartRepo([
+      {
+        name: 'kube-prometheus-stack',
+        version: '66.3.0',
+        tgz: await pack('kube-prometheus-stack', kubePrometheusStack(at, '66.3.0')),
+      },
+      {
+        name: 'kube-prometheus-stack',
+        version: '66.3.1',
+        tgz: await pack('kube-prometheus-stack', kubePrometheusStack(at, '66.3.1')),
+      },
+      { name: 'cert-manager', version: 'v1.16.2', tgz: await pack('cert-manager', certManager(at)) },
+      {
+        name: 'ingress-nginx',
+        version: '4.12.1',
+        tgz: await pack('ingress-nginx', ingressNginx(at, controller.digest)),
+      },
+      { name: 'grafana', version: '8.6.0', tgz: await pack('grafana', grafana(at)) },
+      { name: 'broken', version: '0.1.0', tgz: await packChart(join(dir, 'broken')) },
+      {
+        name: 'badyaml',
+        version: '0.1.0',
+        tgz: await pack('badyaml', {
+          'Chart.yaml': 'apiVersion: v2\nname: badyaml\nversion: 0.1.0\n',
+          'templates/cm.yaml':
+            'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  a: x\n   b: y\n',
+        }),
+      },
+      {
+        name: 'badref',
+        version: '0.1.0',
+        tgz: await pack('badref', {
+          'Chart.yaml': 'apiVersion: v2\nname: badref\nversion: 0.1.0\n',
+          'values.yaml': 'image:\n  repository: quay.io/example/App\n  tag: v1\n',
+          'templates/pod.yaml':
+            'apiVersion: v1\nkind: Pod\nmetadata:\n  name: app\nspec:\n  containers:\n    - name: app\n      image: {{ .Values.image.repository }}:{{ .Values.image.tag }}\n',
+        }),
+      },
+      {
+        name: 'common',
+        version: '2.26.0',
+        type: 'library',
+        tgz: await pack('common', {
+          'Chart.yaml': 'apiVersion: v2\nname: common\nversion: 2.26.0\ntype: library\n',
+          'templates/_names.tpl': '{{- define "common.names.name" -}}{{ .Chart.Name }}{{- end -}}\n',
+        }),
+      },
+    ]);
+    try {
+      const isc = await writeMirrorConfig(join(dir, 'corpus.yaml'), {
+        helm: { repositories: [{ name: 'corpus', url: corpusRepo.url }] },
+      });
+      const plan = (json: boolean) =>
+        airgap([
+          'mirror',
+          'plan',
+          '-c',
+          isc,
+          `file://${join(dir, 'corpus-out')}`,
+          ...access(),
+          ...(json ? ['--json'] : []),
+        ]);
+
+      const j = await plan(true);
+      expect(j.exitCode, j.stderr).toBe(1);
+      const report = JSON.parse(j.stdout);
+      type Img = { image: string; sources: string[]; where: string; onlyIn?: string[] };
+      type Chart = { name: string; version?: string; images?: Img[]; error?: string };
+      const charts = new Map<string, Chart>(report.charts.map((c: Chart) => [`${c.name} ${c.version}`, c]));
+      // Every version of every chart; the library chart left out.
+      expect([...charts.keys()].sort()).toEqual([
+        'badref 0.1.0',
+        'badyaml 0.1.0',
+        'broken 0.1.0',
+        'cert-manager v1.16.2',
+        'grafana 8.6.0',
+        'ingress-nginx 4.12.1',
+        'kube-prometheus-stack 66.3.0',
+        'kube-prometheus-stack 66.3.1',
+      ]);
+      const how = (key: string) =>
+        Object.fromEntries(
+          charts
+            .get(key)!
+            .images!.map((i) => [
+              i.image.slice(src.host.length + 1),
+              [i.sources.join(','), i.onlyIn?.join(',') ?? ''],
+            ]),
+        );
+      for (const v of ['66.3.0', '66.3.1'])
+        expect(how(`kube-prometheus-stack ${v}`)).toEqual({
+          'prometheus-operator/prometheus-operator:v0.93.1': ['image', ''],
+          'prometheus-operator/prometheus-config-reloader:v0.93.1': ['args', ''],
+          'thanos/thanos:v0.37.2': ['args', ''],
+          'ingress-nginx/kube-webhook-certgen:v1.5.2': ['image,hook', 'hook'],
+        });
+      expect(how('cert-manager v1.16.2')).toEqual({
+        'jetstack/cert-manager-controller:v1.16.2': ['image', ''],
+        'jetstack/cert-manager-acmesolver:v1.16.2': ['args', ''],
+        'jetstack/cert-manager-startupapicheck:v1.16.2': ['image,hook', 'hook'],
+      });
+      expect(how('ingress-nginx 4.12.1')).toEqual({
+        [`ingress-nginx/controller:v1.12.1@${controller.digest}`]: ['image', ''],
+        'ingress-nginx/kube-webhook-certgen:v1.5.2': ['image,hook', 'hook'],
+      });
+      expect(how('grafana 8.6.0')).toEqual({
+        'library/busybox:1.31.1': ['image', ''],
+        'grafana/grafana:11.3.0': ['image', ''],
+        'bats/bats:v1.4.1': ['image,test', 'test'],
+      });
+      // A chart that fails is named by file and line; the others' images are all planned and read.
+      expect(charts.get('broken 0.1.0')!.error).toContain('broken/templates/pod.yaml:5');
+      expect(charts.get('badyaml 0.1.0')!.error).toContain('badyaml/templates/cm.yaml:7');
+      expect(charts.get('badref 0.1.0')!.error).toMatch(
+        /^badref\/templates\/pod\.yaml: Pod\/app \.spec\.containers\[0\]\.image: invalid image reference "quay\.io\/example\/App:v1": repository names must be lowercase/,
+      );
+      const pairs = report.plan as { source: string; context: string; error?: string }[];
+      for (const b of seeded)
+        expect(
+          pairs.map((p) => p.source),
+          b.repo,
+        ).toContain(`${src.host}/${b.repo}@${b.digest}`);
+      expect(pairs.filter((p) => p.error)).toEqual([]);
+      // The entry says how its image was found.
+      expect(pairs.find((p) => p.source.includes('/cert-manager-acmesolver@'))!.context).toMatch(
+        /^helm chart cert-manager v1\.16\.2 \[args\] \(cert-manager\/templates\/deployment\.yaml: Deployment\/airgap-cert-manager \.spec\.template\.spec\.containers\[0\]\.args\[3\]\)$/,
+      );
+      expect(report.warnings).toContain(
+        'helm repository "corpus" lists no charts: every version of every chart, 7 chart(s) in 8 version(s)',
+      );
+
+      const t = await plan(false);
+      expect(t.exitCode, t.stderr).toBe(1);
+      const host = src.host.replace(/[.]/g, '\\.');
+      expect(t.stdout).toMatch(/chart {4}kube-prometheus-stack 66\.3\.1 \(corpus\): 4 image\(s\)/);
+      expect(t.stdout).toMatch(
+        new RegExp(
+          `\\n {11}${host}/prometheus-operator/prometheus-config-reloader:v0\\.93\\.1: not in an image: field, from args \\(kube-prometheus-stack/templates/prometheus-operator/deployment\\.yaml: Deployment/`,
+        ),
+      );
+      expect(t.stdout).toMatch(
+        new RegExp(`\\n {11}${host}/ingress-nginx/kube-webhook-certgen:v1\\.5\\.2: only in hooks \\(`),
+      );
+      expect(t.stdout).toMatch(
+        new RegExp(
+          `\\n {11}${host}/bats/bats:v1\\.4\\.1: only in test pods \\(helm test\\) \\(grafana/templates/tests/test\\.yaml: Pod/`,
+        ),
+      );
+      expect(t.stdout).toContain('list it in mirror.blockedImages of the ImageSetConfiguration');
+      expect(t.stdout).not.toMatch(/grafana\/grafana:11\.3\.0:/);
+      expect(t.stdout).toMatch(
+        /chart {4}badyaml 0\.1\.0 \(corpus\): FAILED, YAML parse error on badyaml\/templates\/cm\.yaml: bad indentation of a mapping entry \(7:5\)\n[^]*\(badyaml\/templates\/cm\.yaml:7\)\n +hint: line 7 is of the template's output/,
+      );
+      expect(t.stdout).toContain(
+        'warning  helm repository "corpus" lists no charts: every version of every chart, 7 chart(s) in 8 version(s)',
+      );
+    } finally {
+      await corpusRepo.stop();
+    }
+  }, 90_000);
 });

@@ -9,21 +9,24 @@
 import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Stats } from 'node:fs';
-import { CommonError, isAirgapError, messageOf, unreadableReason } from '../../util/errors.js';
+import { CommonError, isAirgapError, messageOf, unreadableReason, usageError } from '../../util/errors.js';
 import { isNotFound, writeFileAtomic } from '../../util/fs.js';
 import { joinSegments, pathSegment } from '../../util/path-segment.js';
 import type { TlsOptions } from '../../net/http.js';
+import { MirrorError } from '../errors.js';
+import { formatReference, parseReference, type ImageReference } from '../reference.js';
 import { findCredential, type CredentialOptions } from '../auth/credentials.js';
 import type { Helm, HelmChart } from '../isc/types.js';
 import {
   planAdditionalImages,
   platformStrings,
   type PlanChart,
+  type PlanChartImage,
   type PlanEntry,
   type PlannedImage,
 } from '../plan.js';
 import { loadChart, renderChart } from './chart.js';
-import { imagesOf } from './images.js';
+import { imagesOf, SOURCE_ORDER, type ChartImage } from './images.js';
 import {
   allCharts,
   chooseChart,
@@ -86,10 +89,16 @@ export async function planHelm(helm: Helm, ctx: HelmPlanContext): Promise<HelmPl
     const wanted: { spec: HelmChart; chart: IndexedChart }[] =
       repo.charts.length > 0
         ? repo.charts.map((spec) => ({ spec, chart: chooseChart(index, repo.name, spec.name, spec.version) }))
-        : allCharts(index, repo.name).map((chart) => ({
+        : allCharts(index).map((chart) => ({
             spec: { name: chart.name, version: chart.version, imagePaths: [], platforms: [] },
             chart,
           }));
+    if (repo.charts.length === 0) {
+      const names = new Set(wanted.map((w) => w.chart.name)).size;
+      out.warnings.push(
+        `helm repository "${repo.name}" lists no charts: every version of every chart, ${names} chart(s) in ${wanted.length} version(s)`,
+      );
+    }
     for (const { spec, chart } of wanted) {
       try {
         const file = joinSegments(chartsDir, chart.file);
@@ -138,23 +147,24 @@ export async function planHelm(helm: Helm, ctx: HelmPlanContext): Promise<HelmPl
         src.file,
       );
       const { manifests } = renderChart(chart, {});
-      const images = imagesOf(manifests, { imagePaths: src.spec.imagePaths });
+      const images = chartImages(imagesOf(manifests, { imagePaths: src.spec.imagePaths }));
       const planned = planAdditionalImages(
         images.map((i) => ({ name: i.image, where: i.where })),
         [],
       );
       const platforms = platformStrings(src.spec.platforms);
+      const byOrigin = new Map(images.map((i) => [i.image, i]));
       for (const img of planned.images) {
-        out.entries.push(
-          await ctx.pin(img, `helm chart ${src.label}${img.where ? ` (${img.where})` : ''}`, platforms),
-        );
+        const how = byOrigin.get(img.origin)?.sources.join(', ');
+        const context = `helm chart ${src.label}${how ? ` [${how}]` : ''}${img.where ? ` (${img.where})` : ''}`;
+        out.entries.push(await ctx.pin(img, context, platforms));
       }
       out.charts.push({
         name: chart.name,
         version: chart.version,
         ...(src.repository ? { repository: src.repository } : {}),
         file: src.file,
-        images: planned.images.map((i) => i.origin),
+        images,
       });
     } catch (e) {
       if (isAirgapError(e) && e.exitCode === 2 && !isChartError(e.code)) throw e;
@@ -170,6 +180,46 @@ export async function planHelm(helm: Helm, ctx: HelmPlanContext): Promise<HelmPl
   for (const c of out.charts.filter((c) => c.error))
     out.warnings.push(`helm chart ${c.name}${c.version ? ` ${c.version}` : ''}: ${c.error}`);
   return out;
+}
+
+/**
+ * A chart's images as the plan lists them, each image once: spellings of one image (`nginx:1`,
+ * `docker.io/library/nginx:1`) are one entry, the first spelling's, with the sources of all.
+ * REF_INVALID names an image field that is not an image reference.
+ */
+function chartImages(found: readonly ChartImage[]): PlanChartImage[] {
+  const byFull = new Map<string, PlanChartImage>();
+  for (const i of found) {
+    const full = formatReference(referenceOf(i));
+    const into = byFull.get(full);
+    if (!into) {
+      byFull.set(full, {
+        image: i.image,
+        sources: [...i.sources],
+        where: i.where,
+        ...(i.onlyIn ? { onlyIn: [...i.onlyIn] } : {}),
+      });
+      continue;
+    }
+    const sources = new Set([...into.sources, ...i.sources]);
+    into.sources = SOURCE_ORDER.filter((s) => sources.has(s));
+    const only = into.onlyIn && i.onlyIn ? new Set([...into.onlyIn, ...i.onlyIn]) : undefined;
+    if (only) into.onlyIn = (['hook', 'test'] as const).filter((x) => only.has(x));
+    else delete into.onlyIn;
+  }
+  return [...byFull.values()];
+}
+
+/** An image of a chart parsed; REF_INVALID says where the chart names it. */
+function referenceOf(i: ChartImage): ImageReference {
+  try {
+    return parseReference(i.image.replace(/^docker:\/\//, ''));
+  } catch (e) {
+    if (!isAirgapError(e) || e.code !== MirrorError.REF_INVALID) throw e;
+    throw usageError(MirrorError.REF_INVALID, `${i.where}: ${e.message}`, {
+      hint: "fix the chart's values or templates so it names an image, e.g. quay.io/org/app:v1",
+    });
+  }
 }
 
 /**
@@ -190,5 +240,6 @@ async function repositoryAuthorization(
 /** Errors about a chart itself (it does not load or render): reported for that chart, not the run. */
 function isChartError(code: string): boolean {
   // A chart's YAML over a limit (a "billion laughs" values.yaml) fails that chart alone.
-  return code.startsWith('HELM_') || code === CommonError.YAML_LIMIT;
+  // An image field that is no image reference fails that chart alone too.
+  return code.startsWith('HELM_') || code === CommonError.YAML_LIMIT || code === MirrorError.REF_INVALID;
 }

@@ -2,8 +2,8 @@
  * A Helm chart repository over HTTP(S), as `helm repo add` and `helm pull` read one: its
  * `index.yaml` (`entries: {<chart>: [{version, urls, digest, type}]}`), then a chart archive from
  * one of the version's `urls` (relative to the repository), checked against the index's sha256
- * digest. As oc-mirror v2 does: a repository listing no charts means every chart of its index
- * (library charts left out), a chart without a version means its newest release; the index is kept
+ * digest. As oc-mirror v2 does: a repository listing no charts means every version of every chart
+ * of its index (library charts left out), a chart without a version means its newest release; the index is kept
  * in the workspace at `helm/indexes/<host/path>/index.yaml` and each chart at
  * `helm/charts/<name>-<version>.tgz`.
  */
@@ -212,11 +212,18 @@ export function chooseChart(index: ChartIndex, repo: string, name: string, versi
   return pool.reduce((a, b) => (compareSemver(b.s, a.s) > 0 ? b : a)).c;
 }
 
-/** Every chart of an index that renders something (library charts left out), each at its newest version. */
-export function allCharts(index: ChartIndex, repo: string): IndexedChart[] {
+/**
+ * Every version of every chart of an index that renders something (library charts left out), as
+ * oc-mirror v2 reads a repository that lists no charts: by name, each chart's newest first.
+ */
+export function allCharts(index: ChartIndex): IndexedChart[] {
+  const newestFirst = (a: IndexedChart, b: IndexedChart) => {
+    const [sa, sb] = [parseSemver(a.version.replace(/^v/, '')), parseSemver(b.version.replace(/^v/, ''))];
+    return sa && sb ? compareSemver(sb, sa) : 0;
+  };
   return [...index.entries.keys()]
     .sort()
-    .map((name) => chooseChart(index, repo, name))
+    .flatMap((name) => [...index.entries.get(name)!].sort(newestFirst))
     .filter((c) => c.type !== 'library');
 }
 
