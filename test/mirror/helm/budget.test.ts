@@ -12,8 +12,12 @@ import { AirgapError } from '../../../src/util/errors.js';
 
 const FILE = 'hostile/templates/cm.yaml';
 const HELPERS = 'hostile/templates/_helpers.tpl';
-/** What a hostile template may take (a shared, loaded machine included). */
-const SECONDS = 3_000;
+/**
+ * What a hostile template may take: a bound on "stops", not a speed goal (speed is measured in
+ * bench/). Without the budget these templates run for hours; under it they stop in well under a
+ * second, and a shared machine at a load of 10 must not make that a failure.
+ */
+const SECONDS = 15_000;
 
 /** A chart's template set: `files` (name → text) parsed as the chart renderer parses them. */
 function chartSet(files: Record<string, string>): TemplateSet {
