@@ -30,6 +30,11 @@ export interface ChartDependency {
   alias: string;
   /** `enabled: false` in the declaration. */
   enabled?: boolean;
+  /**
+   * `import-values`: each a name (the child's `exports.<name>` into the parent's root) or a
+   * `{child, parent}` mapping (values.ts imports them as Helm does); other entries are ignored.
+   */
+  importValues: (string | GoMap)[];
 }
 
 export interface Chart {
@@ -175,6 +180,9 @@ function dependencyOf(where: string, v: unknown): ChartDependency {
     tags: Array.isArray(v['tags']) ? v['tags'].map(strOf) : [],
     alias: strOf(v['alias']),
     ...(v['enabled'] === 'false' ? { enabled: false } : {}),
+    importValues: Array.isArray(v['import-values'])
+      ? v['import-values'].filter((i): i is string | GoMap => typeof i === 'string' || isMap(i))
+      : [],
   };
 }
 
