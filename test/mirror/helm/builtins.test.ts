@@ -230,8 +230,9 @@ describe("the other built-in objects, as Helm's", () => {
     );
   });
 
-  it("removes a subchart's default with a null the user sets under the subchart", async () => {
-    const manifests = await render(probe('kind: x'), { values: { sub: { port: null } } });
+  it("removes a subchart's default with a null the user sets over the parent's value for it", async () => {
+    const files = probe('kind: x', { 'values.yaml': 'sub:\n  enabled: true\n  port: 8080\n' });
+    const manifests = await render(files, { values: { sub: { port: null } } });
     expect(textOf(manifests, 'probe/charts/sub/templates/svc.yaml')).toBe('kind: Service\nport: \n');
   });
 });
