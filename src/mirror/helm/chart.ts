@@ -47,7 +47,11 @@ export interface Chart {
   values: GoMap;
   /** templates/… files, named from the chart's root (`templates/deployment.yaml`). */
   templates: { name: string; data: string }[];
-  /** Every other file (not Chart.yaml, values.yaml, requirements.yaml, templates/, charts/). */
+  /**
+   * Every other file, as Helm's `.Files` holds them: not Chart.yaml, Chart.lock, values.yaml,
+   * values.schema.json, templates/, charts/ (but charts/*.prov); requirements.yaml and .lock only
+   * in an apiVersion v1 chart.
+   */
   files: ChartFile[];
   dependencies: ChartDependency[];
   /** The subcharts under charts/. */
@@ -214,14 +218,12 @@ function chartFromFiles(files: ChartFile[], where: string, budget: ChartBudget):
   const templates: Chart['templates'] = [];
   const other: ChartFile[] = [];
   const subFiles = new Map<string, ChartFile[]>();
+  // Helm reads a Chart.yaml without apiVersion as v1.
+  const v1 = (strOf(metadata['apiVersion']) || 'v1') === 'v1';
+  const notFiles = new Set(['Chart.yaml', 'Chart.lock', 'values.yaml', 'values.schema.json']);
+  if (!v1) for (const n of ['requirements.yaml', 'requirements.lock']) notFiles.add(n);
   for (const f of files) {
-    if (
-      f.name === 'Chart.yaml' ||
-      f.name === 'values.yaml' ||
-      f.name === 'requirements.yaml' ||
-      f.name === 'requirements.lock'
-    )
-      continue;
+    if (notFiles.has(f.name)) continue;
     if (f.name.startsWith('templates/')) templates.push({ name: f.name, data: f.data.toString('utf8') });
     else if (f.name.startsWith('charts/') && !f.name.endsWith('.prov')) {
       const rest = f.name.slice('charts/'.length);

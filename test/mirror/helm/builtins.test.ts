@@ -206,6 +206,23 @@ describe("the other built-in objects, as Helm's", () => {
     expect(await probeText('{{ if .Files.Glob "none/*" }}some{{ else }}none{{ end }}')).toBe('none');
   });
 
+  it("holds in .Files what Helm's loader puts there: not Chart.lock or the schema, requirements only in v1", async () => {
+    const lock = 'dependencies: []\ndigest: sha256:0\ngenerated: "2024-09-01T00:00:00Z"\n';
+    const files = probe(
+      `{{ range $k, $_ := .Files }}{{ $k }} {{ end }}| {{ range $k, $_ := .Subcharts.sub.Files }}{{ $k }} {{ end }}`,
+      {
+        'Chart.lock': lock,
+        'values.schema.json': '{"type": "object"}\n',
+        'requirements.lock': lock,
+        'charts/child/requirements.yaml': 'dependencies: []\n',
+        'charts/child/NOTICE': 'child notice\n',
+      },
+    );
+    expect(textOf(await render(files), 'probe/templates/probe.yaml')).toBe(
+      'files/a.conf files/b.conf files/c.json files/sub/d.conf | NOTICE requirements.yaml ',
+    );
+  });
+
   it('knows the group/versions helm template knows, not Kinds, unless asked', async () => {
     const t =
       '{{ .Capabilities.APIVersions.Has "policy/v1beta1" }} {{ .Capabilities.APIVersions.Has "autoscaling/v2/HorizontalPodAutoscaler" }}';
