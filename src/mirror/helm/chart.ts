@@ -28,7 +28,7 @@ export interface ChartDependency {
   condition: string;
   tags: string[];
   alias: string;
-  /** `enabled: false` in the declaration. */
+  /** `enabled: false` in the declaration (Helm 3 sets every dependency enabled before its tags and conditions). */
   enabled?: boolean;
   /**
    * `import-values`: each a name (the child's `exports.<name>` into the parent's root) or a

@@ -107,8 +107,9 @@ function subchartFor(chart: Chart, dep: ChartDependency): Chart | undefined {
   );
 }
 
+/** Helm's processDependencyTags and processDependencyConditions (`enabled:` in Chart.yaml is reset to true). */
 function enabled(dep: ChartDependency, values: GoMap, tags: GoMap): boolean {
-  let on = dep.enabled ?? true;
+  let on = true;
   const set = dep.tags.map((t) => tags[t]).filter((v): v is boolean => typeof v === 'boolean');
   if (set.length > 0) on = set.some((v) => v);
   if (dep.condition) {

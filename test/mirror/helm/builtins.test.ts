@@ -122,6 +122,14 @@ describe('import-values, as Helm 3.13.1 and later process them', () => {
     );
     expect(images).toContain('ghcr.io/acme/gateway:3.2.1');
     expect(images).toContain('docker.io/otel/opentelemetry-collector-contrib:0.110.0');
+    // Imports read the charts' values, not the user's: the collector's own image changes, not the import.
+    const own = imagesIn(
+      await render(OBSERVABILITY, {
+        values: { collector: { image: { repository: 'mirror.example.com/otel/collector' } } },
+      }),
+    );
+    expect(own).toContain('mirror.example.com/otel/collector:0.108.0');
+    expect(own).toContain('docker.io/otel/opentelemetry-collector-contrib:0.109.0');
   });
 
   it('imports from a dependency once it is enabled, the first listed winning', async () => {
@@ -238,6 +246,17 @@ describe("the other built-in objects, as Helm's", () => {
 {{ .Chart.IsRoot }} {{ .Values.fromChild }}`;
     expect(await probeText(t)).toBe(
       'sub true [map[child:exports.data parent:.]]\nsub v1 false probe/charts/sub/templates/svc.yaml\ntrue hello',
+    );
+  });
+
+  it('renders a dependency declared `enabled: false` without a condition or tags, as Helm 3 does', async () => {
+    const files = probe('kind: x');
+    files['Chart.yaml'] = files['Chart.yaml']!.replace(
+      '    condition: sub.enabled\n',
+      '    enabled: false\n',
+    );
+    expect(textOf(await render(files), 'probe/charts/sub/templates/svc.yaml')).toBe(
+      'kind: Service\nport: 80\n',
     );
   });
 
