@@ -98,7 +98,8 @@ const asYaml = (m: GoMap): string => writeYaml(m).replace(/\n$/, '');
 export function filesObject(files: readonly ChartFile[]): GoStruct {
   const byName = new Map(files.map((f) => [f.name, f.data]));
   const entries: GoMap = {};
-  for (const f of files) entries[f.name] = new Uint8Array(f.data);
+  // Views of the files' bytes, not copies: templates cannot change them.
+  for (const f of files) entries[f.name] = new Uint8Array(f.data.buffer, f.data.byteOffset, f.data.length);
   const asMap = (enc: (b: Buffer) => string): string => {
     const m: GoMap = {};
     for (const f of files) m[basename(f.name)] = enc(f.data);
