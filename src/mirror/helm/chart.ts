@@ -28,8 +28,13 @@ export interface ChartDependency {
   condition: string;
   tags: string[];
   alias: string;
-  /** `enabled: false` in the declaration. */
+  /** `enabled: false` in the declaration (Helm 3 sets every dependency enabled before its tags and conditions). */
   enabled?: boolean;
+  /**
+   * `import-values`: each a name (the child's `exports.<name>` into the parent's root) or a
+   * `{child, parent}` mapping (values.ts imports them as Helm does); other entries are ignored.
+   */
+  importValues: (string | GoMap)[];
 }
 
 export interface Chart {
@@ -42,7 +47,11 @@ export interface Chart {
   values: GoMap;
   /** templates/… files, named from the chart's root (`templates/deployment.yaml`). */
   templates: { name: string; data: string }[];
-  /** Every other file (not Chart.yaml, values.yaml, requirements.yaml, templates/, charts/). */
+  /**
+   * Every other file, as Helm's `.Files` holds them: not Chart.yaml, Chart.lock, values.yaml,
+   * values.schema.json, templates/, charts/ (but charts/*.prov); requirements.yaml and .lock only
+   * in an apiVersion v1 chart.
+   */
   files: ChartFile[];
   dependencies: ChartDependency[];
   /** The subcharts under charts/. */
@@ -175,6 +184,9 @@ function dependencyOf(where: string, v: unknown): ChartDependency {
     tags: Array.isArray(v['tags']) ? v['tags'].map(strOf) : [],
     alias: strOf(v['alias']),
     ...(v['enabled'] === 'false' ? { enabled: false } : {}),
+    importValues: Array.isArray(v['import-values'])
+      ? v['import-values'].filter((i): i is string | GoMap => typeof i === 'string' || isMap(i))
+      : [],
   };
 }
 
@@ -206,14 +218,12 @@ function chartFromFiles(files: ChartFile[], where: string, budget: ChartBudget):
   const templates: Chart['templates'] = [];
   const other: ChartFile[] = [];
   const subFiles = new Map<string, ChartFile[]>();
+  // Helm reads a Chart.yaml without apiVersion as v1.
+  const v1 = (strOf(metadata['apiVersion']) || 'v1') === 'v1';
+  const notFiles = new Set(['Chart.yaml', 'Chart.lock', 'values.yaml', 'values.schema.json']);
+  if (!v1) for (const n of ['requirements.yaml', 'requirements.lock']) notFiles.add(n);
   for (const f of files) {
-    if (
-      f.name === 'Chart.yaml' ||
-      f.name === 'values.yaml' ||
-      f.name === 'requirements.yaml' ||
-      f.name === 'requirements.lock'
-    )
-      continue;
+    if (notFiles.has(f.name)) continue;
     if (f.name.startsWith('templates/')) templates.push({ name: f.name, data: f.data.toString('utf8') });
     else if (f.name.startsWith('charts/') && !f.name.endsWith('.prov')) {
       const rest = f.name.slice('charts/'.length);

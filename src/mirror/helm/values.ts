@@ -1,17 +1,22 @@
 /**
- * Values and dependencies as Helm coalesces them (chartutil's coalesce and dependencies):
+ * Values and dependencies as Helm 3 (3.13.1 and later, as 3.16 and Helm 4) processes them before
+ * rendering (chartutil's ProcessDependenciesWithMerge, then CoalesceValues):
  *
- * - the user's values over the chart's values.yaml; a null in the user's values removes the
- *   chart's default for that key;
- * - a subchart's values are the parent's values under its name (or alias) over the subchart's own
- *   values.yaml, written back under that key, so the parent sees them too;
- * - `global` is passed down: the parent's globals over the subchart's;
- * - a dependency is enabled unless its `condition` (the first of its comma-separated paths that
- *   holds a boolean, read in the parent's values) is false, or, without one, all its `tags` that are
- *   set (under the root's `tags`) are false. An alias renames the subchart: its `.Chart.Name`,
- *   its values key and its templates' path.
+ * 1. Which dependencies are enabled, with the user's values over every chart's values.yaml: a
+ *    dependency is enabled unless its `condition` (the first of its comma-separated paths that holds
+ *    a boolean, read in the parent's values) is false, or, without one, all its `tags` that are set
+ *    (under `tags`, the root's over each subchart's own) are false. An alias renames the subchart:
+ *    its `.Chart.Name`, its values key and its templates' path. Disabled subcharts are gone from
+ *    here on: their values.yaml is not coalesced, nor imported.
+ * 2. `import-values` (import.ts), from the deepest chart up, with the charts' values alone (not the
+ *    user's): the parent's values.yaml wins over what it imports.
+ * 3. The user's values over the root's values (as step 2 left them); a null in the user's values
+ *    removes the chart's default for that key. A subchart's values are the parent's values under its
+ *    name (or alias) over the subchart's own, written back under that key, so the parent sees them
+ *    too; `global` is passed down, the parent's globals over the subchart's.
  */
 import type { Chart, ChartDependency } from './chart.js';
+import { importedValues } from './import.js';
 import { deepCopy, isMap, type GoMap } from './template/values.js';
 import { satisfies, parseVersion } from './template/semver.js';
 
@@ -24,28 +29,55 @@ export interface ScopedChart {
   path: string;
   values: GoMap;
   children: ScopedChart[];
+  /** Its enabled dependencies as Helm leaves them in `.Chart.Dependencies`: named by alias. */
+  dependencies: ChartDependency[];
 }
 
-/** `dst` over `src`: dst wins, maps merge deeply, a null in dst removes the key. Returns dst. */
-function coalesce(dst: GoMap, src: GoMap): GoMap {
+/**
+ * Helm's coalesceTablesFullKey: `dst` over `src`, maps merged deeply; a null in dst removes the
+ * key src has, unless merging (then the null stays, to remove a subchart's default later).
+ */
+export function coalesceTables(dst: GoMap, src: GoMap, merge = false): GoMap {
   for (const [k, sv] of Object.entries(src)) {
     if (!Object.hasOwn(dst, k)) {
       dst[k] = deepCopy(sv);
       continue;
     }
     const dv = dst[k];
-    if (dv === null || dv === undefined) delete dst[k];
-    else if (isMap(dv) && isMap(sv)) coalesce(dv, sv);
+    if ((dv === null || dv === undefined) && !merge) delete dst[k];
+    else if (isMap(dv) && isMap(sv)) coalesceTables(dv, sv, merge);
   }
   return dst;
 }
 
-/** The parent's globals over the child's (maps merged, the parent winning). */
+/**
+ * Helm's coalesceValues: `dst` over a chart's values; the section of one of its subcharts is
+ * merged (a null kept, for the subchart's own coalescing to remove its default).
+ */
+function coalesceChart(dst: GoMap, defaults: GoMap, children: Set<string>, merge: boolean): void {
+  for (const [k, sv] of Object.entries(defaults)) {
+    if (!Object.hasOwn(dst, k)) {
+      dst[k] = deepCopy(sv);
+      continue;
+    }
+    const dv = dst[k];
+    if ((dv === null || dv === undefined) && !merge) delete dst[k];
+    else if (isMap(dv) && isMap(sv)) coalesceTables(dv, sv, merge || children.has(k));
+  }
+}
+
+/** Helm's coalesceGlobals: the parent's globals over those in the subchart's section. */
 function passGlobals(child: GoMap, parent: GoMap): void {
-  const pg = isMap(parent['global']) ? parent['global'] : {};
-  const cg = isMap(child['global']) ? child['global'] : {};
-  const merged = coalesce(deepCopy(pg), cg);
-  child['global'] = merged;
+  const pg = parent['global'] ?? {};
+  const cg = child['global'] ?? {};
+  if (!isMap(pg) || !isMap(cg)) return;
+  for (const [k, v] of Object.entries(pg)) {
+    if (isMap(v)) {
+      if (!Object.hasOwn(cg, k)) cg[k] = deepCopy(v);
+      else if (isMap(cg[k])) cg[k] = coalesceTables(deepCopy(v), cg[k], true);
+    } else if (!isMap(cg[k])) cg[k] = v;
+  }
+  child['global'] = cg;
 }
 
 /** A value at a dotted path (`redis.enabled`), or undefined. */
@@ -75,8 +107,9 @@ function subchartFor(chart: Chart, dep: ChartDependency): Chart | undefined {
   );
 }
 
+/** Helm's processDependencyTags and processDependencyConditions (`enabled:` in Chart.yaml is reset to true). */
 function enabled(dep: ChartDependency, values: GoMap, tags: GoMap): boolean {
-  let on = dep.enabled ?? true;
+  let on = true;
   const set = dep.tags.map((t) => tags[t]).filter((v): v is boolean => typeof v === 'boolean');
   if (set.length > 0) on = set.some((v) => v);
   if (dep.condition) {
@@ -96,37 +129,98 @@ function aliased(chart: Chart, alias: string): Chart {
   return { ...chart, name: alias, metadata: { ...chart.metadata, name: alias } };
 }
 
-function scope(chart: Chart, name: string, path: string, values: GoMap, tags: GoMap): ScopedChart {
-  // Subcharts listed in Chart.yaml (aliases make copies), then those in charts/ it does not list.
+/** An enabled chart, before its values are final. */
+interface Node {
+  chart: Chart;
+  name: string;
+  path: string;
+  children: Node[];
+  dependencies: ChartDependency[];
+  /** Its values.yaml with its subcharts' and what it imports (step 2). */
+  defaults: GoMap;
+}
+
+/** Subcharts listed in Chart.yaml (aliases make copies), then those in charts/ it does not list. */
+function candidatesOf(chart: Chart): { chart: Chart; dep?: ChartDependency; name: string }[] {
   const listed = new Set<Chart>();
-  const candidates: { chart: Chart; dep?: ChartDependency; name: string }[] = [];
+  const out: { chart: Chart; dep?: ChartDependency; name: string }[] = [];
   for (const dep of chart.dependencies) {
     const sub = subchartFor(chart, dep);
     if (!sub) continue;
     listed.add(sub);
     const as = dep.alias || dep.name;
-    candidates.push({ chart: dep.alias ? aliased(sub, dep.alias) : sub, dep, name: as });
+    out.push({ chart: dep.alias ? aliased(sub, dep.alias) : sub, dep, name: as });
   }
-  for (const sub of chart.subcharts) if (!listed.has(sub)) candidates.push({ chart: sub, name: sub.name });
+  for (const sub of chart.subcharts) if (!listed.has(sub)) out.push({ chart: sub, name: sub.name });
+  return out;
+}
 
+/** Step 1: the enabled subcharts, recursively; `values` are the user's over every chart's. */
+function enabledTree(chart: Chart, name: string, path: string, values: GoMap, tags: GoMap): Node {
+  const candidates = candidatesOf(chart);
   // Every candidate's values first (conditions may read a subchart's own defaults), then conditions.
   for (const c of candidates) {
     const own = isMap(values[c.name]) ? (values[c.name] as GoMap) : {};
-    const sub = coalesce(own, c.chart.values);
+    const sub = coalesceTables(own, c.chart.values);
     passGlobals(sub, values);
     values[c.name] = sub;
   }
-  const children: ScopedChart[] = [];
+  const children: Node[] = [];
+  const off = new Set<string>();
   for (const c of candidates) {
-    if (c.dep && !enabled(c.dep, values, tags)) continue;
-    children.push(scope(c.chart, c.name, `${path}/charts/${c.name}`, values[c.name] as GoMap, tags));
+    if (c.dep && !enabled(c.dep, values, tags)) {
+      off.add(c.name);
+      continue;
+    }
+    // A subchart's own `tags` count for its dependencies, under those set above it.
+    const own = isMap(c.chart.values['tags']) ? c.chart.values['tags'] : {};
+    const subTags = coalesceTables(deepCopy(tags), own);
+    children.push(enabledTree(c.chart, c.name, `${path}/charts/${c.name}`, values[c.name] as GoMap, subTags));
   }
-  return { chart, name, path, values, children };
+  const dependencies = chart.dependencies
+    .filter((d) => !off.has(d.alias || d.name))
+    .map((d) => ({ ...d, name: d.alias || d.name, enabled: true }));
+  return { chart, name, path, children, dependencies, defaults: {} };
+}
+
+/** Step 2, from the deepest chart up: each chart's values with its subcharts' and its imports. */
+function processImports(node: Node): void {
+  const cvals = deepCopy(node.chart.values);
+  for (const c of node.children) {
+    processImports(c);
+    const section = isMap(cvals[c.name]) ? (cvals[c.name] as GoMap) : {};
+    passGlobals(section, cvals);
+    cvals[c.name] = section;
+    coalesceChart(section, c.defaults, new Set(c.children.map((g) => g.name)), true);
+  }
+  node.defaults = coalesceTables(cvals, importedValues(node.dependencies, cvals), true);
+}
+
+/** Step 3: the user's values (`dst`, changed in place) over the charts' processed values. */
+function finalValues(node: Node, dst: GoMap): ScopedChart {
+  coalesceChart(dst, node.defaults, new Set(node.children.map((c) => c.name)), false);
+  const children: ScopedChart[] = [];
+  for (const c of node.children) {
+    const section = isMap(dst[c.name]) ? (dst[c.name] as GoMap) : {};
+    dst[c.name] = section;
+    passGlobals(section, dst);
+    children.push(finalValues(c, section));
+  }
+  return {
+    chart: node.chart,
+    name: node.name,
+    path: node.path,
+    values: dst,
+    children,
+    dependencies: node.dependencies,
+  };
 }
 
 /** The root chart with the user's values coalesced, and its enabled subcharts, recursively. */
 export function scopeChart(chart: Chart, userValues: GoMap = {}): ScopedChart {
-  const values = coalesce(deepCopy(userValues), chart.values);
-  const tags = isMap(values['tags']) ? values['tags'] : {};
-  return scope(chart, chart.name, chart.name, values, tags);
+  const all = coalesceTables(deepCopy(userValues), chart.values);
+  const tags = isMap(all['tags']) ? all['tags'] : {};
+  const tree = enabledTree(chart, chart.name, chart.name, all, tags);
+  processImports(tree);
+  return finalValues(tree, deepCopy(userValues));
 }

@@ -119,7 +119,7 @@ export function measure(v: unknown, cap: number = LIMITS.chars): number {
       if (n <= cap) for (const y of x) todo.push(y);
     } else if (x instanceof Uint8Array) n += 4 * x.length;
     else if (isMap(x) || x instanceof GoStruct) {
-      const m = x instanceof GoStruct ? x.fields : x;
+      const m = x instanceof GoStruct ? (x.entries ?? x.fields) : x;
       n += 5;
       for (const k in m) {
         n += k.length + 2;

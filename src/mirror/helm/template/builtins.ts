@@ -5,7 +5,7 @@
  */
 import type { FuncDef } from './exec.js';
 import { goQuote, sprint, sprintf, sprintln } from './fmt.js';
-import { GoStruct, isMap, isNil, isTrue, mapGet, typeOf } from './values.js';
+import { GoStruct, isNil, isTrue, mapGet, mapOf, typeOf } from './values.js';
 
 type Kind = 'bool' | 'int' | 'float' | 'string' | 'invalid' | 'other';
 
@@ -70,10 +70,10 @@ function index(item: unknown, ...keys: unknown[]): unknown {
       const len = typeof v === 'string' ? Buffer.byteLength(v) : v.length;
       if (i < 0 || i >= len) throw new Error(`index out of range: ${i}`);
       v = typeof v === 'string' ? BigInt(Buffer.from(v)[i]!) : v instanceof Uint8Array ? BigInt(v[i]!) : v[i];
-    } else if (isMap(v)) {
+    } else if (mapOf(v)) {
       if (isNil(k)) v = null;
       else if (typeof k !== 'string') throw new Error(`value has type ${typeOf(k)}; should be string`);
-      else v = mapGet(v, k);
+      else v = mapGet(mapOf(v)!, k);
     } else {
       throw new Error(`can't index item of type ${typeOf(v)}`);
     }
@@ -101,7 +101,8 @@ function length(v: unknown): bigint {
   if (isNil(v)) throw new Error('len of nil pointer');
   if (typeof v === 'string') return BigInt(Buffer.byteLength(v));
   if (Array.isArray(v) || v instanceof Uint8Array) return BigInt(v.length);
-  if (isMap(v)) return BigInt(Object.keys(v).length);
+  const m = mapOf(v);
+  if (m) return BigInt(Object.keys(m).length);
   throw new Error(`len of type ${typeOf(v)}`);
 }
 

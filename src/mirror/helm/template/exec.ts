@@ -19,7 +19,7 @@ import {
 } from './budget.js';
 import { TemplateError, clip, clipMiddle, locate } from './errors.js';
 import { formatValue } from './fmt.js';
-import { GoStruct, isMap, isNil, isTrue, mapGet, sortedKeys, typeOf } from './values.js';
+import { GoStruct, isMap, isNil, isTrue, mapGet, mapOf, sortedKeys, typeOf } from './values.js';
 import { MirrorError } from '../../errors.js';
 
 /** A template function: arity checked as Go checks it (max Infinity for variadic functions). */
@@ -221,8 +221,9 @@ class State {
       if (Array.isArray(v) || v instanceof Uint8Array) {
         const items: unknown[] = v instanceof Uint8Array ? Array.from(v, (b) => BigInt(b)) : v;
         for (let i = 0; i < items.length; i++) if (one(BigInt(i), items[i]) === 'break') break;
-      } else if (isMap(v)) {
-        for (const k of sortedKeys(v)) if (one(k, v[k]) === 'break') break;
+      } else if (mapOf(v)) {
+        const m = mapOf(v)!;
+        for (const k of sortedKeys(m)) if (one(k, m[k]) === 'break') break;
       } else if (typeof v === 'bigint') {
         if (decl.length > 1) this.error(node.pipe, `can't use ${v} to iterate over more than one variable`);
         checkRange(v);
@@ -399,6 +400,10 @@ class State {
       if (Object.hasOwn(receiver.fields, name)) {
         if (hasArgs) this.error(node, `${name} has arguments but cannot be invoked as function`);
         return receiver.fields[name];
+      }
+      if (receiver.entries) {
+        if (hasArgs) this.error(node, `${name} is not a method but has arguments`);
+        return mapGet(receiver.entries, name);
       }
       this.error(node, `can't evaluate field ${name} in type ${receiver.typeName}`);
     }

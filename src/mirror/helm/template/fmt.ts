@@ -3,7 +3,7 @@
  * Sprintln and Sprintf with the common verbs, flags, widths and precisions, and strconv.Quote.
  */
 import { checkChars, checkPrinted } from './budget.js';
-import { GoStruct, isMap, isNil, sortedKeys, typeOf } from './values.js';
+import { GoStruct, isNil, mapOf, sortedKeys, typeOf } from './values.js';
 
 /** strconv.FormatFloat(x, 'g', -1, 64) as `%v` uses it: shortest digits, exponent from 1e+06 (as Go prints). */
 function formatFloat(x: number): string {
@@ -49,13 +49,14 @@ function format(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(format).join(' ')}]`;
   if (v instanceof Uint8Array) return `[${Array.from(v).join(' ')}]`;
   if (v instanceof Date) return formatTime(v);
-  if (v instanceof GoStruct) {
+  if (v instanceof GoStruct && !v.entries) {
     if (v.display) return v.display();
     return `{${Object.values(v.fields).map(format).join(' ')}}`;
   }
-  if (isMap(v))
-    return `map[${sortedKeys(v)
-      .map((k) => `${k}:${format(v[k])}`)
+  const m = mapOf(v);
+  if (m)
+    return `map[${sortedKeys(m)
+      .map((k) => `${k}:${format(m[k])}`)
       .join(' ')}]`;
   return String(v);
 }

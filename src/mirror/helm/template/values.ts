@@ -11,6 +11,7 @@
  * | []interface{}               | array                                   |
  * | map[string]interface{}      | a plain object                          |
  * | a struct or a type with methods (.Chart, .Capabilities, semver) | {@link GoStruct} |
+ * | a map type with methods (.Files)  | {@link GoStruct} with `entries`        |
  * | time.Time                   | Date                                    |
  * | []byte                      | Uint8Array                              |
  *
@@ -28,7 +29,18 @@ export class GoStruct {
     readonly methods: Readonly<Record<string, (...args: unknown[]) => unknown>> = {},
     /** What `%v` prints (a String() method); else the fields in braces. */
     readonly display?: () => string,
+    /**
+     * The map of a named map type with methods (Helm's `engine.files`): what range, index, len,
+     * truth and a key that is not a method see.
+     */
+    readonly entries?: GoMap,
   ) {}
+}
+
+/** The map a value holds: a map, or the entries of a named map type; else undefined. */
+export function mapOf(v: unknown): GoMap | undefined {
+  if (isMap(v)) return v;
+  return v instanceof GoStruct ? v.entries : undefined;
 }
 
 export function isNil(v: unknown): v is null | undefined {
@@ -68,7 +80,7 @@ export function kindOf(v: unknown): string {
   const scalar = scalarType(v);
   if (scalar) return scalar;
   if (Array.isArray(v) || v instanceof Uint8Array) return 'slice';
-  if (isMap(v)) return 'map';
+  if (mapOf(v)) return 'map';
   if (v instanceof GoStruct) return v.typeName.startsWith('*') ? 'ptr' : 'struct';
   if (v instanceof Date) return 'struct';
   return 'invalid';
@@ -102,7 +114,8 @@ export function isTrue(v: unknown): boolean {
     default:
   }
   if (Array.isArray(v) || v instanceof Uint8Array) return v.length > 0;
-  if (isMap(v)) return Object.keys(v).length > 0;
+  const m = mapOf(v);
+  if (m) return Object.keys(m).length > 0;
   return true;
 }
 
@@ -129,7 +142,7 @@ export function toPlain(v: unknown, sortKeys = true): unknown {
   if (Array.isArray(v)) return v.map((x) => toPlain(x, sortKeys));
   if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
   if (v instanceof Date) return v.toISOString().replace(/\.000Z$/, 'Z');
-  if (v instanceof GoStruct) return toPlain({ ...v.fields }, sortKeys);
+  if (v instanceof GoStruct) return toPlain(v.entries ?? { ...v.fields }, sortKeys);
   if (isMap(v)) {
     const out: GoMap = {};
     const keys = Object.keys(v);
