@@ -76,9 +76,14 @@ const IMAGES = {
 
 type Role = keyof typeof IMAGES;
 
-/** The roles whose images the default render names (in pod specs, or a custom resource's `.spec.image`). */
+/**
+ * The roles whose images the default render names: in pod specs (the reloader and thanos in the
+ * operator's args), or a custom resource's `.spec.image`.
+ */
 const RENDERED: Role[] = [
   'operator',
+  'reloader',
+  'thanos',
   'certgen',
   'prometheus',
   'alertmanager',

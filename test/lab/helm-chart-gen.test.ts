@@ -20,6 +20,9 @@ import { writeChart } from '../fixtures/helm/charts.js';
 /** What the chart's values name, written out here rather than taken from the generator. */
 const POD_IMAGES = [
   'quay.io/prometheus-operator/prometheus-operator:v0.79.2',
+  // In the operator's args: it injects them into every Prometheus and Alertmanager pod.
+  'quay.io/prometheus-operator/prometheus-config-reloader:v0.79.2',
+  'quay.io/thanos/thanos:v0.37.2',
   'registry.k8s.io/ingress-nginx/kube-webhook-certgen:v1.5.0',
   'docker.io/grafana/grafana:11.4.0',
   'quay.io/kiwigrid/k8s-sidecar:1.28.0',
@@ -103,7 +106,7 @@ describe('the generated chart pointed at a mirror', () => {
     const found = imagesOf(renderChart(chart).manifests, { imagePaths: ['{.spec.image}'] }).map(
       (i) => i.image,
     );
-    expect(found).toHaveLength(11);
+    expect(found).toHaveLength(13);
     expect(found.every((i) => i.startsWith('mirror.example.com:5000/'))).toBe(true);
     expect(found).toContain(`mirror.example.com:5000/grafana/grafana@sha256:${'1'.repeat(64)}`);
     expect(found).toContain(`mirror.example.com:5000/prometheus/prometheus:v3.1.0@sha256:${'2'.repeat(64)}`);
