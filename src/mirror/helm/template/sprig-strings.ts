@@ -268,7 +268,7 @@ export function addStringFunctions(add: Add): void {
     f(1, 1, (s: unknown) => str(s).trim()),
   );
   add(
-    'trimAll',
+    ['trimAll', 'trimall'],
     f(2, 2, (c: unknown, s: unknown) => trimAll(str(c), str(s))),
   );
   add(
@@ -400,16 +400,6 @@ export function addStringFunctions(add: Add): void {
     f(1, 1, (l: unknown) => (Array.isArray(l) ? l.map(strval) : isNil(l) ? [] : [strval(l)])),
   );
   add(
-    'wrap',
-    f(2, 2, (_n: unknown, s: unknown) => str(s)),
-  );
-  add(
-    'abbrev',
-    f(2, 2, (n: unknown, s: unknown) =>
-      str(s).length > int(n) ? `${str(s).slice(0, Math.max(0, int(n) - 3))}...` : str(s),
-    ),
-  );
-  add(
     'initials',
     f(1, 1, (s: unknown) =>
       str(s)
@@ -438,12 +428,6 @@ export function addStringFunctions(add: Add): void {
     'uuidv4',
     f(0, 0, () => randomUUID()),
   );
-  add(
-    'shuffle',
-    f(1, 1, (s: unknown) => str(s)),
-  );
-
-  // encodings and hashes
   add(
     'b64enc',
     f(1, 1, (s: unknown) => Buffer.from(str(s)).toString('base64')),

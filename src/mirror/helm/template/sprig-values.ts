@@ -1,11 +1,11 @@
 /**
- * Sprig's functions (sprig.ts): conversions, defaults and logic, math, types, semver, dates,
- * and the crypto stand-ins.
+ * Sprig's functions (sprig.ts): conversions, defaults and logic, math, types, semver, and the
+ * crypto stand-ins.
  */
 import { countItems } from './budget.js';
-import { int, str, toFloat64, toInt64 } from './convert.js';
+import { randomBytes } from 'node:crypto';
+import { goInt, int, str, toFloat64, toInt64 } from './convert.js';
 import { semverCompare, semverObject } from './semver.js';
-import { formatDate, parseDate } from './time.js';
 import { GoStruct, isEmpty, isTrue, kindOf, typeOf } from './values.js';
 import { f, V, type Add } from './sprig-def.js';
 import { deepEqual } from './sprig-collections.js';
@@ -31,6 +31,23 @@ function modulo(a: unknown, b: unknown): bigint {
   return toInt64(a) % d;
 }
 
+/** sprig's randInt: an int in [min, max), as rand.Intn draws it (Go panics for an empty range). */
+function randInt(min: unknown, max: unknown): bigint {
+  const lo = goInt(min);
+  const n = goInt(max) - lo;
+  if (n <= 0n) throw new Error('invalid argument to Intn');
+  return lo + randomBigInt(n);
+}
+
+/** A uniform random int in [0, n), n at most 2^63 (rejection sampling over 64 random bits). */
+function randomBigInt(n: bigint): bigint {
+  const limit = (1n << 64n) - ((1n << 64n) % n);
+  for (;;) {
+    const r = randomBytes(8).readBigUInt64BE();
+    if (r < limit) return r % n;
+  }
+}
+
 // ---- types
 
 function typeIsLike(t: string, v: unknown): boolean {
@@ -50,7 +67,7 @@ function certificate(): GoStruct {
   });
 }
 
-/** Add the conversions, defaults and logic, math, types, semver, dates, and the crypto stand-ins functions. */
+/** Add the conversions, defaults and logic, math, types, semver, and the crypto stand-ins functions. */
 export function addValueFunctions(add: Add): void {
   // conversions
   add(
@@ -112,9 +129,10 @@ export function addValueFunctions(add: Add): void {
     f(1, V, (...a: unknown[]) => intFold(a, (x, y) => x * y, 1n)),
   );
   add('div', f(2, 2, divide));
+  add('randInt', f(2, 2, randInt));
   add('mod', f(2, 2, modulo));
   add(
-    'max',
+    ['max', 'biggest'],
     f(1, V, (...a: unknown[]) => intFold(a, (x, y) => (x > y ? x : y))),
   );
   add(
@@ -191,34 +209,9 @@ export function addValueFunctions(add: Add): void {
     f(2, 2, (c: unknown, v: unknown) => semverCompare(str(c), str(v))),
   );
 
-  // dates
   add(
-    'now',
-    f(0, 0, () => new Date()),
-  );
-  add(
-    'date',
-    f(2, 2, (fmt: unknown, d: unknown) => formatDate(str(fmt), d)),
-  );
-  add(
-    ['dateInZone', 'date_in_zone'],
-    f(3, 3, (fmt: unknown, d: unknown) => formatDate(str(fmt), d)),
-  );
-  add(
-    'htmlDate',
-    f(1, 1, (d: unknown) => formatDate('2006-01-02', d)),
-  );
-  add(
-    'unixEpoch',
-    f(1, 1, (d: unknown) => String(Math.floor((d instanceof Date ? d.getTime() : Date.now()) / 1000))),
-  );
-  add(
-    ['toDate', 'mustToDate'],
-    f(2, 2, (fmt: unknown, s: unknown) => parseDate(str(fmt), str(s))),
-  );
-  add(
-    'dateModify',
-    f(2, 2, (_m: unknown, d: unknown) => d),
+    'hello',
+    f(0, 0, () => 'Hello!'),
   );
 
   // crypto stand-ins, environment
@@ -241,10 +234,6 @@ export function addValueFunctions(add: Add): void {
   add(
     'genPrivateKey',
     f(1, 1, () => PLACEHOLDER_PEM('RSA PRIVATE KEY')),
-  );
-  add(
-    'htpasswd',
-    f(2, 2, (u: unknown) => `${str(u)}:$2a$10$airgap.placeholder.hash.not.a.real.one`),
   );
   add(
     'derivePassword',
