@@ -397,7 +397,9 @@ export function addStringFunctions(add: Add): void {
   add('toString', f(1, 1, strval));
   add(
     'toStrings',
-    f(1, 1, (l: unknown) => (Array.isArray(l) ? l.map(strval) : isNil(l) ? [] : [strval(l)])),
+    f(1, 1, (l: unknown) =>
+      Array.isArray(l) ? l.filter((x) => !isNil(x)).map(strval) : isNil(l) ? [] : [strval(l)],
+    ),
   );
   add(
     'initials',

@@ -4,7 +4,8 @@
  */
 import { countItems } from './budget.js';
 import { randomBytes } from 'node:crypto';
-import { goInt, int, str, toFloat64, toInt64 } from './convert.js';
+import { goInt, str, toFloat64, toInt64 } from './convert.js';
+import { decimalFold } from './decimal.js';
 import { semverCompare, semverObject } from './semver.js';
 import { GoStruct, isEmpty, isTrue, kindOf, typeOf } from './values.js';
 import { f, V, type Add } from './sprig-def.js';
@@ -46,6 +47,25 @@ function randomBigInt(n: bigint): bigint {
     const r = randomBytes(8).readBigUInt64BE();
     if (r < limit) return r % n;
   }
+}
+
+/**
+ * sprig's round: `v` to `places` decimals, up when the dropped fraction is at least `on` (a
+ * float64, .5 if not given), else down.
+ */
+function round(v: number, places: bigint, on?: unknown): number {
+  const roundOn = on === undefined ? 0.5 : goFloat(on);
+  const pow = 10 ** Number(places);
+  const digit = pow * v;
+  const frac = digit - Math.trunc(digit);
+  return (frac >= roundOn ? Math.ceil(digit) : Math.floor(digit)) / pow;
+}
+
+/** A Go float64 parameter: a float, or an int literal (Go converts an untyped constant). */
+function goFloat(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') return Number(v);
+  throw new Error(`wrong type for value; expected float64; got ${typeOf(v)}`);
 }
 
 // ---- types
@@ -141,23 +161,23 @@ export function addValueFunctions(add: Add): void {
   );
   add(
     'addf',
-    f(0, V, (...a: unknown[]) => a.map(toFloat64).reduce((x, y) => x + y, 0)),
+    f(0, V, (...a: unknown[]) => decimalFold('add', 0, a.map(toFloat64))),
   );
   add(
     'add1f',
-    f(1, 1, (a: unknown) => toFloat64(a) + 1),
+    f(1, 1, (a: unknown) => decimalFold('add', toFloat64(a), [1])),
   );
   add(
     'subf',
-    f(1, V, (a: unknown, ...b: unknown[]) => b.map(toFloat64).reduce((x, y) => x - y, toFloat64(a))),
+    f(1, V, (a: unknown, ...b: unknown[]) => decimalFold('sub', toFloat64(a), b.map(toFloat64))),
   );
   add(
     'mulf',
-    f(1, V, (...a: unknown[]) => a.map(toFloat64).reduce((x, y) => x * y, 1)),
+    f(1, V, (a: unknown, ...b: unknown[]) => decimalFold('mul', toFloat64(a), b.map(toFloat64))),
   );
   add(
     'divf',
-    f(1, V, (a: unknown, ...b: unknown[]) => b.map(toFloat64).reduce((x, y) => x / y, toFloat64(a))),
+    f(1, V, (a: unknown, ...b: unknown[]) => decimalFold('div', toFloat64(a), b.map(toFloat64))),
   );
   add(
     'maxf',
@@ -177,10 +197,7 @@ export function addValueFunctions(add: Add): void {
   );
   add(
     'round',
-    f(2, 3, (a: unknown, p: unknown) => {
-      const k = 10 ** int(p);
-      return Math.round(toFloat64(a) * k) / k;
-    }),
+    f(2, 3, (a: unknown, p: unknown, on?: unknown) => round(toFloat64(a), goInt(p), on)),
   );
 
   // types

@@ -80,7 +80,7 @@ const TOKENS: [string, (d: Date, z: Zone) => string][] = [
   ['Jan', (d) => MONTHS[d.getUTCMonth()]!.slice(0, 3)],
   ['Mon', (d) => DAYS[d.getUTCDay()]!.slice(0, 3)],
   ['MST', (_d, z) => z.abbr],
-  ['2006', (d) => String(d.getUTCFullYear())],
+  ['2006', (d) => String(d.getUTCFullYear()).padStart(4, '0')],
   ['Z07:00', (_d, z) => (z.offset === 0 ? 'Z' : offsetText(z.offset, true))],
   ['-07:00', (_d, z) => offsetText(z.offset, true)],
   ['-0700', (_d, z) => offsetText(z.offset, false)],
