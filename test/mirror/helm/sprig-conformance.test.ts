@@ -699,6 +699,23 @@ describe('crypto_test (shapes; values that are random are checked for their form
     expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(run('{{ uuidv4 }}')).not.toBe(a);
   });
+  it.each([
+    ['{{derivePassword 1 "long" "password" "user" "example.com"}}', 'ZedaFaxcZaso9*'],
+    ['{{derivePassword 2 "long" "password" "user" "example.com"}}', 'Fovi2@JifpTupx'],
+    ['{{derivePassword 1 "maximum" "password" "user" "example.com"}}', 'pf4zS1LjCg&LjhsZ7T2~'],
+    ['{{derivePassword 1 "medium" "password" "user" "example.com"}}', 'ZedJuz8$'],
+    ['{{derivePassword 1 "basic" "password" "user" "example.com"}}', 'pIS54PLs'],
+    ['{{derivePassword 1 "short" "password" "user" "example.com"}}', 'Zed5'],
+    ['{{derivePassword 1 "pin" "password" "user" "example.com"}}', '6685'],
+  ])('%s', (tpl, want) => {
+    expect(run(tpl)).toBe(want);
+  });
+  it('encryptAES then decryptAES gives the text back; the ciphertext is IV and blocks in base64', () => {
+    const enc = run('{{ encryptAES "secretkey" "plaintext" }}');
+    expect(Buffer.from(enc, 'base64')).toHaveLength(32);
+    expect(run('{{ decryptAES "secretkey" .e }}', { e: enc })).toBe('plaintext');
+    expect(run('{{ encryptAES "secretkey" "" }}')).toBe('');
+  });
   it.each(['randAlphaNum', 'randAlpha', 'randAscii', 'randNumeric'])('%s 5 is five characters', (fn) => {
     expect(run(`{{ ${fn} 5 }}`)).toHaveLength(5);
   });

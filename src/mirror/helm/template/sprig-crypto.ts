@@ -5,7 +5,14 @@
  * paid for as such (budget.ts), so a chart cannot hash in a loop for minutes.
  */
 import bcryptjs from 'bcryptjs';
-import { createHash, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  randomBytes,
+  scryptSync,
+} from 'node:crypto';
 import { checkChars } from './budget.js';
 import { goInt, goString } from './convert.js';
 import { f, type Add } from './sprig-def.js';
@@ -67,7 +74,117 @@ export function base32Decode(text: string): string {
   return Buffer.from(bytes).toString('utf8');
 }
 
-/** Add the bcrypt, htpasswd, randBytes, sha512sum and b32dec functions. */
+// ---- derivePassword: the Master Password algorithm (scrypt, then HMAC-SHA256 picks the characters)
+
+const PASSWORD_TEMPLATES: Record<string, string[]> = {
+  maximum: ['anoxxxxxxxxxxxxxxxxx', 'axxxxxxxxxxxxxxxxxno'],
+  long: [
+    'CvcvnoCvcvCvcv',
+    'CvcvCvcvnoCvcv',
+    'CvcvCvcvCvcvno',
+    'CvccnoCvcvCvcv',
+    'CvccCvcvnoCvcv',
+    'CvccCvcvCvcvno',
+    'CvcvnoCvccCvcv',
+    'CvcvCvccnoCvcv',
+    'CvcvCvccCvcvno',
+    'CvcvnoCvcvCvcc',
+    'CvcvCvcvnoCvcc',
+    'CvcvCvcvCvccno',
+    'CvccnoCvccCvcv',
+    'CvccCvccnoCvcv',
+    'CvccCvccCvcvno',
+    'CvcvnoCvccCvcc',
+    'CvcvCvccnoCvcc',
+    'CvcvCvccCvccno',
+    'CvccnoCvcvCvcc',
+    'CvccCvcvnoCvcc',
+    'CvccCvcvCvccno',
+  ],
+  medium: ['CvcnoCvc', 'CvcCvcno'],
+  short: ['Cvcn'],
+  basic: ['aaanaaan', 'aannaaan', 'aaannaaa'],
+  pin: ['nnnn'],
+};
+
+const TEMPLATE_CHARACTERS: Record<string, string> = {
+  V: 'AEIOU',
+  C: 'BCDFGHJKLMNPQRSTVWXYZ',
+  v: 'aeiou',
+  c: 'bcdfghjklmnpqrstvwxyz',
+  A: 'AEIOUBCDFGHJKLMNPQRSTVWXYZ',
+  a: 'AEIOUaeiouBCDFGHJKLMNPQRSTVWXYZbcdfghjklmnpqrstvwxyz',
+  n: '0123456789',
+  o: "@&%?,=[]_:-+*$#!'^~;()/.",
+  x: 'AEIOUaeiouBCDFGHJKLMNPQRSTVWXYZbcdfghjklmnpqrstvwxyz0123456789!@#$%^&*()',
+};
+
+const MASTER_PASSWORD_SEED = 'com.lyndir.masterpassword';
+
+/** A string with its UTF-8 length before it (big-endian uint32), as the algorithm salts. */
+const lengthPrefixed = (s: string) => {
+  const b = Buffer.from(s);
+  const n = Buffer.alloc(4);
+  n.writeUInt32BE(b.length);
+  return Buffer.concat([n, b]);
+};
+
+/** sprig's derivePassword: the site's password for this user, counter and template (deterministic). */
+function derivePassword(counter: bigint, kind: string, password: string, user: string, site: string): string {
+  const templates = PASSWORD_TEMPLATES[kind];
+  if (!templates) return `cannot find password template ${kind}`;
+  const seedText = Buffer.from(MASTER_PASSWORD_SEED);
+  const key = scryptSync(password, Buffer.concat([seedText, lengthPrefixed(user)]), 64, {
+    N: 32768,
+    r: 8,
+    p: 2,
+    maxmem: 64 * 1024 * 1024,
+  });
+  const count = Buffer.alloc(4);
+  count.writeUInt32BE(Number(BigInt.asUintN(32, counter)));
+  const seed = createHmac('sha256', key)
+    .update(Buffer.concat([seedText, lengthPrefixed(site), count]))
+    .digest();
+  const template = templates[seed[0]! % templates.length]!;
+  return Array.from(template, (c, i) => {
+    const chars = TEMPLATE_CHARACTERS[c]!;
+    return chars[seed[i + 1]! % chars.length];
+  }).join('');
+}
+
+// ---- encryptAES / decryptAES: AES-256-CBC, the password as the key (zero-padded), PKCS#7 padding
+
+const aesKey = (password: string) => {
+  const key = Buffer.alloc(32);
+  Buffer.from(password).copy(key, 0, 0, 32);
+  return key;
+};
+
+/** sprig's encryptAES: base64 of a random IV and the ciphertext ("" stays ""). */
+function encryptAES(password: string, plaintext: string): string {
+  if (plaintext === '') return '';
+  checkChars('encryptAES', ((plaintext.length + 32) * 4) / 3);
+  const iv = randomBytes(16);
+  const cipher = createCipheriv('aes-256-cbc', aesKey(password), iv);
+  return Buffer.concat([iv, cipher.update(plaintext), cipher.final()]).toString('base64');
+}
+
+/** sprig's decryptAES: the plaintext, the padding taken off unchecked (as sprig does). */
+function decryptAES(password: string, text: string): string {
+  if (text === '') return '';
+  const crypt = Buffer.from(text, 'base64');
+  if (crypt.length < 16) throw new Error('runtime error: slice bounds out of range');
+  const body = crypt.subarray(16);
+  if (body.length % 16 !== 0) throw new Error('crypto/cipher: input not full blocks');
+  const decipher = createDecipheriv('aes-256-cbc', aesKey(password), crypt.subarray(0, 16));
+  decipher.setAutoPadding(false);
+  const out = Buffer.concat([decipher.update(body), decipher.final()]);
+  const pad = out.length > 0 ? out[out.length - 1]! : 0;
+  if (out.length === 0 || pad > out.length) throw new Error('runtime error: slice bounds out of range');
+  return out.subarray(0, out.length - pad).toString('utf8');
+}
+
+/** Add the bcrypt, htpasswd, randBytes, sha512sum, b32dec, derivePassword and AES functions. */
 export function addCryptoFunctions(add: Add): void {
   add(
     'bcrypt',
@@ -91,6 +208,24 @@ export function addCryptoFunctions(add: Add): void {
   add(
     'sha512sum',
     f(1, 1, (s: unknown) => createHash('sha512').update(goString(s)).digest('hex')),
+  );
+  add(
+    'derivePassword',
+    f(
+      5,
+      5,
+      (n: unknown, kind: unknown, pw: unknown, user: unknown, site: unknown) =>
+        derivePassword(goInt(n), goString(kind), goString(pw), goString(user), goString(site)),
+      () => BCRYPT_STEPS,
+    ),
+  );
+  add(
+    'encryptAES',
+    f(2, 2, (pw: unknown, s: unknown) => encryptAES(goString(pw), goString(s))),
+  );
+  add(
+    'decryptAES',
+    f(2, 2, (pw: unknown, s: unknown) => decryptAES(goString(pw), goString(s))),
   );
   add(
     'b32dec',

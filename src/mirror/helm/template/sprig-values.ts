@@ -253,14 +253,6 @@ export function addValueFunctions(add: Add): void {
     f(1, 1, () => PLACEHOLDER_PEM('RSA PRIVATE KEY')),
   );
   add(
-    'derivePassword',
-    f(5, 5, () => 'airgap-placeholder'),
-  );
-  add(
-    ['encryptAES', 'decryptAES'],
-    f(2, 2, (_k: unknown, s: unknown) => str(s)),
-  );
-  add(
     'getHostByName',
     f(1, 1, () => ''),
   );
