@@ -1,13 +1,13 @@
 /**
- * Sprig's functions (sprig.ts): conversions, defaults and logic, math, types, semver, and the
- * crypto stand-ins.
+ * Sprig's functions (sprig.ts): conversions, defaults and logic, math, types, semver, and
+ * getHostByName (offline: no address, as a lookup that finds none).
  */
 import { countItems } from './budget.js';
 import { randomBytes } from 'node:crypto';
 import { goInt, str, toFloat64, toInt64 } from './convert.js';
 import { decimalFold } from './decimal.js';
 import { semverCompare, semverObject } from './semver.js';
-import { GoStruct, isEmpty, isTrue, kindOf, typeOf } from './values.js';
+import { isEmpty, isTrue, kindOf, typeOf } from './values.js';
 import { f, V, type Add } from './sprig-def.js';
 import { deepEqual } from './sprig-collections.js';
 
@@ -75,19 +75,7 @@ function typeIsLike(t: string, v: unknown): boolean {
   return t === ty || `*${t}` === ty;
 }
 
-// ---- crypto stand-ins
-
-const PLACEHOLDER_PEM = (what: string) =>
-  `-----BEGIN ${what}-----\nYWlyZ2FwIHJlbmRlcnMgY2hhcnRzIGZvciB0aGVpciBpbWFnZXMgb25seQ==\n-----END ${what}-----\n`;
-
-function certificate(): GoStruct {
-  return new GoStruct('sprig.certificate', {
-    Cert: PLACEHOLDER_PEM('CERTIFICATE'),
-    Key: PLACEHOLDER_PEM('RSA PRIVATE KEY'),
-  });
-}
-
-/** Add the conversions, defaults and logic, math, types, semver, and the crypto stand-ins functions. */
+/** Add the conversions, defaults and logic, math, types, semver functions, and getHostByName. */
 export function addValueFunctions(add: Add): void {
   // conversions
   add(
@@ -231,27 +219,7 @@ export function addValueFunctions(add: Add): void {
     f(0, 0, () => 'Hello!'),
   );
 
-  // crypto stand-ins, environment
-  add(
-    ['genCA', 'genSelfSignedCert'],
-    f(2, 4, () => certificate()),
-  );
-  add(
-    ['genCAWithKey', 'genSelfSignedCertWithKey'],
-    f(3, 5, () => certificate()),
-  );
-  add(
-    ['genSignedCert', 'genSignedCertWithKey'],
-    f(5, 6, () => certificate()),
-  );
-  add(
-    'buildCustomCert',
-    f(2, 2, (c: unknown, k: unknown) => new GoStruct('sprig.certificate', { Cert: str(c), Key: str(k) })),
-  );
-  add(
-    'genPrivateKey',
-    f(1, 1, () => PLACEHOLDER_PEM('RSA PRIVATE KEY')),
-  );
+  // the network: airgap renders offline, where no name resolves
   add(
     'getHostByName',
     f(1, 1, () => ''),
