@@ -336,6 +336,55 @@ table('dict_test', [
   ['{{ dict "a" 1 | dig "z" "2" }}', '2'],
 ]);
 
+table('issue_188_test: merge shares the maps it takes', [
+  [
+    '{{- $target := dict -}}{{- $one := dict "foo" (dict "bar" "baz") "qux" true -}}{{- $two := dict "foo" (dict "bar" "baz2") "qux" false -}}{{- mergeOverwrite $target $one | toString | trunc 0 }}{{ $__ := mergeOverwrite $target $two }}{{ $one }}',
+    'map[foo:map[bar:baz2] qux:true]',
+  ],
+  [
+    '{{- $target := dict -}}{{- $one := dict "foo" (dict "bar" "baz") "qux" true -}}{{- $two := dict "foo" (dict "bar" "baz2") "qux" false -}}{{- deepCopy $one | mergeOverwrite $target | toString | trunc 0 }}{{ $__ := mergeOverwrite $target $two }}{{ $one }}',
+    'map[foo:map[bar:baz] qux:true]',
+  ],
+]);
+
+table('functions_test (paths, case conversions)', [
+  ['{{ base "foo/bar" }}', 'bar'],
+  ['{{ dir "foo/bar/baz" }}', 'foo/bar'],
+  ['{{ isAbs "/foo" }}', 'true'],
+  ['{{ isAbs "foo" }}', 'false'],
+  ['{{ clean "/foo/../foo/../bar" }}', '/bar'],
+  ['{{ ext "/foo/bar/baz.txt" }}', '.txt'],
+  ['{{ osBase "foo/bar" }}', 'bar'],
+  ['{{ osDir "foo/bar/baz" }}', 'foo/bar'],
+  ['{{ osIsAbs "/foo" }}', 'true'],
+  ['{{ osIsAbs "foo" }}', 'false'],
+  ['{{ osClean "/foo/../foo/../bar" }}', '/bar'],
+  ['{{ osExt "/foo/bar/baz.txt" }}', '.txt'],
+  ['{{ snakecase "FirstName" }}', 'first_name'],
+  ['{{ snakecase "HTTPServer" }}', 'http_server'],
+  ['{{ snakecase "NoHTTPS" }}', 'no_https'],
+  ['{{ snakecase "GO_PATH" }}', 'go_path'],
+  ['{{ snakecase "GO PATH" }}', 'go_path'],
+  ['{{ snakecase "GO-PATH" }}', 'go_path'],
+  ['{{ camelcase "http_server" }}', 'HttpServer'],
+  ['{{ camelcase "_camel_case" }}', '_CamelCase'],
+  ['{{ camelcase "no_https" }}', 'NoHttps'],
+  ['{{ camelcase "_complex__case_" }}', '_Complex_Case_'],
+  ['{{ camelcase "all" }}', 'All'],
+  ['{{ kebabcase "FirstName" }}', 'first-name'],
+  ['{{ kebabcase "HTTPServer" }}', 'http-server'],
+  ['{{ kebabcase "NoHTTPS" }}', 'no-https'],
+  ['{{ kebabcase "GO_PATH" }}', 'go-path'],
+  ['{{ kebabcase "GO PATH" }}', 'go-path'],
+  ['{{ kebabcase "GO-PATH" }}', 'go-path'],
+]);
+
+describe('flow_control_test', () => {
+  it('fail stops the template with its message', () => {
+    expect(() => run('{{ fail "This is an error" }}')).toThrow(/This is an error/);
+  });
+});
+
 describe('dict_test: merge and mergeOverwrite', () => {
   it('merge keeps the destination, deeply, and fills what it lacks', () => {
     const data = mergeData();

@@ -125,6 +125,7 @@ function dictOf(...kv: unknown[]): GoMap {
  * mergo.Merge (and, `overwrite`, mergo.WithOverride) of one map into another: maps on both sides
  * merge deeply; otherwise dst keeps a value it has that is not empty, unless overwriting, where
  * every value of src wins, empty ones and nil too (mergo compares the source map, not the value).
+ * Values are not copied: a map merged in is the same map in both.
  */
 function mergeInto(dst: GoMap, src: GoMap, overwrite: boolean): GoMap {
   for (const [k, sv] of Object.entries(src)) {
@@ -133,7 +134,8 @@ function mergeInto(dst: GoMap, src: GoMap, overwrite: boolean): GoMap {
     if (isNil(sv)) {
       if (overwrite) dst[k] = null;
     } else if (isMap(dv) && isMap(sv)) mergeInto(dv, sv, overwrite);
-    else if (overwrite || !has || isEmpty(dv)) dst[k] = deepCopy(sv);
+    // mergo shares what it copies (sprig's issue 188): a map taken from src stays src's.
+    else if (overwrite || !has || isEmpty(dv)) dst[k] = sv;
   }
   return dst;
 }

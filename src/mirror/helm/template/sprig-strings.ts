@@ -27,6 +27,29 @@ function words(s: string): string[] {
     .filter((w) => w !== '');
 }
 
+const isConnector = (c: string) => c === '-' || c === '_' || /\s/u.test(c);
+
+/**
+ * xstrings.ToPascalCase (sprig's camelcase): each letter after connectors (`_`, `-`, spaces) upper
+ * case, a lone connector dropped; leading connectors and a run's extra connectors kept.
+ */
+function pascalCase(s: string): string {
+  const chars = Array.from(s);
+  let out = '';
+  let i = 0;
+  while (i < chars.length && isConnector(chars[i]!)) out += chars[i++];
+  if (i === chars.length) return out;
+  let r0 = chars[i++]!.toUpperCase();
+  for (; i < chars.length; i++) {
+    const r1 = r0;
+    r0 = chars[i]!;
+    if (isConnector(r0) && isConnector(r1)) out += r1;
+    else if (isConnector(r1)) r0 = r0.toUpperCase();
+    else out += r1;
+  }
+  return out + r0;
+}
+
 function trunc(n: unknown, s: unknown): string {
   const c = int(n);
   const t = str(s);
@@ -383,12 +406,7 @@ export function addStringFunctions(add: Add): void {
   );
   add(
     'camelcase',
-    f(1, 1, (s: unknown) =>
-      str(s)
-        .split(/_+/)
-        .map((w) => (w ? w[0]!.toUpperCase() + w.slice(1) : ''))
-        .join(''),
-    ),
+    f(1, 1, (s: unknown) => pascalCase(str(s))),
   );
   add(
     'plural',
