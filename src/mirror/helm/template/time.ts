@@ -38,6 +38,20 @@ function offsetText(offset: number, colon: boolean, minutes = true): string {
   return `${offset < 0 ? '-' : '+'}${hh}${minutes ? `${colon ? ':' : ''}${mm}` : ''}`;
 }
 
+const ABBREVIATION_LOCALES = ['en-US', 'en-GB', 'en-IN', 'en-AU', 'ja-JP'];
+
+/** Formatters by locale, zone and style, made once (making one takes far longer than using it). */
+const FORMATTERS = new Map<string, Intl.DateTimeFormat>();
+function formatter(locale: string, zone: string, style: 'short' | 'longOffset'): Intl.DateTimeFormat {
+  const key = `${locale}\0${zone}\0${style}`;
+  let fmt = FORMATTERS.get(key);
+  if (!fmt) {
+    fmt = new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: style, year: 'numeric' });
+    if (FORMATTERS.size < 1000) FORMATTERS.set(key, fmt);
+  }
+  return fmt;
+}
+
 /**
  * time.LoadLocation's zone at instant `d`: UTC for "", "UTC" and "Local"; an IANA name through
  * ICU; undefined for a name ICU does not know (sprig then takes UTC).
@@ -46,8 +60,7 @@ export function zoneAt(name: string, d: Date): Zone | undefined {
   if (name === '' || name === 'UTC' || name === 'Local') return UTC;
   let parts: Intl.DateTimeFormatPart[];
   try {
-    const opts = { timeZone: name, timeZoneName: 'longOffset', year: 'numeric' } as const;
-    parts = new Intl.DateTimeFormat('en-US', opts).formatToParts(d);
+    parts = formatter('en-US', name, 'longOffset').formatToParts(d);
   } catch (e) {
     // Intl's RangeError is "no such time zone" (LoadLocation's error, which sprig replaces by UTC).
     if (e instanceof RangeError) return undefined;
@@ -56,12 +69,17 @@ export function zoneAt(name: string, d: Date): Zone | undefined {
   const long = parts.find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
   const m = /^GMT(?:([+-])(\d{2}):(\d{2}))?$/.exec(long);
   const offset = m?.[1] ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : 0;
-  const short = new Intl.DateTimeFormat('en-US', { timeZone: name, timeZoneName: 'short' })
-    .formatToParts(d)
-    .find((p) => p.type === 'timeZoneName')?.value;
+  // ICU names a zone's abbreviation in the locales that use it (CEST in en-GB, IST in en-IN,
+  // AEST in en-AU, JST in ja-JP); where none does, Go's tzdata has none either, mostly.
+  const short = ABBREVIATION_LOCALES.map(
+    (locale) =>
+      formatter(locale, name, 'short')
+        .formatToParts(d)
+        .find((p) => p.type === 'timeZoneName')?.value,
+  ).find((a) => a !== undefined && /^[A-Z]{2,5}$/.test(a) && a !== 'GMT');
   // Go's tzdata names a zone without letters by its offset (`+03`, `+0530`).
   const abbr =
-    short && /^[A-Z]{2,5}$/.test(short) && short !== 'GMT'
+    short !== undefined
       ? short
       : offset === 0
         ? name.startsWith('Etc/') || name === 'GMT'
