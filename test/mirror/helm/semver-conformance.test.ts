@@ -393,3 +393,28 @@ describe('version_test: TestCompare', () => {
     expect(run('{{ (semver .a).Compare (semver .b) }}', { a, b })).toBe(String(want));
   });
 });
+
+/** TestInc: a version, how it is incremented, its String() and its Original() after. */
+const INC: [string, string, string, string][] = [
+  ['1.2.3', '1.2.4', 'Patch', '1.2.4'],
+  ['v1.2.4', '1.2.5', 'Patch', 'v1.2.5'],
+  ['1.2.3', '1.3.0', 'Minor', '1.3.0'],
+  ['v1.2.4', '1.3.0', 'Minor', 'v1.3.0'],
+  ['1.2.3', '2.0.0', 'Major', '2.0.0'],
+  ['v1.2.4', '2.0.0', 'Major', 'v2.0.0'],
+  ['1.2.3+meta', '1.2.4', 'Patch', '1.2.4'],
+  ['1.2.3-beta+meta', '1.2.3', 'Patch', '1.2.3'],
+  ['v1.2.4-beta+meta', '1.2.4', 'Patch', 'v1.2.4'],
+  ['1.2.3-beta+meta', '1.3.0', 'Minor', '1.3.0'],
+  ['v1.2.4-beta+meta', '1.3.0', 'Minor', 'v1.3.0'],
+  ['1.2.3-beta+meta', '2.0.0', 'Major', '2.0.0'],
+  ['v1.2.4-beta+meta', '2.0.0', 'Major', 'v2.0.0'],
+];
+
+describe('version_test: TestInc', () => {
+  it.each(INC)('%j gives %j by Inc%s', (v, want, how, original) => {
+    expect(run(`{{ $n := (semver .v).Inc${how} }}{{ $n }} {{ $n.Original }}`, { v })).toBe(
+      `${want} ${original}`,
+    );
+  });
+});

@@ -187,32 +187,62 @@ export function semverCompare(constraint: string, version: string): boolean {
   return satisfies(constraint, v);
 }
 
-/** sprig's semver: a *semver.Version with its methods. */
-export function semverObject(text: string): GoStruct {
-  const v = parseVersion(text);
-  if (!v) throw new Error('Invalid Semantic Version');
-  const other = (o: unknown): Version => {
-    const ov =
-      o instanceof GoStruct ? parseVersion(String(o.fields['Original'] ?? '')) : parseVersion(String(o));
-    if (!ov) throw new Error('Invalid Semantic Version');
-    return ov;
+/** The version a method is given: a semver value, or (leniently) its text. */
+function otherVersion(o: unknown): Version {
+  const ov =
+    o instanceof GoStruct ? parseVersion(String(o.fields['Original'] ?? '')) : parseVersion(String(o));
+  if (!ov) throw new Error('Invalid Semantic Version');
+  return ov;
+}
+
+/** A version with its `v` prefix kept, as Masterminds' Inc* and Set* write `original`. */
+const withPrefix = (old: Version, next: Omit<Version, 'original'>): Version => {
+  const v = { ...next, original: '' };
+  v.original = `${old.original.startsWith('v') ? 'v' : ''}${formatVersion(v)}`;
+  return v;
+};
+
+/** A semver.Version (or `*semver.Version`) as templates see it: its methods, printed as String(). */
+function versionStruct(v: Version, typeName: string): GoStruct {
+  const cmp = (o: unknown) => compareVersions(v, otherVersion(o));
+  const next = (n: Omit<Version, 'original'>) => versionStruct(withPrefix(v, n), 'semver.Version');
+  const checked = (what: string, s: unknown, re: RegExp) => {
+    const t = String(s);
+    if (t !== '' && !re.test(t)) throw new Error(`Invalid ${what} string`);
+    return t;
   };
   return new GoStruct(
-    '*semver.Version',
-    { Original: text },
+    typeName,
+    { Original: v.original },
     {
       Major: () => BigInt(v.major),
       Minor: () => BigInt(v.minor),
       Patch: () => BigInt(v.patch),
       Prerelease: () => v.pre,
       Metadata: () => v.meta,
-      Original: () => text,
+      Original: () => v.original,
       String: () => formatVersion(v),
-      Compare: (o: unknown) => BigInt(compareVersions(v, other(o))),
-      LessThan: (o: unknown) => compareVersions(v, other(o)) < 0,
-      GreaterThan: (o: unknown) => compareVersions(v, other(o)) > 0,
-      Equal: (o: unknown) => compareVersions(v, other(o)) === 0,
+      Compare: (o: unknown) => BigInt(cmp(o)),
+      LessThan: (o: unknown) => cmp(o) < 0,
+      LessThanEqual: (o: unknown) => cmp(o) <= 0,
+      GreaterThan: (o: unknown) => cmp(o) > 0,
+      GreaterThanEqual: (o: unknown) => cmp(o) >= 0,
+      Equal: (o: unknown) => cmp(o) === 0,
+      IncPatch: () => next({ ...v, pre: '', meta: '', patch: v.pre ? v.patch : v.patch + 1 }),
+      IncMinor: () => next({ ...v, pre: '', meta: '', patch: 0, minor: v.minor + 1 }),
+      IncMajor: () => next({ ...v, pre: '', meta: '', patch: 0, minor: 0, major: v.major + 1 }),
+      SetPrerelease: (p: unknown) =>
+        next({ ...v, pre: checked('Prerelease', p, /^[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*$/) }),
+      SetMetadata: (m: unknown) =>
+        next({ ...v, meta: checked('Metadata', m, /^[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*$/) }),
     },
     () => formatVersion(v),
   );
+}
+
+/** sprig's semver: a *semver.Version with its methods. */
+export function semverObject(text: string): GoStruct {
+  const v = parseVersion(text);
+  if (!v) throw new Error('Invalid Semantic Version');
+  return versionStruct(v, '*semver.Version');
 }
