@@ -418,3 +418,34 @@ describe('version_test: TestInc', () => {
     );
   });
 });
+
+/** TestLessThan, TestLessThanEqual, TestGreaterThan, TestGreaterThanEqual, TestEqual (non-nil cases). */
+const ORDER: [string, string, string, boolean][] = [
+  ['LessThan', '1.2.3', '1.5.1', true],
+  ['LessThan', '2.2.3', '1.5.1', false],
+  ['LessThan', '3.2-beta', '3.2-beta', false],
+  ['LessThanEqual', '1.2.3', '1.5.1', true],
+  ['LessThanEqual', '2.2.3', '1.5.1', false],
+  ['LessThanEqual', '1.5.1', '1.5.1', true],
+  ['GreaterThan', '1.2.3', '1.5.1', false],
+  ['GreaterThan', '2.2.3', '1.5.1', true],
+  ['GreaterThan', '3.2-beta', '3.2-beta', false],
+  ['GreaterThan', '3.2.0-beta.1', '3.2.0-beta.5', false],
+  ['GreaterThan', '3.2-beta.4', '3.2-beta.2', true],
+  ['GreaterThan', '7.43.0-SNAPSHOT.99', '7.43.0-SNAPSHOT.103', false],
+  ['GreaterThan', '7.43.0-SNAPSHOT.FOO', '7.43.0-SNAPSHOT.103', true],
+  ['GreaterThan', '7.43.0-SNAPSHOT.99', '7.43.0-SNAPSHOT.BAR', false],
+  ['GreaterThanEqual', '1.2.3', '1.5.1', false],
+  ['GreaterThanEqual', '2.2.3', '1.5.1', true],
+  ['GreaterThanEqual', '1.5.1', '1.5.1', true],
+  ['Equal', '1.2.3', '1.5.1', false],
+  ['Equal', '2.2.3', '1.5.1', false],
+  ['Equal', '3.2-beta', '3.2-beta', true],
+  ['Equal', '3.2-beta+foo', '3.2-beta+bar', true],
+];
+
+describe('version_test: LessThan, LessThanEqual, GreaterThan, GreaterThanEqual, Equal', () => {
+  it.each(ORDER)('%s(%j, %j) is %s', (method, a, b, want) => {
+    expect(run(`{{ (semver .a).${method} (semver .b) }}`, { a, b })).toBe(String(want));
+  });
+});
