@@ -283,8 +283,16 @@ function base32(buf: Buffer): string {
   return out;
 }
 
-/** Add the strings, encodings and hashes, regular expressions functions. */
+/** Add the string, encoding and hash, and regular expression functions. */
 export function addStringFunctions(add: Add): void {
+  addTrimCaseFunctions(add);
+  addShapeFunctions(add);
+  addEncodingFunctions(add);
+  addRegexFunctions(add);
+}
+
+/** trim*, case, contains/prefix/suffix, split and join, quoting. */
+function addTrimCaseFunctions(add: Add): void {
   // strings
   add(
     'trim',
@@ -379,6 +387,10 @@ export function addStringFunctions(add: Add): void {
         .join(' '),
     ),
   );
+}
+
+/** indent, case conversions, plural, conversions to strings, random strings. */
+function addShapeFunctions(add: Add): void {
   add('indent', f(2, 2, indent));
   add(
     'nindent',
@@ -448,6 +460,10 @@ export function addStringFunctions(add: Add): void {
     'uuidv4',
     f(0, 0, () => randomUUID()),
   );
+}
+
+/** Encodings and hashes. */
+function addEncodingFunctions(add: Add): void {
   add(
     'b64enc',
     f(1, 1, (s: unknown) => Buffer.from(str(s)).toString('base64')),
@@ -476,7 +492,9 @@ export function addStringFunctions(add: Add): void {
     'adler32sum',
     f(1, 1, (s: unknown) => String(adler32(str(s)))),
   );
+}
 
+function addRegexFunctions(add: Add): void {
   // regular expressions
   add(
     ['regexMatch', 'mustRegexMatch'],

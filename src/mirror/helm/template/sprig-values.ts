@@ -77,6 +77,13 @@ function typeIsLike(t: string, v: unknown): boolean {
 
 /** Add the conversions, defaults and logic, math, types, semver functions, and getHostByName. */
 export function addValueFunctions(add: Add): void {
+  addConversionFunctions(add);
+  addMathFunctions(add);
+  addTypeFunctions(add);
+}
+
+/** Conversions, defaults and logic. */
+function addConversionFunctions(add: Add): void {
   // conversions
   add(
     'atoi',
@@ -118,7 +125,9 @@ export function addValueFunctions(add: Add): void {
     'deepEqual',
     f(2, 2, deepEqual, (a: unknown, b: unknown) => countItems(a) + countItems(b)),
   );
+}
 
+function addMathFunctions(add: Add): void {
   // math
   add(
     'add',
@@ -187,7 +196,10 @@ export function addValueFunctions(add: Add): void {
     'round',
     f(2, 3, (a: unknown, p: unknown, on?: unknown) => round(toFloat64(a), goInt(p), on)),
   );
+}
 
+/** Types, semver, getHostByName. */
+function addTypeFunctions(add: Add): void {
   // types
   add('kindOf', f(1, 1, kindOf));
   add(
