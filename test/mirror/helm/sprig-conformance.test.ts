@@ -379,6 +379,12 @@ table('functions_test (paths, case conversions)', [
   ['{{ kebabcase "GO-PATH" }}', 'go-path'],
 ]);
 
+table('network_test (offline: no name resolves but a literal address and localhost)', [
+  ['{{ getHostByName "10.1.2.3" }}', '10.1.2.3'],
+  ['{{ getHostByName "localhost" }}', '127.0.0.1'],
+  ['{{ getHostByName "www.google.com" }}', ''],
+]);
+
 describe('flow_control_test', () => {
   it('fail stops the template with its message', () => {
     expect(() => run('{{ fail "This is an error" }}')).toThrow(/This is an error/);

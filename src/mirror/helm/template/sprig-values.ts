@@ -4,7 +4,8 @@
  */
 import { countItems } from './budget.js';
 import { randomBytes } from 'node:crypto';
-import { goInt, str, toFloat64, toInt64 } from './convert.js';
+import { isIP } from 'node:net';
+import { goInt, goString, str, toFloat64, toInt64 } from './convert.js';
 import { decimalFold } from './decimal.js';
 import { semverCompare, semverObject } from './semver.js';
 import { isEmpty, isTrue, kindOf, typeOf } from './values.js';
@@ -73,6 +74,16 @@ function goFloat(v: unknown): number {
 function typeIsLike(t: string, v: unknown): boolean {
   const ty = typeOf(v);
   return t === ty || `*${t}` === ty;
+}
+
+/**
+ * sprig's getHostByName, offline: an IP address is itself and localhost the loopback address (as
+ * Go's resolver answers without a network); any other name has no address here, "" (where Helm,
+ * finding none, fails the render).
+ */
+function hostByName(name: string): string {
+  if (isIP(name) !== 0) return name;
+  return name === 'localhost' ? '127.0.0.1' : '';
 }
 
 /** Add the conversions, defaults and logic, math, types, semver functions, and getHostByName. */
@@ -234,6 +245,6 @@ function addTypeFunctions(add: Add): void {
   // the network: airgap renders offline, where no name resolves
   add(
     'getHostByName',
-    f(1, 1, () => ''),
+    f(1, 1, (name: unknown) => hostByName(goString(name))),
   );
 }
