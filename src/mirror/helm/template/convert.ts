@@ -61,3 +61,23 @@ export function list(v: unknown, fn: string): unknown[] {
   if (v instanceof Uint8Array) return Array.from(v, (b) => BigInt(b));
   throw new Error(`Cannot ${fn} on type ${typeOf(v)}`);
 }
+
+/**
+ * A Go `string` parameter, as text/template checks it before the call: a string, else Go's
+ * error (nil is an invalid value, any other type the wrong one).
+ */
+export function goString(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (isNil(v)) throw new Error('invalid value; expected string');
+  throw new Error(`wrong type for value; expected string; got ${typeOf(v)}`);
+}
+
+/**
+ * A Go `int` parameter: an int (a literal, or what int/len/add give), else Go's error. A number
+ * from values is a float64 in Helm, and Helm refuses it too (`{{ randInt 0 .Values.max }}`).
+ */
+export function goInt(v: unknown): bigint {
+  if (typeof v === 'bigint') return v;
+  if (isNil(v)) throw new Error('invalid value; expected int');
+  throw new Error(`wrong type for value; expected int; got ${typeOf(v)}`);
+}

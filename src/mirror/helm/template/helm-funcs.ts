@@ -1,8 +1,9 @@
 /**
  * Helm's own template functions: include, tpl, required, fail, lookup (an empty dict, as `helm
- * template` gives), toYaml/toYamlPretty/fromYaml/fromYamlArray, toJson/fromJson/fromJsonArray/toPrettyJson/
- * toRawJson (and the must* forms). YAML is written as Helm writes it (go-yaml's layout, ../yaml.ts;
- * no final newline) and read as Helm reads values (numbers are float64). Parsing pays
+ * template` gives), toYaml/toYamlPretty/fromYaml/fromYamlArray, toJson/fromJson/fromJsonArray/
+ * toPrettyJson/toRawJson (and the must* forms), fromToml, and sprig's mustFromJson. YAML is written
+ * as Helm writes it (go-yaml's layout, ../yaml.ts; no final newline) and read as Helm reads values
+ * (numbers are float64). Parsing pays
  * for its text, writing is checked for size first (budget.ts).
  */
 import type { FuncDef } from './exec.js';
@@ -14,6 +15,7 @@ import type { TemplateSet } from './template.js';
 import { isMap, isNil, mapGet, toPlain, type GoMap } from './values.js';
 import { loadYaml, writeYaml, writeYamlPretty } from '../yaml.js';
 import { GoYamlError } from '../go-yaml-encode.js';
+import { parse as parseToml } from 'smol-toml';
 
 /** What parsing YAML or JSON text costs: a character can become as much as a list item. */
 const parseCost = (s: unknown) => str(s).length;
@@ -26,6 +28,46 @@ function goJson(v: unknown, indent?: string, escapeHtml = true): string {
   return escapeHtml
     ? out.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
     : out;
+}
+
+/**
+ * A TOML document as BurntSushi/toml gives it to Helm's fromToml: tables are maps, integers
+ * int64, floats float64, date-times times (a key `__proto__` stays a key).
+ */
+function tomlValue(v: unknown): unknown {
+  if (v instanceof Date) return new Date(v.getTime());
+  if (Array.isArray(v)) return v.map(tomlValue);
+  if (typeof v === 'object' && v !== null) {
+    const out: GoMap = {};
+    for (const [k, x] of Object.entries(v))
+      Object.defineProperty(out, k, {
+        value: tomlValue(x),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    return out;
+  }
+  return v;
+}
+
+/** Helm's fromToml: the document's table, or a map whose "Error" says why it does not parse. */
+function fromToml(s: unknown): GoMap {
+  try {
+    return tomlValue(parseToml(str(s), { integersAsBigInt: true })) as GoMap;
+  } catch (e) {
+    return { Error: `toml: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}` };
+  }
+}
+
+/** sprig's mustFromJson: any JSON value (numbers float64), or the error (fromJson swallows it). */
+function mustFromJson(s: unknown): unknown {
+  const text = str(s);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw new Error(text.trim() === '' ? 'unexpected end of JSON input' : (e as Error).message, { cause: e });
+  }
 }
 
 function errorMap(e: unknown): GoMap {
@@ -181,6 +223,8 @@ function yamlJsonFunctions(): Map<string, FuncDef> {
       parseCost,
     ),
   );
+  m.set('mustFromJson', f(1, 1, mustFromJson, parseCost));
+  m.set('fromToml', f(1, 1, fromToml, parseCost));
   m.set(
     'fromJsonArray',
     f(

@@ -20,8 +20,10 @@ const VERSION_RE =
   /^v?([0-9]+)(?:\.([0-9]+))?(?:\.([0-9]+))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$/;
 
 export function parseVersion(s: string): Version | undefined {
-  const m = VERSION_RE.exec(s.trim());
+  const m = VERSION_RE.exec(s);
   if (!m) return undefined;
+  // A numeric pre-release identifier has no leading zero (semver 2.0.0, as NewVersion checks).
+  if (m[4]?.split('.').some((id) => /^0[0-9]+$/.test(id))) return undefined;
   return {
     major: Number(m[1]),
     minor: Number(m[2] ?? 0),
@@ -87,14 +89,10 @@ function parseConstraint(text: string): Constraint {
   const [, op = '', maj, min, pat, pre = '', meta = ''] = m;
   let minorDirty = false;
   let patchDirty = false;
-  if (isX(maj)) {
-    minorDirty = true;
-    patchDirty = true;
-  } else if (min === undefined || isX(min)) {
-    minorDirty = true;
-    patchDirty = true;
-  } else if (pat === undefined || isX(pat)) {
-    patchDirty = true;
+  // As Masterminds: a wildcard major is 0.0.0 with neither part dirty (`~*` admits everything).
+  if (!isX(maj)) {
+    if (min === undefined || isX(min)) minorDirty = true;
+    else if (pat === undefined || isX(pat)) patchDirty = true;
   }
   const num = (s: string | undefined) => (s === undefined || isX(s) ? 0 : Number(s));
   const con: Version = {
@@ -105,8 +103,21 @@ function parseConstraint(text: string): Constraint {
     meta,
     original: text,
   };
-  if (isX(maj)) return { op: op === '' || op === '=' ? '*' : op, con, minorDirty, patchDirty, dirty: true };
-  return { op, con, minorDirty, patchDirty, dirty: minorDirty || patchDirty };
+  return { op, con, minorDirty, patchDirty, dirty: isX(maj) || minorDirty || patchDirty };
+}
+
+/** Masterminds' `!=`: a wildcard constraint excludes every version it would match. */
+function notEqual(c: Constraint, v: Version): boolean {
+  const { con } = c;
+  if (c.dirty) {
+    if (v.pre !== '' && con.pre === '') return false;
+    if (con.major !== v.major) return true;
+    if (con.minor !== v.minor && !c.minorDirty) return true;
+    if (c.minorDirty) return false;
+    if (con.patch !== v.patch && !c.patchDirty) return true;
+    if (c.patchDirty) return (v.pre !== '' || con.pre !== '') && comparePre(v.pre, con.pre) !== 0;
+  }
+  return compareVersions(v, con) !== 0;
 }
 
 function check(c: Constraint, v: Version): boolean {
@@ -121,21 +132,17 @@ function check(c: Constraint, v: Version): boolean {
     return !(v.minor !== con.minor && !c.minorDirty);
   };
   switch (c.op) {
-    case '*':
-      return true;
     case '':
     case '=':
       return c.dirty ? tilde() : cmp === 0;
     case '!=':
-      if (!c.dirty) return cmp !== 0;
-      if (v.major !== con.major) return true;
-      if (c.minorDirty) return false;
-      return v.minor !== con.minor;
+      return notEqual(c, v);
     case '>':
       if (!c.dirty) return cmp > 0;
       if (v.major !== con.major) return v.major > con.major;
       if (c.minorDirty) return false;
-      return v.minor > con.minor;
+      if (c.patchDirty) return v.minor > con.minor;
+      return cmp > 0;
     case '<':
       return cmp < 0;
     case '>=':
@@ -180,32 +187,62 @@ export function semverCompare(constraint: string, version: string): boolean {
   return satisfies(constraint, v);
 }
 
-/** sprig's semver: a *semver.Version with its methods. */
-export function semverObject(text: string): GoStruct {
-  const v = parseVersion(text);
-  if (!v) throw new Error('Invalid Semantic Version');
-  const other = (o: unknown): Version => {
-    const ov =
-      o instanceof GoStruct ? parseVersion(String(o.fields['Original'] ?? '')) : parseVersion(String(o));
-    if (!ov) throw new Error('Invalid Semantic Version');
-    return ov;
+/** The version a method is given: a semver value, or (leniently) its text. */
+function otherVersion(o: unknown): Version {
+  const ov =
+    o instanceof GoStruct ? parseVersion(String(o.fields['Original'] ?? '')) : parseVersion(String(o));
+  if (!ov) throw new Error('Invalid Semantic Version');
+  return ov;
+}
+
+/** A version with its `v` prefix kept, as Masterminds' Inc* and Set* write `original`. */
+const withPrefix = (old: Version, next: Omit<Version, 'original'>): Version => {
+  const v = { ...next, original: '' };
+  v.original = `${old.original.startsWith('v') ? 'v' : ''}${formatVersion(v)}`;
+  return v;
+};
+
+/** A semver.Version (or `*semver.Version`) as templates see it: its methods, printed as String(). */
+function versionStruct(v: Version, typeName: string): GoStruct {
+  const cmp = (o: unknown) => compareVersions(v, otherVersion(o));
+  const next = (n: Omit<Version, 'original'>) => versionStruct(withPrefix(v, n), 'semver.Version');
+  const checked = (what: string, s: unknown, re: RegExp) => {
+    const t = String(s);
+    if (t !== '' && !re.test(t)) throw new Error(`Invalid ${what} string`);
+    return t;
   };
   return new GoStruct(
-    '*semver.Version',
-    { Original: text },
+    typeName,
+    { Original: v.original },
     {
       Major: () => BigInt(v.major),
       Minor: () => BigInt(v.minor),
       Patch: () => BigInt(v.patch),
       Prerelease: () => v.pre,
       Metadata: () => v.meta,
-      Original: () => text,
+      Original: () => v.original,
       String: () => formatVersion(v),
-      Compare: (o: unknown) => BigInt(compareVersions(v, other(o))),
-      LessThan: (o: unknown) => compareVersions(v, other(o)) < 0,
-      GreaterThan: (o: unknown) => compareVersions(v, other(o)) > 0,
-      Equal: (o: unknown) => compareVersions(v, other(o)) === 0,
+      Compare: (o: unknown) => BigInt(cmp(o)),
+      LessThan: (o: unknown) => cmp(o) < 0,
+      LessThanEqual: (o: unknown) => cmp(o) <= 0,
+      GreaterThan: (o: unknown) => cmp(o) > 0,
+      GreaterThanEqual: (o: unknown) => cmp(o) >= 0,
+      Equal: (o: unknown) => cmp(o) === 0,
+      IncPatch: () => next({ ...v, pre: '', meta: '', patch: v.pre ? v.patch : v.patch + 1 }),
+      IncMinor: () => next({ ...v, pre: '', meta: '', patch: 0, minor: v.minor + 1 }),
+      IncMajor: () => next({ ...v, pre: '', meta: '', patch: 0, minor: 0, major: v.major + 1 }),
+      SetPrerelease: (p: unknown) =>
+        next({ ...v, pre: checked('Prerelease', p, /^[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*$/) }),
+      SetMetadata: (m: unknown) =>
+        next({ ...v, meta: checked('Metadata', m, /^[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*$/) }),
     },
     () => formatVersion(v),
   );
+}
+
+/** sprig's semver: a *semver.Version with its methods. */
+export function semverObject(text: string): GoStruct {
+  const v = parseVersion(text);
+  if (!v) throw new Error('Invalid Semantic Version');
+  return versionStruct(v, '*semver.Version');
 }

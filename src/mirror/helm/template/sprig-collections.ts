@@ -86,15 +86,22 @@ function stepList(steps: Steps, what: string): bigint[] {
 }
 
 /** seq: 1…end, start…end, or start, start+step… end (as GNU seq), as one string. */
+/** sprig's seq: 1 to n, start to end, or start to end by step (as bash's seq), as text. */
 function seq(...a: unknown[]): string {
   const n = a.map(toInt64);
-  const [start, step, end] =
-    n.length === 1
-      ? [1n, 1n, n[0]!]
-      : n.length === 2
-        ? [n[0]!, n[0]! <= n[1]! ? 1n : -1n, n[1]!]
-        : [n[0]!, n[1]!, n[2]!];
-  return stepList([start, step > 0n ? end + 1n : end - 1n, step], `seq ${n.join(' ')}`).join(' ');
+  let steps: Steps;
+  if (n.length === 1) {
+    const inc = n[0]! < 1n ? -1n : 1n;
+    steps = [1n, n[0]! + inc, inc];
+  } else if (n.length === 2) {
+    const inc = n[1]! < n[0]! ? -1n : 1n;
+    steps = [n[0]!, n[1]! + inc, inc];
+  } else if (n.length === 3) {
+    const [start, step, end] = n as [bigint, bigint, bigint];
+    if (end < start && step > 0n) return '';
+    steps = [start, end + (end < start ? -1n : 1n), step];
+  } else return '';
+  return stepList(steps, `seq ${n.join(' ')}`).join(' ');
 }
 
 function concat(...ls: unknown[]): unknown[] {
@@ -114,12 +121,21 @@ function dictOf(...kv: unknown[]): GoMap {
   return out;
 }
 
-/** mergo.Merge: dst keeps what it has; src fills what is missing or empty (maps deeply). */
+/**
+ * mergo.Merge (and, `overwrite`, mergo.WithOverride) of one map into another: maps on both sides
+ * merge deeply; otherwise dst keeps a value it has that is not empty, unless overwriting, where
+ * every value of src wins, empty ones and nil too (mergo compares the source map, not the value).
+ * Values are not copied: a map merged in is the same map in both.
+ */
 function mergeInto(dst: GoMap, src: GoMap, overwrite: boolean): GoMap {
   for (const [k, sv] of Object.entries(src)) {
-    const dv = Object.hasOwn(dst, k) ? dst[k] : undefined;
-    if (isMap(dv) && isMap(sv)) mergeInto(dv, sv, overwrite);
-    else if (dv === undefined || isEmpty(dv) || (overwrite && !isEmpty(sv))) dst[k] = deepCopy(sv);
+    const has = Object.hasOwn(dst, k);
+    const dv = has ? dst[k] : undefined;
+    if (isNil(sv)) {
+      if (overwrite) dst[k] = null;
+    } else if (isMap(dv) && isMap(sv)) mergeInto(dv, sv, overwrite);
+    // mergo shares what it copies (sprig's issue 188): a map taken from src stays src's.
+    else if (overwrite || !has || isEmpty(dv)) dst[k] = sv;
   }
   return dst;
 }
@@ -262,7 +278,7 @@ function addListFunctions(add: Add): void {
       (a: unknown, b: unknown, s: unknown) => intListCost(untilStepSteps(a, b, s)),
     ),
   );
-  add('seq', f(1, 3, seq));
+  add('seq', f(0, V, seq));
 }
 
 function addDictFunctions(add: Add): void {

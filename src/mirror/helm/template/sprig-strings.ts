@@ -27,6 +27,29 @@ function words(s: string): string[] {
     .filter((w) => w !== '');
 }
 
+const isConnector = (c: string) => c === '-' || c === '_' || /\s/u.test(c);
+
+/**
+ * xstrings.ToPascalCase (sprig's camelcase): each letter after connectors (`_`, `-`, spaces) upper
+ * case, a lone connector dropped; leading connectors and a run's extra connectors kept.
+ */
+function pascalCase(s: string): string {
+  const chars = Array.from(s);
+  let out = '';
+  let i = 0;
+  while (i < chars.length && isConnector(chars[i]!)) out += chars[i++];
+  if (i === chars.length) return out;
+  let r0 = chars[i++]!.toUpperCase();
+  for (; i < chars.length; i++) {
+    const r1 = r0;
+    r0 = chars[i]!;
+    if (isConnector(r0) && isConnector(r1)) out += r1;
+    else if (isConnector(r1)) r0 = r0.toUpperCase();
+    else out += r1;
+  }
+  return out + r0;
+}
+
 function trunc(n: unknown, s: unknown): string {
   const c = int(n);
   const t = str(s);
@@ -260,15 +283,23 @@ function base32(buf: Buffer): string {
   return out;
 }
 
-/** Add the strings, encodings and hashes, regular expressions functions. */
+/** Add the string, encoding and hash, and regular expression functions. */
 export function addStringFunctions(add: Add): void {
+  addTrimCaseFunctions(add);
+  addShapeFunctions(add);
+  addEncodingFunctions(add);
+  addRegexFunctions(add);
+}
+
+/** trim*, case, contains/prefix/suffix, split and join, quoting. */
+function addTrimCaseFunctions(add: Add): void {
   // strings
   add(
     'trim',
     f(1, 1, (s: unknown) => str(s).trim()),
   );
   add(
-    'trimAll',
+    ['trimAll', 'trimall'],
     f(2, 2, (c: unknown, s: unknown) => trimAll(str(c), str(s))),
   );
   add(
@@ -356,6 +387,10 @@ export function addStringFunctions(add: Add): void {
         .join(' '),
     ),
   );
+}
+
+/** indent, case conversions, plural, conversions to strings, random strings. */
+function addShapeFunctions(add: Add): void {
   add('indent', f(2, 2, indent));
   add(
     'nindent',
@@ -383,12 +418,7 @@ export function addStringFunctions(add: Add): void {
   );
   add(
     'camelcase',
-    f(1, 1, (s: unknown) =>
-      str(s)
-        .split(/_+/)
-        .map((w) => (w ? w[0]!.toUpperCase() + w.slice(1) : ''))
-        .join(''),
-    ),
+    f(1, 1, (s: unknown) => pascalCase(str(s))),
   );
   add(
     'plural',
@@ -397,16 +427,8 @@ export function addStringFunctions(add: Add): void {
   add('toString', f(1, 1, strval));
   add(
     'toStrings',
-    f(1, 1, (l: unknown) => (Array.isArray(l) ? l.map(strval) : isNil(l) ? [] : [strval(l)])),
-  );
-  add(
-    'wrap',
-    f(2, 2, (_n: unknown, s: unknown) => str(s)),
-  );
-  add(
-    'abbrev',
-    f(2, 2, (n: unknown, s: unknown) =>
-      str(s).length > int(n) ? `${str(s).slice(0, Math.max(0, int(n) - 3))}...` : str(s),
+    f(1, 1, (l: unknown) =>
+      Array.isArray(l) ? l.filter((x) => !isNil(x)).map(strval) : isNil(l) ? [] : [strval(l)],
     ),
   );
   add(
@@ -438,12 +460,10 @@ export function addStringFunctions(add: Add): void {
     'uuidv4',
     f(0, 0, () => randomUUID()),
   );
-  add(
-    'shuffle',
-    f(1, 1, (s: unknown) => str(s)),
-  );
+}
 
-  // encodings and hashes
+/** Encodings and hashes. */
+function addEncodingFunctions(add: Add): void {
   add(
     'b64enc',
     f(1, 1, (s: unknown) => Buffer.from(str(s)).toString('base64')),
@@ -472,7 +492,9 @@ export function addStringFunctions(add: Add): void {
     'adler32sum',
     f(1, 1, (s: unknown) => String(adler32(str(s)))),
   );
+}
 
+function addRegexFunctions(add: Add): void {
   // regular expressions
   add(
     ['regexMatch', 'mustRegexMatch'],

@@ -1,12 +1,14 @@
 /**
- * Sprig's functions (sprig.ts): conversions, defaults and logic, math, types, semver, dates,
- * and the crypto stand-ins.
+ * Sprig's functions (sprig.ts): conversions, defaults and logic, math, types, semver, and
+ * getHostByName (offline: no address, as a lookup that finds none).
  */
 import { countItems } from './budget.js';
-import { int, str, toFloat64, toInt64 } from './convert.js';
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import { goInt, goString, str, toFloat64, toInt64 } from './convert.js';
+import { decimalFold } from './decimal.js';
 import { semverCompare, semverObject } from './semver.js';
-import { formatDate, parseDate } from './time.js';
-import { GoStruct, isEmpty, isTrue, kindOf, typeOf } from './values.js';
+import { isEmpty, isTrue, kindOf, typeOf } from './values.js';
 import { f, V, type Add } from './sprig-def.js';
 import { deepEqual } from './sprig-collections.js';
 
@@ -31,6 +33,42 @@ function modulo(a: unknown, b: unknown): bigint {
   return toInt64(a) % d;
 }
 
+/** sprig's randInt: an int in [min, max), as rand.Intn draws it (Go panics for an empty range). */
+function randInt(min: unknown, max: unknown): bigint {
+  const lo = goInt(min);
+  const n = goInt(max) - lo;
+  if (n <= 0n) throw new Error('invalid argument to Intn');
+  return lo + randomBigInt(n);
+}
+
+/** A uniform random int in [0, n), n at most 2^63 (rejection sampling over 64 random bits). */
+function randomBigInt(n: bigint): bigint {
+  const limit = (1n << 64n) - ((1n << 64n) % n);
+  for (;;) {
+    const r = randomBytes(8).readBigUInt64BE();
+    if (r < limit) return r % n;
+  }
+}
+
+/**
+ * sprig's round: `v` to `places` decimals, up when the dropped fraction is at least `on` (a
+ * float64, .5 if not given), else down.
+ */
+function round(v: number, places: bigint, on?: unknown): number {
+  const roundOn = on === undefined ? 0.5 : goFloat(on);
+  const pow = 10 ** Number(places);
+  const digit = pow * v;
+  const frac = digit - Math.trunc(digit);
+  return (frac >= roundOn ? Math.ceil(digit) : Math.floor(digit)) / pow;
+}
+
+/** A Go float64 parameter: a float, or an int literal (Go converts an untyped constant). */
+function goFloat(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') return Number(v);
+  throw new Error(`wrong type for value; expected float64; got ${typeOf(v)}`);
+}
+
 // ---- types
 
 function typeIsLike(t: string, v: unknown): boolean {
@@ -38,20 +76,25 @@ function typeIsLike(t: string, v: unknown): boolean {
   return t === ty || `*${t}` === ty;
 }
 
-// ---- crypto stand-ins
-
-const PLACEHOLDER_PEM = (what: string) =>
-  `-----BEGIN ${what}-----\nYWlyZ2FwIHJlbmRlcnMgY2hhcnRzIGZvciB0aGVpciBpbWFnZXMgb25seQ==\n-----END ${what}-----\n`;
-
-function certificate(): GoStruct {
-  return new GoStruct('sprig.certificate', {
-    Cert: PLACEHOLDER_PEM('CERTIFICATE'),
-    Key: PLACEHOLDER_PEM('RSA PRIVATE KEY'),
-  });
+/**
+ * sprig's getHostByName, offline: an IP address is itself and localhost the loopback address (as
+ * Go's resolver answers without a network); any other name has no address here, "" (where Helm,
+ * finding none, fails the render).
+ */
+function hostByName(name: string): string {
+  if (isIP(name) !== 0) return name;
+  return name === 'localhost' ? '127.0.0.1' : '';
 }
 
-/** Add the conversions, defaults and logic, math, types, semver, dates, and the crypto stand-ins functions. */
+/** Add the conversions, defaults and logic, math, types, semver functions, and getHostByName. */
 export function addValueFunctions(add: Add): void {
+  addConversionFunctions(add);
+  addMathFunctions(add);
+  addTypeFunctions(add);
+}
+
+/** Conversions, defaults and logic. */
+function addConversionFunctions(add: Add): void {
   // conversions
   add(
     'atoi',
@@ -93,7 +136,9 @@ export function addValueFunctions(add: Add): void {
     'deepEqual',
     f(2, 2, deepEqual, (a: unknown, b: unknown) => countItems(a) + countItems(b)),
   );
+}
 
+function addMathFunctions(add: Add): void {
   // math
   add(
     'add',
@@ -112,9 +157,10 @@ export function addValueFunctions(add: Add): void {
     f(1, V, (...a: unknown[]) => intFold(a, (x, y) => x * y, 1n)),
   );
   add('div', f(2, 2, divide));
+  add('randInt', f(2, 2, randInt));
   add('mod', f(2, 2, modulo));
   add(
-    'max',
+    ['max', 'biggest'],
     f(1, V, (...a: unknown[]) => intFold(a, (x, y) => (x > y ? x : y))),
   );
   add(
@@ -123,23 +169,23 @@ export function addValueFunctions(add: Add): void {
   );
   add(
     'addf',
-    f(0, V, (...a: unknown[]) => a.map(toFloat64).reduce((x, y) => x + y, 0)),
+    f(0, V, (...a: unknown[]) => decimalFold('add', 0, a.map(toFloat64))),
   );
   add(
     'add1f',
-    f(1, 1, (a: unknown) => toFloat64(a) + 1),
+    f(1, 1, (a: unknown) => decimalFold('add', toFloat64(a), [1])),
   );
   add(
     'subf',
-    f(1, V, (a: unknown, ...b: unknown[]) => b.map(toFloat64).reduce((x, y) => x - y, toFloat64(a))),
+    f(1, V, (a: unknown, ...b: unknown[]) => decimalFold('sub', toFloat64(a), b.map(toFloat64))),
   );
   add(
     'mulf',
-    f(1, V, (...a: unknown[]) => a.map(toFloat64).reduce((x, y) => x * y, 1)),
+    f(1, V, (a: unknown, ...b: unknown[]) => decimalFold('mul', toFloat64(a), b.map(toFloat64))),
   );
   add(
     'divf',
-    f(1, V, (a: unknown, ...b: unknown[]) => b.map(toFloat64).reduce((x, y) => x / y, toFloat64(a))),
+    f(1, V, (a: unknown, ...b: unknown[]) => decimalFold('div', toFloat64(a), b.map(toFloat64))),
   );
   add(
     'maxf',
@@ -159,12 +205,12 @@ export function addValueFunctions(add: Add): void {
   );
   add(
     'round',
-    f(2, 3, (a: unknown, p: unknown) => {
-      const k = 10 ** int(p);
-      return Math.round(toFloat64(a) * k) / k;
-    }),
+    f(2, 3, (a: unknown, p: unknown, on?: unknown) => round(toFloat64(a), goInt(p), on)),
   );
+}
 
+/** Types, semver, getHostByName. */
+function addTypeFunctions(add: Add): void {
   // types
   add('kindOf', f(1, 1, kindOf));
   add(
@@ -191,71 +237,14 @@ export function addValueFunctions(add: Add): void {
     f(2, 2, (c: unknown, v: unknown) => semverCompare(str(c), str(v))),
   );
 
-  // dates
   add(
-    'now',
-    f(0, 0, () => new Date()),
-  );
-  add(
-    'date',
-    f(2, 2, (fmt: unknown, d: unknown) => formatDate(str(fmt), d)),
-  );
-  add(
-    ['dateInZone', 'date_in_zone'],
-    f(3, 3, (fmt: unknown, d: unknown) => formatDate(str(fmt), d)),
-  );
-  add(
-    'htmlDate',
-    f(1, 1, (d: unknown) => formatDate('2006-01-02', d)),
-  );
-  add(
-    'unixEpoch',
-    f(1, 1, (d: unknown) => String(Math.floor((d instanceof Date ? d.getTime() : Date.now()) / 1000))),
-  );
-  add(
-    ['toDate', 'mustToDate'],
-    f(2, 2, (fmt: unknown, s: unknown) => parseDate(str(fmt), str(s))),
-  );
-  add(
-    'dateModify',
-    f(2, 2, (_m: unknown, d: unknown) => d),
+    'hello',
+    f(0, 0, () => 'Hello!'),
   );
 
-  // crypto stand-ins, environment
-  add(
-    ['genCA', 'genSelfSignedCert'],
-    f(2, 4, () => certificate()),
-  );
-  add(
-    ['genCAWithKey', 'genSelfSignedCertWithKey'],
-    f(3, 5, () => certificate()),
-  );
-  add(
-    ['genSignedCert', 'genSignedCertWithKey'],
-    f(5, 6, () => certificate()),
-  );
-  add(
-    'buildCustomCert',
-    f(2, 2, (c: unknown, k: unknown) => new GoStruct('sprig.certificate', { Cert: str(c), Key: str(k) })),
-  );
-  add(
-    'genPrivateKey',
-    f(1, 1, () => PLACEHOLDER_PEM('RSA PRIVATE KEY')),
-  );
-  add(
-    'htpasswd',
-    f(2, 2, (u: unknown) => `${str(u)}:$2a$10$airgap.placeholder.hash.not.a.real.one`),
-  );
-  add(
-    'derivePassword',
-    f(5, 5, () => 'airgap-placeholder'),
-  );
-  add(
-    ['encryptAES', 'decryptAES'],
-    f(2, 2, (_k: unknown, s: unknown) => str(s)),
-  );
+  // the network: airgap renders offline, where no name resolves
   add(
     'getHostByName',
-    f(1, 1, () => ''),
+    f(1, 1, (name: unknown) => hostByName(goString(name))),
   );
 }
