@@ -46,7 +46,7 @@ function charClass(p: string[], i: number): { re: string; end: number } | undefi
 }
 
 /** A gobwas/glob pattern (separator '/') as a regular expression, or undefined if gobwas rejects it. */
-export function globRegExp(pattern: string): RegExp | undefined {
+function globRegExp(pattern: string): RegExp | undefined {
   const p = [...pattern];
   let re = '';
   let depth = 0;

@@ -132,7 +132,7 @@ function stringNode(raw: string): YamlNode {
 }
 
 /** Go's strconv.FormatFloat(v, 'g', -1, 64): the shortest digits; exponent form below 1e-4 and from 1e6 on. */
-export function goFormatFloat(v: number): string {
+function goFormatFloat(v: number): string {
   if (Number.isNaN(v)) return 'NaN';
   if (!Number.isFinite(v)) return v > 0 ? '+Inf' : '-Inf';
   if (v === 0) return Object.is(v, -0) ? '-0' : '0';
@@ -185,7 +185,7 @@ function runValue(
 }
 
 /** go-yaml's key order (sorter.go keyList.Less) for string keys, over their code points; `v3` has its one change. */
-export function goKeyLess(ar: readonly number[], br: readonly number[], dialect: GoYamlDialect): boolean {
+function goKeyLess(ar: readonly number[], br: readonly number[], dialect: GoYamlDialect): boolean {
   let digits = false;
   for (let i = 0; i < ar.length && i < br.length; i++) {
     const [a, b] = [ar[i]!, br[i]!];
@@ -232,7 +232,7 @@ function codePoints(s: string): number[] {
 }
 
 /** Keys sorted as go-yaml sorts them. */
-export function goSortKeys(keys: readonly string[], dialect: GoYamlDialect): string[] {
+function goSortKeys(keys: readonly string[], dialect: GoYamlDialect): string[] {
   const runes = keys.map((k) => ({ k, r: codePoints(k) }));
   runes.sort((x, y) => (goKeyLess(x.r, y.r, dialect) ? -1 : goKeyLess(y.r, x.r, dialect) ? 1 : 0));
   return runes.map((x) => x.k);

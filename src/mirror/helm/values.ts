@@ -37,7 +37,7 @@ export interface ScopedChart {
  * Helm's coalesceTablesFullKey: `dst` over `src`, maps merged deeply; a null in dst removes the
  * key src has, unless merging (then the null stays, to remove a subchart's default later).
  */
-export function coalesceTables(dst: GoMap, src: GoMap, merge = false): GoMap {
+function coalesceTables(dst: GoMap, src: GoMap, merge = false): GoMap {
   for (const [k, sv] of Object.entries(src)) {
     if (!Object.hasOwn(dst, k)) {
       dst[k] = deepCopy(sv);

@@ -218,6 +218,18 @@ metadata:
     expect(render('{{ coalesce .a .b "c" }} {{ ternary "y" "n" true }}', { a: null, b: '' })).toBe('c y');
   });
 
+  it("float64 reads a string as Go's strconv.ParseFloat does, 0 where it fails (spf13/cast)", () => {
+    expect(
+      render(
+        '{{ float64 "NaN" }} {{ float64 "+Inf" }} {{ float64 "-infinity" }} {{ float64 "0x1p-2" }} {{ float64 "2.5e3" }} {{ float64 ".5" }}',
+      ),
+    ).toBe('NaN +Inf -Inf 0.25 2500 0.5');
+    // Spaces, digit separators without a base prefix, and overflow are errors to ParseFloat.
+    expect(render('{{ float64 " 1" }} {{ float64 "1_0" }} {{ float64 "1e400" }} {{ float64 "0x10" }}')).toBe(
+      '0 0 0 0',
+    );
+  });
+
   it('toYaml sorts keys like Helm; fromYaml/toJson round trip', () => {
     expect(render('{{ toYaml . }}', { b: [1, 'x'], a: { d: 'true', c: null } })).toBe(
       'a:\n  c: null\n  d: "true"\nb:\n- 1\n- x',

@@ -189,9 +189,9 @@ describe("toYaml writes what Helm's go-yaml v2 writes", () => {
   });
 
   it('gives "" for a value JSON cannot hold; mustToYaml says why', () => {
-    expect(render('[{{ toYaml (divf 0 0.0) }}]')).toBe('[]');
-    expect(() => render('{{ mustToYaml (divf 0 0.0) }}')).toThrow(TemplateError);
-    expect(() => render('{{ mustToYaml (divf 0 0.0) }}')).toThrow(/json: unsupported value: NaN/);
+    expect(render('[{{ toYaml (float64 "NaN") }}]')).toBe('[]');
+    expect(() => render('{{ mustToYaml (float64 "NaN") }}')).toThrow(TemplateError);
+    expect(() => render('{{ mustToYaml (float64 "NaN") }}')).toThrow(/json: unsupported value: NaN/);
   });
 
   it('writes a template action so that tpl reads it back', () => {

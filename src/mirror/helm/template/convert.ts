@@ -38,15 +38,32 @@ export function toInt64(v: unknown): bigint {
   return 0n;
 }
 
-/** cast.ToFloat64. */
+/**
+ * Go's strconv.ParseFloat(s, 64), or undefined where it fails: decimal and hexadecimal (`0x1p-2`)
+ * forms, `inf`/`infinity`/`nan` in any case, no spaces; a value out of range fails too.
+ */
+function parseGoFloat(s: string): number | undefined {
+  if (/^[+-]?(inf|infinity)$/i.test(s)) return s.startsWith('-') ? -Infinity : Infinity;
+  if (/^[+-]?nan$/i.test(s)) return NaN;
+  let n: number;
+  const hex = /^([+-]?)0x([0-9a-f_]*)(?:\.([0-9a-f_]*))?p([+-]?[0-9]+)$/i.exec(s);
+  if (hex) {
+    const [, sign, int = '', frac = '', exp = '0'] = hex;
+    const digits = `${int}${frac}`.replaceAll('_', '');
+    if (digits === '' || /^_|_$|__/.test(`${int}${frac}`)) return undefined;
+    n = Number.parseInt(digits, 16) * 2 ** (Number(exp) - 4 * frac.replaceAll('_', '').length);
+    if (sign === '-') n = -n;
+  } else if (/^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?$/i.test(s)) n = Number(s);
+  else return undefined;
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** cast.ToFloat64: a string as strconv.ParseFloat reads it, 0 where it fails. */
 export function toFloat64(v: unknown): number {
   if (typeof v === 'number') return v;
   if (typeof v === 'bigint') return Number(v);
   if (typeof v === 'boolean') return v ? 1 : 0;
-  if (typeof v === 'string') {
-    const n = Number(v.trim());
-    return v.trim() === '' || Number.isNaN(n) ? 0 : n;
-  }
+  if (typeof v === 'string') return parseGoFloat(v) ?? 0;
   return 0;
 }
 

@@ -50,7 +50,7 @@ const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
  * Go's base32.StdEncoding.DecodeString: padded blocks of 8; newlines are skipped. A bad character
  * is Go's CorruptInputError, which sprig's b32dec returns as its text.
  */
-export function base32Decode(text: string): string {
+function base32Decode(text: string): string {
   const s = text.replace(/[\r\n]/g, '');
   const bytes: number[] = [];
   let bits = 0;

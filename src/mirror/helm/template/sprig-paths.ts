@@ -8,7 +8,7 @@ import { f, type Add } from './sprig-def.js';
 import { isMap, typeOf, type GoMap } from './values.js';
 
 /** Go's path.Clean: the shortest equivalent path, lexically (`a/../b/./c/` is `b/c`, "" is "."). */
-export function cleanPath(p: string): string {
+function cleanPath(p: string): string {
   if (p === '') return '.';
   const rooted = p.startsWith('/');
   const out: string[] = [];
@@ -25,7 +25,7 @@ export function cleanPath(p: string): string {
 }
 
 /** Go's path.Base: the last element, trailing slashes removed ("" is ".", "///" is "/"). */
-export function basePath(p: string): string {
+function basePath(p: string): string {
   if (p === '') return '.';
   const trimmed = p.replace(/\/+$/, '');
   if (trimmed === '') return '/';
@@ -33,12 +33,12 @@ export function basePath(p: string): string {
 }
 
 /** Go's path.Dir: all but the last element, cleaned. */
-export function dirPath(p: string): string {
+function dirPath(p: string): string {
   return cleanPath(p.slice(0, p.lastIndexOf('/') + 1));
 }
 
 /** Go's path.Ext: the suffix from the last dot of the last element, or "". */
-export function extPath(p: string): string {
+function extPath(p: string): string {
   for (let i = p.length - 1; i >= 0 && p[i] !== '/'; i--) if (p[i] === '.') return p.slice(i);
   return '';
 }

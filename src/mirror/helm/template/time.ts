@@ -56,7 +56,7 @@ function formatter(locale: string, zone: string, style: 'short' | 'longOffset'):
  * time.LoadLocation's zone at instant `d`: UTC for "", "UTC" and "Local"; an IANA name through
  * ICU; undefined for a name ICU does not know (sprig then takes UTC).
  */
-export function zoneAt(name: string, d: Date): Zone | undefined {
+function zoneAt(name: string, d: Date): Zone | undefined {
   if (name === '' || name === 'UTC' || name === 'Local') return UTC;
   let parts: Intl.DateTimeFormatPart[];
   try {
@@ -138,7 +138,7 @@ const TOKENS: [string, (d: Date, z: Zone) => string][] = [
  * The time sprig's date functions take (dateInZone's switch): a time, or Unix seconds as an int;
  * anything else (a float64 from values, a string, nil) is now.
  */
-export function timeArg(v: unknown): Date {
+function timeArg(v: unknown): Date {
   if (v instanceof Date) return v;
   if (typeof v === 'bigint') return new Date(Number(toInt64(v)) * 1000);
   return new Date();
@@ -152,7 +152,7 @@ export function goTime(v: unknown): Date {
 }
 
 /** Format `d` in Go layout `layout`, in zone `zone` (UTC if ICU does not know it, as sprig). */
-export function formatIn(layout: string, d: Date, zone: string): string {
+function formatIn(layout: string, d: Date, zone: string): string {
   const z = zoneAt(zone, d) ?? UTC;
   const shifted = new Date(d.getTime() + z.offset * 60_000);
   let out = '';
