@@ -230,6 +230,14 @@ metadata:
     );
   });
 
+  it('toToml writes a TOML document, keys sorted, that fromToml reads back; a non-map gives the error as text', () => {
+    const data = { v: { z: 1n, a: { c: 'x', b: [1n, 2n] }, s: 'q"' } };
+    const toml = render('{{ toToml .v }}', data);
+    expect(toml).toBe('s = "q\\""\nz = 1\n\n[a]\nb = [ 1, 2 ]\nc = "x"\n');
+    expect(render('{{ toToml (fromToml (toToml .v)) }}', data)).toBe(toml);
+    expect(render('{{ toToml "x" }}')).not.toBe('');
+  });
+
   it('toYaml sorts keys like Helm; fromYaml/toJson round trip', () => {
     expect(render('{{ toYaml . }}', { b: [1, 'x'], a: { d: 'true', c: null } })).toBe(
       'a:\n  c: null\n  d: "true"\nb:\n- 1\n- x',

@@ -15,7 +15,7 @@ import type { TemplateSet } from './template.js';
 import { isMap, isNil, mapGet, toPlain, type GoMap } from './values.js';
 import { loadYaml, writeYaml, writeYamlPretty } from '../yaml.js';
 import { GoYamlError } from '../go-yaml-encode.js';
-import { parse as parseToml } from 'smol-toml';
+import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 
 /** What parsing YAML or JSON text costs: a character can become as much as a list item. */
 const parseCost = (s: unknown) => str(s).length;
@@ -28,6 +28,29 @@ function goJson(v: unknown, indent?: string, escapeHtml = true): string {
   return escapeHtml
     ? out.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
     : out;
+}
+
+/** Keys sorted at every level, as BurntSushi/toml's encoder orders a map's. */
+function sortedTables(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortedTables);
+  if (!isMap(v)) return v;
+  const out: GoMap = {};
+  for (const k of Object.keys(v).sort())
+    Object.defineProperty(out, k, { value: sortedTables(v[k]), enumerable: true, writable: true });
+  return out;
+}
+
+/**
+ * Helm's toToml: the value as a TOML document (smol-toml writes it; the layout may differ from
+ * BurntSushi/toml's in spacing), or, as Helm gives it, the encoder's error message as the text.
+ */
+function toToml(v: unknown): string {
+  checkPrinted('toToml', v);
+  try {
+    return stringifyToml(sortedTables(toPlain(v)) as Record<string, unknown>);
+  } catch (e) {
+    return (e as Error).message;
+  }
 }
 
 /**
@@ -243,11 +266,6 @@ function yamlJsonFunctions(): Map<string, FuncDef> {
       parseCost,
     ),
   );
-  m.set(
-    'toToml',
-    f(1, 1, () => {
-      throw new Error('toToml is not supported by airgap');
-    }),
-  );
+  m.set('toToml', f(1, 1, toToml));
   return m;
 }
