@@ -30,17 +30,33 @@ export function loadYaml(text: string, from: HelmYamlSource = { source: 'a YAML 
   return parseYaml(text, { ...from, schema: HELM_SCHEMA, json: true });
 }
 
-/**
- * Helm's document separator (releaseutil.SplitManifests): `---` at the start of the text or right
- * after a newline (whitespace before that newline goes with it), and the whitespace after it. Go's
- * `\s` is ASCII whitespace without \v, spelled out here. Whatever follows on the line stays in the
- * next document: `---# note` leaves a comment, `--- kind: Pod` leaves `kind: Pod`.
- */
-const HELM_SEPARATOR = /(?:^|[\t\n\f\r ]*\n)---[\t\n\f\r ]*/;
+/** Go's `\s` in RE2: ASCII whitespace without \v. */
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d || c === 0x0c;
 
-/** A template's output cut into documents as Helm cuts it; the blank ones (after trimming) left out. */
-function splitManifests(text: string): string[] {
-  return text.split(HELM_SEPARATOR).filter((d) => d.trim() !== '');
+/**
+ * A template's output cut into documents as Helm cuts it (releaseutil.SplitManifests, whose
+ * separator is `(?:^|\s*\n)---\s*`): `---` at the start of the text or right after a newline,
+ * with the whitespace before that newline and the whitespace after it. Whatever follows on the
+ * line stays in the next document: `---# note` leaves a comment, `--- kind: Pod` leaves
+ * `kind: Pod`. The blank documents (after trimming) are left out. Found by looking for "\n---"
+ * and walking the whitespace around it, in one pass: the regular expression retried at every
+ * space of an indented multi-megabyte dashboard.
+ */
+export function splitManifests(text: string): string[] {
+  const docs: string[] = [];
+  let docStart = 0;
+  let [at, length] = text.startsWith('---') ? [0, 3] : [text.indexOf('\n---'), 4];
+  while (at !== -1) {
+    let begin = at;
+    while (begin > docStart && isSpace(text.charCodeAt(begin - 1))) begin--;
+    let end = at + length;
+    while (end < text.length && isSpace(text.charCodeAt(end))) end++;
+    docs.push(text.slice(docStart, begin));
+    docStart = end;
+    [at, length] = [text.indexOf('\n---', end), 4];
+  }
+  docs.push(text.slice(docStart));
+  return docs.filter((d) => d.trim() !== '');
 }
 
 /**
