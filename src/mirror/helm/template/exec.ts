@@ -7,7 +7,7 @@
  * the set's {@link Budget} (budget.ts), which stops a chart that asks too much at the node where
  * it ran out.
  */
-import type { ArgNode, BranchNode, CommandNode, Node, PipeNode, TemplateNode, Tree } from './ast.js';
+import type { ArgNode, BranchNode, CommandNode, LiteralNode, Node, PipeNode, TemplateNode, Tree } from './ast.js';
 import { nodeString } from './ast.js';
 import {
   BudgetExceeded,
@@ -17,6 +17,7 @@ import {
   type Budget,
   type Call,
 } from './budget.js';
+import { goBuiltins } from './builtins.js';
 import { TemplateError, clip, clipMiddle, locate } from './errors.js';
 import { formatValue } from './fmt.js';
 import { GoStruct, isMap, isNil, isTrue, mapGet, sortedKeys, typeOf } from './values.js';
@@ -318,7 +319,31 @@ class State {
       case 'nil':
         return this.error(first, 'nil is not a command');
       case 'literal':
-        return first.value;
+        return this.literal(first);
+    }
+  }
+
+  /** A literal's value: an int must fit Go's int (int64), as Go's idealConstant checks. */
+  private literal(node: LiteralNode): unknown {
+    const v = node.value;
+    if (typeof v === 'bigint' && BigInt.asIntN(64, v) !== v) this.error(node, `${node.text} overflows int`);
+    return v;
+  }
+
+  /** Go's builtin call: its first argument is a function value (never in Helm's values). */
+  private evalCall(dot: unknown, node: CommandNode | ArgNode, args: ArgNode[], final: Final): unknown {
+    const values = args.map((a) => this.evalArg(dot, a));
+    if (final !== NO_FINAL) values.push(final);
+    if (values.length === 0) this.error(node, 'wrong number of args for call: want at least 1 got 0');
+    const [fn, ...rest] = values;
+    const callee = args[0] ? nodeString(args[0]) : formatValue(final);
+    try {
+      if (isNil(fn)) throw new Error('call of nil');
+      if (typeof fn !== 'function') throw new Error(`non-function ${callee} of type ${typeOf(fn)}`);
+      this.budget.call(rest);
+      return (fn as (...a: unknown[]) => unknown)(...rest);
+    } catch (e) {
+      return this.callFailed(node, 'call', e);
     }
   }
 
@@ -330,7 +355,7 @@ class State {
       case 'nil':
         return null;
       case 'literal':
-        return arg.value;
+        return this.literal(arg);
       case 'field':
         return this.evalFieldChain(dot, dot, arg, arg.ident, [arg], NO_FINAL, true);
       case 'variable': {
@@ -419,6 +444,7 @@ class State {
     const def = this.env.func(name);
     if (!def) this.error(node, `"${name}" is not a defined function`);
     const count = args.length + (final === NO_FINAL ? 0 : 1);
+    if (name === 'call' && def === goBuiltins.get('call')) return this.evalCall(dot, node, args, final);
     if (name === 'and' || name === 'or') {
       if (count < 1) this.error(node, `wrong number of args for ${name}: want at least 1 got 0`);
       let v: unknown;

@@ -127,14 +127,17 @@ interface Spec {
   prec?: number;
 }
 
+/** Padded to the width, counted in runes as Go counts it (not UTF-16 units). */
 function pad(s: string, spec: Spec): string {
-  if (spec.width === undefined || s.length >= spec.width) return s;
-  if (spec.minus) return s.padEnd(spec.width);
+  const runes = s.length < (spec.width ?? 0) * 2 ? Array.from(s).length : s.length;
+  if (spec.width === undefined || runes >= spec.width) return s;
+  const fill = spec.width - runes;
+  if (spec.minus) return s + ' '.repeat(fill);
   if (spec.zero && /^[+-]?[0-9]/.test(s)) {
     const sign = /^[+-]/.test(s) ? s[0]! : '';
-    return sign + s.slice(sign.length).padStart(spec.width - sign.length, '0');
+    return sign + '0'.repeat(fill) + s.slice(sign.length);
   }
-  return s.padStart(spec.width);
+  return ' '.repeat(fill) + s;
 }
 
 function bad(verb: string, v: unknown): string {
@@ -179,7 +182,12 @@ function formatInteger(v: bigint, verb: string, spec: Spec): string {
     default:
       return bad(verb, v);
   }
-  if (spec.prec !== undefined) digits = digits.padStart(spec.prec, '0');
+  // Go: a precision pads with zeros itself, and the 0 flag then pads with spaces.
+  if (spec.prec !== undefined) {
+    digits = digits.padStart(spec.prec, '0');
+    if (spec.prec === 0 && v === 0n) digits = '';
+    spec.zero = false;
+  }
   return signed(digits, neg, spec);
 }
 
