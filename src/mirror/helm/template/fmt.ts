@@ -151,43 +151,35 @@ function signed(s: string, negative: boolean, spec: Spec): string {
   return s;
 }
 
+const INT_BASES: Readonly<Record<string, number>> = { d: 10, v: 10, x: 16, X: 16, o: 8, O: 8, b: 2 };
+
+/** Go's fmtInteger: digits, zeros up to the precision (or the width with the 0 flag), prefix, sign. */
 function formatInteger(v: bigint, verb: string, spec: Spec): string {
   const neg = v < 0n;
   const abs = neg ? -v : v;
-  let digits: string;
-  switch (verb) {
-    case 'd':
-    case 'v':
-      digits = abs.toString(10);
-      break;
-    case 'x':
-      digits = (spec.sharp ? '0x' : '') + abs.toString(16);
-      break;
-    case 'X':
-      digits = (spec.sharp ? '0X' : '') + abs.toString(16).toUpperCase();
-      break;
-    case 'o':
-      digits = (spec.sharp ? '0' : '') + abs.toString(8);
-      break;
-    case 'O':
-      digits = `0o${abs.toString(8)}`;
-      break;
-    case 'b':
-      digits = abs.toString(2);
-      break;
-    case 'c':
-      return String.fromCodePoint(Number(v));
-    case 'q':
-      return `'${String.fromCodePoint(Number(v))}'`;
-    default:
-      return bad(verb, v);
+  if (verb === 'c') return String.fromCodePoint(Number(v));
+  if (verb === 'q') {
+    const inner = goQuote(String.fromCodePoint(Number(v))).slice(1, -1);
+    return `'${inner === '\\"' ? '"' : inner === "'" ? "\\'" : inner}'`;
   }
-  // Go: a precision pads with zeros itself, and the 0 flag then pads with spaces.
-  if (spec.prec !== undefined) {
-    digits = digits.padStart(spec.prec, '0');
-    if (spec.prec === 0 && v === 0n) digits = '';
-    spec.zero = false;
+  if (verb === 'U') {
+    const u = `U+${abs.toString(16).toUpperCase().padStart(4, '0')}`;
+    return spec.sharp ? `${u} '${String.fromCodePoint(Number(v))}'` : u;
   }
+  const base = INT_BASES[verb];
+  if (base === undefined) return bad(verb, v);
+  let digits = abs.toString(base);
+  if (verb === 'X') digits = digits.toUpperCase();
+  let prec = spec.prec;
+  if (prec === 0 && v === 0n) digits = '';
+  else if (prec === undefined && spec.zero && !spec.minus && spec.width !== undefined)
+    prec = spec.width - (neg || spec.plus || spec.space ? 1 : 0);
+  if (prec !== undefined) digits = digits.padStart(prec, '0');
+  // A precision pads with zeros itself; the 0 flag then pads with spaces.
+  spec.zero = false;
+  if (spec.sharp && verb === 'o' && !digits.startsWith('0')) digits = `0${digits}`;
+  else if (spec.sharp && (verb === 'x' || verb === 'X')) digits = `0${verb}${digits}`;
+  else if (verb === 'O') digits = `0o${digits}`;
   return signed(digits, neg, spec);
 }
 
@@ -255,7 +247,12 @@ function formatOne(v: unknown, verb: string, spec: Spec): string {
   if (typeof v === 'number') return formatFloatVerb(v, verb, spec);
   if (typeof v === 'boolean') return verb === 't' || verb === 'v' ? String(v) : bad(verb, v);
   if (isNil(v)) return verb === 'v' || verb === 's' ? (verb === 'v' ? '<nil>' : '%!s(<nil>)') : bad(verb, v);
+  // A list's or a map's elements (keys too) are printed with the verb, as Go prints them.
   if (Array.isArray(v) && verb !== 'v') return `[${v.map((x) => formatOne(x, verb, spec)).join(' ')}]`;
+  if (isMap(v) && verb !== 'v') {
+    const entries = sortedKeys(v).map((k) => `${formatOne(k, verb, spec)}:${formatOne(v[k], verb, spec)}`);
+    return `map[${entries.join(' ')}]`;
+  }
   if (verb === 'v' || verb === 's') return formatValue(v);
   if (verb === 'q' && v instanceof GoStruct && v.display) return goQuote(v.display());
   return bad(verb, v);
