@@ -12,7 +12,8 @@ import { GoStruct, typeOf } from '../../../src/mirror/helm/template/values.js';
 
 type Fn = (...a: never[]) => unknown;
 
-const u = (v: string) => new GoStruct('*template.U', { V: v }, { TrueFalse: (b: unknown) => (b ? 'true' : '') });
+const u = (v: string) =>
+  new GoStruct('*template.U', { V: v }, { TrueFalse: (b: unknown) => (b ? 'true' : '') });
 /** A type whose pointer has a String method: `%v` prints what it says. */
 const stringer = (text: string) => new GoStruct('*template.V', {}, {}, () => text);
 

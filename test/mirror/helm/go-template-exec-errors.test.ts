@@ -89,8 +89,8 @@ describe('Go cmpTests', () => {
     ['eq .NegOne .Uthree', 'false'],
     ['lt .NegOne .Uthree', 'true'],
     ['gt .Uthree .NegOne', 'true'],
-    ['eq (index `x` 0) \'x\'', 'true'],
-    ['eq (index `x` 0) \'y\'', 'false'],
+    ["eq (index `x` 0) 'x'", 'true'],
+    ["eq (index `x` 0) 'y'", 'false'],
     ['eq .V1 .V1', 'true'],
     ['eq .Map nil', 'false'],
     ['eq nil .Map', 'false'],
@@ -137,15 +137,32 @@ describe('Go exec error tests: what the error says', () => {
 
   it('says which field a value has not', () => {
     expect(execError('hello, {{.X.Y}}', 0n)).toContain("can't evaluate field X in type int");
-    expect(execError('{{.MissingField}}', tVal)).toContain("can't evaluate field MissingField in type *template.T");
+    expect(execError('{{.MissingField}}', tVal)).toContain(
+      "can't evaluate field MissingField in type *template.T",
+    );
   });
 
   it.each<[string, string, unknown, string]>([
-    ['direct func call throws', '{{doPanic}}', null, 'template: t:1:2: executing "t" at <doPanic>: error calling doPanic: custom panic string'],
-    ['func field call throws', '{{call .PanicFunc}}', tVal, 'template: t:1:2: executing "t" at <call .PanicFunc>: error calling call: test panic'],
+    [
+      'direct func call throws',
+      '{{doPanic}}',
+      null,
+      'template: t:1:2: executing "t" at <doPanic>: error calling doPanic: custom panic string',
+    ],
+    [
+      'func field call throws',
+      '{{call .PanicFunc}}',
+      tVal,
+      'template: t:1:2: executing "t" at <call .PanicFunc>: error calling call: test panic',
+    ],
     ['call nothing', '{{call}}', tVal, 'wrong number of args for call: want at least 1 got 0'],
     ['call non-function', '{{call .True}}', tVal, 'error calling call: non-function .True of type bool'],
-    ['call pipeline', '{{call (len "test")}}', null, 'error calling call: non-function len "test" of type int'],
+    [
+      'call pipeline',
+      '{{call (len "test")}}',
+      null,
+      'error calling call: non-function len "test" of type int',
+    ],
     ['call nil', '{{call .Nil 1}}', { Nil: null }, 'error calling call: call of nil'],
     ['index nil', '{{index .Nil 1}}', { Nil: null }, 'error calling index: index of untyped nil'],
   ])('%s', (_name, text, data, want) => {
@@ -160,7 +177,14 @@ describe('Go exec error tests: what the error says', () => {
 });
 
 describe('Go TestInterfaceValues', () => {
-  const data = { PlusOne: (n: bigint) => n + 1n, Slice: [0n, 1n, 2n, 3n], One: 1n, Two: 2n, Nil: null, Zero: 0n };
+  const data = {
+    PlusOne: (n: bigint) => n + 1n,
+    Slice: [0n, 1n, 2n, 3n],
+    One: 1n,
+    Two: 2n,
+    Nil: null,
+    Zero: 0n,
+  };
   it.each<[string, string]>([
     ['{{index .Slice 2}}', '2'],
     ['{{index .Slice .Two}}', '2'],
@@ -231,7 +255,11 @@ describe('Go TestDelims and TestTree: other delimiters', () => {
       Left: left,
       Right: right,
     });
-    const tree = node(1, node(2, node(3, node(4)), node(5, node(6))), node(7, node(8, node(9)), node(10, node(11))));
+    const tree = node(
+      1,
+      node(2, node(3, node(4)), node(5, node(6))),
+      node(7, node(8, node(9)), node(10, node(11))),
+    );
     expect(goSet(text, 'root', ['(', ')']).execute('tree', tree)).toBe('[1[2[3[4]][5[6]]][7[8[9]][10[11]]]]');
   });
 });

@@ -74,7 +74,12 @@ const withs: Case[] = [
   ['with $x struct.U.V', '{{with $x := $}}{{$x.U.V}}{{end}}', 'v', tVal],
   ['with variable and action', '{{with $x := $}}{{$y := $.U.V}}{{$y}}{{end}}', 'v', tVal],
   ['with else with', '{{with 0}}{{.}}{{else with true}}{{.}}{{end}}', 'true', tVal],
-  ['with else with chain', '{{with 0}}{{.}}{{else with false}}{{.}}{{else with `notempty`}}{{.}}{{end}}', 'notempty', tVal],
+  [
+    'with else with chain',
+    '{{with 0}}{{.}}{{else with false}}{{.}}{{else with `notempty`}}{{.}}{{end}}',
+    'notempty',
+    tVal,
+  ],
 ];
 
 const ranges: Case[] = [
@@ -83,7 +88,12 @@ const ranges: Case[] = [
   ['range []int else', '{{range .SI}}-{{.}}-{{else}}EMPTY{{end}}', '-3--4--5-', tVal],
   ['range empty else', '{{range .SIEmpty}}-{{.}}-{{else}}EMPTY{{end}}', 'EMPTY', tVal],
   ['range []int break else', '{{range .SI}}-{{.}}-{{break}}NOTREACHED{{else}}EMPTY{{end}}', '-3-', tVal],
-  ['range []int continue else', '{{range .SI}}-{{.}}-{{continue}}NOTREACHED{{else}}EMPTY{{end}}', '-3--4--5-', tVal],
+  [
+    'range []int continue else',
+    '{{range .SI}}-{{.}}-{{continue}}NOTREACHED{{else}}EMPTY{{end}}',
+    '-3--4--5-',
+    tVal,
+  ],
   ['range []bool', '{{range .SB}}-{{.}}-{{end}}', '-true--false-', tVal],
   ['range []int method', '{{range .SI | .MAdd .I}}-{{.}}-{{end}}', '-20--21--22-', tVal],
   ['range map', '{{range .MSI}}-{{.}}-{{end}}', '-1--3--2-', tVal],

@@ -23,7 +23,10 @@ describe('printf: verbs charts use', () => {
     ['{{printf "%v" .labels}}', 'map[app:web replicas:3 tier:front]'],
     ['{{printf "%v" .nested}}', 'map[a:x b:[1 map[a:<nil> z:1.5]]]'],
     ['{{printf "%s" .labels}}', 'map[app:web replicas:%!s(float64=3) tier:front]'],
-    ['{{printf "%d" .labels}}', 'map[%!d(string=app):%!d(string=web) %!d(string=replicas):%!d(float64=3) %!d(string=tier):%!d(string=front)]'],
+    [
+      '{{printf "%d" .labels}}',
+      'map[%!d(string=app):%!d(string=web) %!d(string=replicas):%!d(float64=3) %!d(string=tier):%!d(string=front)]',
+    ],
     ['{{printf "%v" .tags}}', '[a b]'],
     ['{{printf "%q" .tags}}', '["a" "b"]'],
     ['{{printf "%q" .name}}', '"web"'],
@@ -55,7 +58,10 @@ describe('printf: verbs charts use', () => {
     ['{{printf "%05.2d|%.0d|" 1 0}}', '   01||'],
     ['{{printf "%5s|%-5s|%.2s" .utf .utf "日本語"}}', '   日本|日本   |日本'],
     ['{{printf "%c %q %q %U %#U" 26085 39 97 65 65}}', "日 '\\'' 'a' U+0041 U+0041 'A'"],
-    ['{{printf "%T %T %T %T %T %T" 1 1.5 "s" .tags .labels .nothing}}', 'int float64 string []interface {} map[string]interface {} <nil>'],
+    [
+      '{{printf "%T %T %T %T %T %T" 1 1.5 "s" .tags .labels .nothing}}',
+      'int float64 string []interface {} map[string]interface {} <nil>',
+    ],
     ['{{printf "%d %d" 1}}', '1 %!d(MISSING)'],
     ['{{printf "%d" 1 2 "x"}}', '1%!(EXTRA int=2, string=x)'],
     ['{{printf "100%%"}}', '100%'],

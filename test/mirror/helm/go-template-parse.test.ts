@@ -44,7 +44,11 @@ describe('Go parseTests: trees', () => {
     ['field applied to parentheses', '{{(.Y .Z).Field}}', '{{(.Y .Z).Field}}'],
     ['simple if', '{{if .X}}hello{{end}}', '{{if .X}}"hello"{{end}}'],
     ['if with else', '{{if .X}}true{{else}}false{{end}}', '{{if .X}}"true"{{else}}"false"{{end}}'],
-    ['if with else if', '{{if .X}}true{{else if .Y}}false{{end}}', '{{if .X}}"true"{{else}}{{if .Y}}"false"{{end}}{{end}}'],
+    [
+      'if with else if',
+      '{{if .X}}true{{else if .Y}}false{{end}}',
+      '{{if .X}}"true"{{else}}{{if .Y}}"false"{{end}}{{end}}',
+    ],
     [
       'if else chain',
       '+{{if .X}}X{{else if .Y}}Y{{else if .Z}}Z{{end}}+',
@@ -58,18 +62,30 @@ describe('Go parseTests: trees', () => {
       '{{range .X}}"hello"{{range .Y}}"goodbye"{{end}}{{end}}',
     ],
     ['range with else', '{{range .X}}true{{else}}false{{end}}', '{{range .X}}"true"{{else}}"false"{{end}}'],
-    ['range over pipeline', '{{range .X|.M}}true{{else}}false{{end}}', '{{range .X | .M}}"true"{{else}}"false"{{end}}'],
+    [
+      'range over pipeline',
+      '{{range .X|.M}}true{{else}}false{{end}}',
+      '{{range .X | .M}}"true"{{else}}"false"{{end}}',
+    ],
     ['range []int', '{{range .SI}}{{.}}{{end}}', '{{range .SI}}{{.}}{{end}}'],
     ['range 1 var', '{{range $x := .SI}}{{.}}{{end}}', '{{range $x := .SI}}{{.}}{{end}}'],
     ['range 2 vars', '{{range $x, $y := .SI}}{{.}}{{end}}', '{{range $x, $y := .SI}}{{.}}{{end}}'],
     ['range with break', '{{range .SI}}{{.}}{{break}}{{end}}', '{{range .SI}}{{.}}{{break}}{{end}}'],
     ['range with continue', '{{range .SI}}{{.}}{{continue}}{{end}}', '{{range .SI}}{{.}}{{continue}}{{end}}'],
     // Go's case has -3.2i too: complex numbers are left out.
-    ['constants', "{{range .SI 1 -3.2 true false 'a' nil}}{{end}}", "{{range .SI 1 -3.2 true false 'a' nil}}{{end}}"],
+    [
+      'constants',
+      "{{range .SI 1 -3.2 true false 'a' nil}}{{end}}",
+      "{{range .SI 1 -3.2 true false 'a' nil}}{{end}}",
+    ],
     ['template', '{{template `x`}}', '{{template "x"}}'],
     ['template with arg', '{{template `x` .Y}}', '{{template "x" .Y}}'],
     ['with', '{{with .X}}hello{{end}}', '{{with .X}}"hello"{{end}}'],
-    ['with with else', '{{with .X}}hello{{else}}goodbye{{end}}', '{{with .X}}"hello"{{else}}"goodbye"{{end}}'],
+    [
+      'with with else',
+      '{{with .X}}hello{{else}}goodbye{{end}}',
+      '{{with .X}}"hello"{{else}}"goodbye"{{end}}',
+    ],
     [
       'with with else with',
       '{{with .X}}hello{{else with .Y}}goodbye{{end}}',
@@ -92,7 +108,11 @@ describe('Go parseTests: trees', () => {
     ['newline in pipeline', '{{\n"x"\n|\nprintf\n}}', '{{"x" | printf}}'],
     ['newline in comment', '{{/*\nhello\n*/}}', ''],
     ['newline in trimmed comment', '{{-\n/*\nhello\n*/\n-}}', ''],
-    ['spaces around continue', '{{range .SI}}{{.}}{{ continue }}{{end}}', '{{range .SI}}{{.}}{{continue}}{{end}}'],
+    [
+      'spaces around continue',
+      '{{range .SI}}{{.}}{{ continue }}{{end}}',
+      '{{range .SI}}{{.}}{{continue}}{{end}}',
+    ],
     ['spaces around break', '{{range .SI}}{{.}}{{ break }}{{end}}', '{{range .SI}}{{.}}{{break}}{{end}}'],
     ['bug0a', '{{$x := 0}}{{$x}}', '{{$x := 0}}{{$x}}'],
     ['bug1c', '{{$x:=.}}{{$x +2}}', '{{$x := .}}{{$x +2}}'],
@@ -100,7 +120,11 @@ describe('Go parseTests: trees', () => {
     ['bug2b', '{{range $x = 0}}{{$x}}{{end}}', '{{range $x = 0}}{{$x}}{{end}}'],
     ['paren nesting normal', '{{ (( 1 )) }}', '{{((1))}}'],
     ['paren nesting', '{{ ((( 1 ))) | printf }}', '{{(((1))) | printf}}'],
-    ['paren nesting with other constructs', '{{ if ((( true ))) }}YES{{ end }}', '{{if (((true)))}}"YES"{{end}}'],
+    [
+      'paren nesting with other constructs',
+      '{{ if ((( true ))) }}YES{{ end }}',
+      '{{if (((true)))}}"YES"{{end}}',
+    ],
   ])('%s', (_name, src, want) => {
     expect(tree(src)).toBe(want);
   });
@@ -196,7 +220,11 @@ describe('Go errorTests: what the error says', () => {
     ['stringconst', '{{"a}}', 'unterminated quoted string'],
     ['rawstringconst', '{{`a}}', 'unterminated raw quoted string'],
     ['number', '{{0xi}}', 'number syntax'],
-    ['multidefine', '{{define `a`}}a{{end}}{{define `a`}}b{{end}}', 'template: multiple definition of template "a"'],
+    [
+      'multidefine',
+      '{{define `a`}}a{{end}}{{define `a`}}b{{end}}',
+      'template: multiple definition of template "a"',
+    ],
     ['eof', '{{range .X}}', 'unexpected EOF'],
     ['variable', '{{$x := 23}}{{with $x.y := 3}}{{$x 23}}{{end}}', 'unexpected ":="'],
     ['multidecl', '{{$a,$b,$c := 23}}', 'too many declarations'],
@@ -273,19 +301,32 @@ describe('Go numberTests: literals', () => {
     expect(value(text)).toBe(typeof want === 'number' ? want : BigInt(want));
   });
 
-  it.each(['+-2', '0x123.', '1e.', '0xi.', '1+2.', "'x", "'xx'", "'433937734937734969526500969526500'", '4i', '1+2i'])(
-    '%s is refused',
-    (text) => {
-      expect(parseError(`{{${text}}}`)).toMatch(/^template: test:1:\d+: /);
-    },
-  );
+  it.each([
+    '+-2',
+    '0x123.',
+    '1e.',
+    '0xi.',
+    '1+2.',
+    "'x",
+    "'xx'",
+    "'433937734937734969526500969526500'",
+    '4i',
+    '1+2i',
+  ])('%s is refused', (text) => {
+    expect(parseError(`{{${text}}}`)).toMatch(/^template: test:1:\d+: /);
+  });
 });
 
 describe('Go parse tests: definitions, keywords as functions, blocks', () => {
   it('counts a file of definitions, spaces and comments as empty, and a later empty one keeps the earlier', () => {
     const set = new TemplateSet();
     set.parse('x', '{{define "x"}}something{{end}}');
-    for (const empty of ['', ' \t\n \t\n', '{{/* comment */}}', '{{define `y`}}s{{end}}\n\n{{define `z`}}s{{end}}\n\n'])
+    for (const empty of [
+      '',
+      ' \t\n \t\n',
+      '{{/* comment */}}',
+      '{{define `y`}}s{{end}}\n\n{{define `z`}}s{{end}}\n\n',
+    ])
       set.parse('x', empty);
     expect(set.execute('x', null)).toBe('something');
     set.parse('x', '{{define `y`}}s{{end}}\nx\n');
@@ -294,7 +335,10 @@ describe('Go parse tests: definitions, keywords as functions, blocks', () => {
 
   it('lets an empty definition in a file give way to a full one in the same file', () => {
     expect(tree('{{define "a"}}{{end}}{{define "a"}}b{{end}}')).toBe('');
-    const set = new TemplateSet().parse('f', '{{define "a"}} {{end}}{{define "a"}}b{{end}}{{define "a"}}{{end}}');
+    const set = new TemplateSet().parse(
+      'f',
+      '{{define "a"}} {{end}}{{define "a"}}b{{end}}{{define "a"}}{{end}}',
+    );
     expect(set.execute('a', null)).toBe('b');
   });
 

@@ -32,7 +32,8 @@ function eqOther(a: unknown, b: unknown): boolean {
     throw new Error(
       `non-comparable types ${clip(formatValue(a))}: ${typeOf(a)}, ${typeOf(b)}: ${clip(formatValue(b))}`,
     );
-  if (!(b instanceof GoStruct || b instanceof Date)) throw new Error(`non-comparable type ${clip(formatValue(b))}: ${typeOf(b)}`);
+  if (!(b instanceof GoStruct || b instanceof Date))
+    throw new Error(`non-comparable type ${clip(formatValue(b))}: ${typeOf(b)}`);
   return a === b || (a instanceof Date && b instanceof Date && a.getTime() === b.getTime());
 }
 

@@ -7,7 +7,16 @@
  * the set's {@link Budget} (budget.ts), which stops a chart that asks too much at the node where
  * it ran out.
  */
-import type { ArgNode, BranchNode, CommandNode, LiteralNode, Node, PipeNode, TemplateNode, Tree } from './ast.js';
+import type {
+  ArgNode,
+  BranchNode,
+  CommandNode,
+  LiteralNode,
+  Node,
+  PipeNode,
+  TemplateNode,
+  Tree,
+} from './ast.js';
 import { nodeString } from './ast.js';
 import {
   BudgetExceeded,

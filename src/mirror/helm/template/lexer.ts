@@ -49,7 +49,18 @@ export interface LexOptions {
   continueOK?: boolean;
 }
 
-const KEYWORDS = new Set(['block', 'break', 'continue', 'define', 'else', 'end', 'if', 'range', 'template', 'with']);
+const KEYWORDS = new Set([
+  'block',
+  'break',
+  'continue',
+  'define',
+  'else',
+  'end',
+  'if',
+  'range',
+  'template',
+  'with',
+]);
 
 const isSpace = (c: string | undefined): boolean => c === ' ' || c === '\t' || c === '\r' || c === '\n';
 const isAlnum = (c: string | undefined): boolean => c !== undefined && /[\p{L}\p{Nd}_]/u.test(c);

@@ -40,7 +40,11 @@ export function parseNumber(text: string): bigint | number | undefined {
   else if (/^0[0-7]+$/.test(body)) int = BigInt(`0o${body.slice(1)}`);
   else if (/^[0-9]+$/.test(body)) int = BigInt(body);
   if (int !== undefined) return neg ? -int : int;
-  const f = /^0[xX]/.test(body) ? hexFloat(body) : /^[0-9]*\.?[0-9]*(?:[eE][+-]?[0-9]+)?$/.test(body) ? Number(body) : NaN;
+  const f = /^0[xX]/.test(body)
+    ? hexFloat(body)
+    : /^[0-9]*\.?[0-9]*(?:[eE][+-]?[0-9]+)?$/.test(body)
+      ? Number(body)
+      : NaN;
   if (f === undefined || Number.isNaN(f)) return undefined;
   return neg ? -f : f;
 }

@@ -161,7 +161,8 @@ class Parser {
     const old = this.defines[i];
     if (!old) this.defines.push(tree);
     else if (isEmptyTree(old.root)) this.defines[i] = tree;
-    else if (!isEmptyTree(tree.root)) this.fail(pos, `template: multiple definition of template "${tree.name}"`);
+    else if (!isEmptyTree(tree.root))
+      this.fail(pos, `template: multiple definition of template "${tree.name}"`);
   }
 
   private templateName(t: Token, context: string): string {
@@ -435,7 +436,8 @@ class Parser {
 
   /** A number or character constant (see {@link parseNumber}). */
   private number(t: Token): bigint | number {
-    if (t.type === 'char') return unquoteChar(t.value) ?? this.fail(t.pos, `malformed character constant: ${t.value}`);
+    if (t.type === 'char')
+      return unquoteChar(t.value) ?? this.fail(t.pos, `malformed character constant: ${t.value}`);
     if (/i$/.test(t.value) && !/^[+-]?0[xX]/.test(t.value))
       this.fail(t.pos, `complex numbers are not supported: ${t.value}`);
     return parseNumber(t.value) ?? this.fail(t.pos, `illegal number syntax: "${t.value}"`);
