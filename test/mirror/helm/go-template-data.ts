@@ -84,7 +84,12 @@ export const tVal = makeT({
   },
 });
 
-const fn = (min: number, max: number, f: Fn): FuncDef => ({ min, max, fn: f as FuncDef['fn'] });
+const fn = (min: number, max: number, f: Fn, params?: FuncDef['params']): FuncDef => ({
+  min,
+  max,
+  fn: f as FuncDef['fn'],
+  ...(params ? { params } : {}),
+});
 
 /** The functions Go's exec tests add (count, over a channel, is Go-only). */
 export const testFuncs: [string, FuncDef][] = [
@@ -98,8 +103,12 @@ export const testFuncs: [string, FuncDef][] = [
     }),
   ],
   ['mapOfThree', fn(0, 0, () => ({ three: 3n }))],
-  ['oneArg', fn(1, 1, (a: string) => `oneArg=${a}`)],
-  ['twoArgs', fn(2, 2, (a: string, b: string) => `twoArgs=${a}${b}`)],
+  ['oneArg', fn(1, 1, (a: string) => `oneArg=${a}`, ['string'])],
+  ['twoArgs', fn(2, 2, (a: string, b: string) => `twoArgs=${a}${b}`, ['string', 'string'])],
+  ['dddArg', fn(1, Infinity, (a: bigint, ...b: string[]) => `${a} [${b.join(' ')}]\n`, ['int', 'string'])],
+  ['valueString', fn(1, 1, () => 'value is ignored', ['string'])],
+  ['floatArg', fn(1, 1, (x: number) => `float=${x}`, ['float64'])],
+  ['intArg', fn(1, 1, (x: bigint) => `int=${x}`, ['int'])],
   ['returnInt', fn(0, 0, () => 7n)],
   ['stringer', fn(1, 1, (s: GoStruct) => s.display!())],
   ['typeOf', fn(1, 1, (a: unknown) => typeOf(a))],

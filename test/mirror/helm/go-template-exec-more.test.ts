@@ -163,7 +163,17 @@ const bugs: Case[] = [
   ['bug14a', '{{(nil).True}}', ERR, tVal],
   ['bug14b', '{{$x := nil}}{{$x.anything}}', ERR, tVal],
   ['bug14c', '{{$x := (1.0)}}{{$y := ("hello")}}{{$x.anything}}{{$y.true}}', ERR, tVal],
+  ['bug8a', '{{3|oneArg}}', ERR, tVal],
+  ['bug8b', '{{4|dddArg 3}}', ERR, tVal],
+  ['bug11', '{{valueString .PS}}', ERR, { PS: null }],
+  ['bug15', '{{valueString returnInt}}', ERR, tVal],
+  ['bug16a', '{{true|printf}}', ERR, tVal],
+  ['bug16b', '{{1|printf}}', ERR, tVal],
+  ['bug16c', '{{1.1|printf}}', ERR, tVal],
+  ['bug16d', "{{'x'|printf}}", ERR, tVal],
+  ['bug16f', '{{true|twoArgs "xxx"}}', ERR, tVal],
   ['bug16g', '{{"aaa" |twoArgs "bbb"}}', 'twoArgs=bbbaaa', tVal],
+  ['bug16h', '{{1|oneArg}}', ERR, tVal],
   ['bug16i', '{{"aaa"|oneArg}}', 'oneArg=aaa', tVal],
   ['bug16k', '{{"aaa"|printf }}', 'aaa', tVal],
   ['bug17a', '{{.NonEmptyInterface.X}}', 'x', tVal],
@@ -172,6 +182,33 @@ const bugs: Case[] = [
   ['bug18b', "{{eq . 'e'}}", 'true', 101n],
   ['bug18c', "{{eq . 'P'}}", 'true', 80n],
 ];
+
+describe('Go parameter types: constants converted, values checked', () => {
+  it.each<[string, unknown, string]>([
+    ['{{oneArg 3}}', null, 'expected string; found 3'],
+    ['{{oneArg nil}}', null, 'cannot assign nil to string'],
+    ['{{oneArg .}}', 3n, 'wrong type for value; expected string; got int'],
+    ['{{oneArg .x}}', {}, 'wrong type for value; expected string; got interface {}'],
+    ['{{intArg 2.5}}', null, 'expected integer; found 2.5'],
+    ['{{intArg .}}', 2, 'wrong type for value; expected int; got float64'],
+    ['{{floatArg "x"}}', null, 'expected float; found "x"'],
+    ['{{printf 1}}', null, 'expected string; found 1'],
+  ])('%s with %o: %s', (text, data, want) => {
+    expect(execError(text, data)).toMatch(
+      new RegExp(`^template: t:1:\\d+: executing "t" at <.*>: ${want.replace(/[{}]/g, '\\$&')}$`),
+    );
+  });
+
+  it.each<[string, string]>([
+    ['{{intArg 2.0}}', 'int=2'],
+    ["{{intArg 'a'}}", 'int=97'],
+    ['{{floatArg 3}}', 'float=3'],
+    ['{{dddArg 3 "a" "b"}}', '3 [a b]\n'],
+    ['{{"%d" | printf}}', '%!d(MISSING)'],
+  ])('%s', (text, want) => {
+    expect(exec(text, null)).toBe(want);
+  });
+});
 
 describe.each<[string, Case[]]>([
   ['Go execTests: index, slice, len', indexing],

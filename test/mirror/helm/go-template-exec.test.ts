@@ -5,8 +5,8 @@
  * int keys (MII, MI32S, MI64S, MUI32S, MUI64S, MI8S, MUI8S), typed nil pointers and interfaces
  * (NIL, NonEmptyInterfaceTypedNil, V2/W2 as nil receivers), unsafe pointers, channels (count),
  * iterators over functions (iter.Seq), slice capacity (SICap), a nested *Template value, and
- * Go's static parameter types (a function here checks its argument count, not types: bug8a,
- * bug8b, bug11, bug15, bug16a-f/h, .BinaryFuncBad*, .VariadicFunc*Bad*, .VariadicFuncIntBad).
+ * the signatures of function values given to call (.BinaryFuncBad*, .VariadicFunc*Bad*: a
+ * JavaScript function has none). Parameter types of template functions: go-template-exec-more.
  */
 import { describe, expect, it } from 'vitest';
 import { exec, execError, tVal } from './go-template-data.js';

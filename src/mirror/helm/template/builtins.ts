@@ -173,7 +173,10 @@ export const goBuiltins: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>
   ['index', f(1, Infinity, index)],
   ['slice', f(1, Infinity, slice)],
   ['print', f(0, Infinity, (...a: unknown[]) => sprint(a))],
-  ['printf', f(1, Infinity, (format: unknown, ...a: unknown[]) => sprintf(String(format), a))],
+  [
+    'printf',
+    { ...f(1, Infinity, (format: string, ...a: unknown[]) => sprintf(format, a)), params: ['string', 'any'] },
+  ],
   ['println', f(0, Infinity, (...a: unknown[]) => sprintln(a))],
   ['html', f(0, Infinity, (...a: unknown[]) => htmlEscape(evalArgs(a)))],
   ['js', f(0, Infinity, (...a: unknown[]) => jsEscape(evalArgs(a)))],

@@ -29,6 +29,7 @@ import {
 import { goBuiltins } from './builtins.js';
 import { TemplateError, clip, clipMiddle, locate } from './errors.js';
 import { formatValue } from './fmt.js';
+import { convertArg, type GoParam } from './params.js';
 import { GoStruct, isMap, isNil, isTrue, mapGet, sortedKeys, typeOf } from './values.js';
 import { MirrorError } from '../../errors.js';
 
@@ -42,6 +43,11 @@ export interface FuncDef {
    * computed before it runs and paid for from the budget.
    */
   cost?: (...args: unknown[]) => number;
+  /**
+   * The Go parameter types, checked as Go checks them (the last one repeated when the function is
+   * variadic). Without them, any value is passed.
+   */
+  params?: readonly GoParam[];
 }
 
 /** What execution needs from the template set. */
@@ -472,6 +478,7 @@ class State {
       );
     const values = args.map((a) => this.evalArg(dot, a));
     if (final !== NO_FINAL) values.push(final);
+    if (def.params) this.checkParams(def.params, node, args, values);
     try {
       this.budget.call(values, def.cost?.(...values));
       const v = def.fn(...values);
@@ -480,6 +487,22 @@ class State {
     } catch (e) {
       return this.callFailed(node, name, e);
     }
+  }
+
+  /** Go's argument checks against declared parameter types; `values` converted in place. */
+  private checkParams(
+    params: readonly GoParam[],
+    node: { pos: number },
+    args: ArgNode[],
+    values: unknown[],
+  ): void {
+    values.forEach((v, i) => {
+      const arg = args[i];
+      const literal = arg?.type === 'literal' ? arg : arg?.type === 'nil' ? 'nil' : undefined;
+      const c = convertArg(params[Math.min(i, params.length - 1)] ?? 'any', v, literal);
+      if (!c.ok) this.error(arg ?? node, c.why);
+      values[i] = c.value;
+    });
   }
 
   private callFailed(node: { pos: number }, name: string, e: unknown): never {
