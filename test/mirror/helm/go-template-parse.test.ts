@@ -348,6 +348,17 @@ describe('Go parse tests: definitions, keywords as functions, blocks', () => {
     expect(parseError(src)).toMatch(/unexpected "20" in break|unexpected/);
   });
 
+  it('takes break inside if and with within a range, not inside a block body', () => {
+    const set = new TemplateSet().parse(
+      't',
+      '{{range .}}{{with .}}{{if eq . 2}}{{break}}{{end}}{{end}}{{.}}{{end}}',
+    );
+    expect(set.execute('t', [1n, 2n, 3n])).toBe('1');
+    expect(parseError('{{range .}}{{block "x" .}}{{break}}{{end}}{{end}}', 'test', new Set(['eq']))).toMatch(
+      /\{\{break\}\} outside \{\{range\}\}$/,
+    );
+  });
+
   it('defines a block and calls it in place', () => {
     const r = parseTemplate('outer', 'a{{block "inner" .}}bar{{.}}baz{{end}}b', () => false);
     expect(listString(r.main.root, (s) => s)).toBe('a{{template "inner" .}}b');

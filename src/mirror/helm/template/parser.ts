@@ -274,10 +274,11 @@ class Parser {
     const name = this.templateName(this.nextNonSpace(), 'block clause');
     const pipe = this.pipeline('block clause', 'rightDelim');
     this.nest(t.pos, `{{block}} nested over ${MAX_NESTING} deep (with parentheses and blocks)`);
-    const saved = this.vars;
-    this.vars = ['$'];
+    const [saved, savedRange] = [this.vars, this.rangeDepth];
+    // The body is a template of its own: its variables and loops are not the caller's.
+    [this.vars, this.rangeDepth] = [['$'], 0];
     const [list, end] = this.itemList();
-    this.vars = saved;
+    [this.vars, this.rangeDepth] = [saved, savedRange];
     this.depth--;
     if (end.type !== 'end') this.fail(end.pos, 'unexpected {{else}} in block clause');
     this.add({ name, file: this.file, source: this.src, root: list }, end.pos);
