@@ -68,6 +68,8 @@ describe('printf: verbs charts use', () => {
     ['{{printf "%z" 1}}', '%!z(int=1)'],
     ['{{printf "%"}}', '%!(NOVERB)'],
     ['{{printf "%*d|%-*d|" 4 7 4 7}}', '   7|7   |'],
+    ['{{printf "%05s|%-05s|%06q" "ab" "ab" "ab"}}', '000ab|ab   |00"ab"'],
+    ['{{printf "%05s|%5d" 7 "x"}}', '%!s(int=7)|%!d(string=x)'],
   ])('%s', (text, want) => {
     expect(exec(text, values)).toBe(want);
   });

@@ -127,14 +127,17 @@ interface Spec {
   prec?: number;
 }
 
-/** Padded to the width, counted in runes as Go counts it (not UTF-16 units). */
-function pad(s: string, spec: Spec): string {
+/**
+ * Padded to the width, counted in runes as Go counts it (not UTF-16 units). The 0 flag pads with
+ * zeros, after the sign of a number (a string too is zero-padded, as Go's writePadding does).
+ */
+function pad(s: string, spec: Spec, numeric: boolean): string {
   const runes = s.length < (spec.width ?? 0) * 2 ? Array.from(s).length : s.length;
   if (spec.width === undefined || runes >= spec.width) return s;
   const fill = spec.width - runes;
   if (spec.minus) return s + ' '.repeat(fill);
-  if (spec.zero && /^[+-]?[0-9]/.test(s)) {
-    const sign = /^[+-]/.test(s) ? s[0]! : '';
+  if (spec.zero && !(numeric && /^[+-]?(Inf|NaN)/.test(s))) {
+    const sign = numeric && /^[+-]/.test(s) ? s[0]! : '';
     return sign + '0'.repeat(fill) + s.slice(sign.length);
   }
   return ' '.repeat(fill) + s;
@@ -340,7 +343,12 @@ export function sprintf(format: string, args: readonly unknown[]): string {
       out += `%!${verb}(MISSING)`;
       continue;
     }
-    out += pad(formatOne(args[argi++], verb, spec), spec);
+    const arg = args[argi++];
+    const one = formatOne(arg, verb, spec);
+    // Go writes a bad verb's note as it is, unpadded.
+    out += one.startsWith(`%!${verb}(`)
+      ? one
+      : pad(one, spec, typeof arg === 'number' || typeof arg === 'bigint');
     checkChars('printf', out.length);
   }
   if (argi < args.length) {
