@@ -70,6 +70,12 @@ describe('printf: verbs charts use', () => {
     ['{{printf "%*d|%-*d|" 4 7 4 7}}', '   7|7   |'],
     ['{{printf "%05s|%-05s|%06q" "ab" "ab" "ab"}}', '000ab|ab   |00"ab"'],
     ['{{printf "%05s|%5d" 7 "x"}}', '%!s(int=7)|%!d(string=x)'],
+    ['{{printf "%[1]s-%[1]s" .name}}', 'web-web'],
+    ['{{printf "%[2]d %[1]d" 11 22}}', '22 11'],
+    ['{{printf "%d %d %#[1]x %#x" 16 17}}', '16 17 0x10 0x11'],
+    ['{{printf "%[3]*.[2]*[1]f" 12.0 2 6}}', ' 12.00'],
+    ['{{printf "%[3]d|%[0]d|%[x]d|%[1]d" 1}}', '%!d(BADINDEX)|%!d(BADINDEX)|%!d(BADINDEX)|1'],
+    ['{{printf "%[2]s" "a" "b" "c"}}', 'b'],
   ])('%s', (text, want) => {
     expect(exec(text, values)).toBe(want);
   });

@@ -264,96 +264,152 @@ function formatOne(v: unknown, verb: string, spec: Spec): string {
 /** Go's fmt refuses a width or precision over a million (tooLarge). */
 const TOO_LARGE = 1_000_000;
 
-/**
- * fmt.Sprintf with Go's verbs, flags, widths (`*` too) and Go's error notes for bad or missing
- * operands; widths and precisions over a million are refused as Go refuses them, and the result is
- * checked against the budget's limit on one string as it grows.
- */
-export function sprintf(format: string, args: readonly unknown[]): string {
-  for (const a of args) if (typeof a === 'object' && a !== null) checkPrinted('printf', a);
-  let out = '';
-  let argi = 0;
-  let i = 0;
-  const n = format.length;
-  while (i < n) {
-    const pct = format.indexOf('%', i);
-    if (pct < 0) {
-      out += format.slice(i);
-      break;
+/** One Sprintf: the format read left to right, the operands taken in order or by `[n]`. */
+class Printf {
+  private out = '';
+  private i = 0;
+  private argi = 0;
+  /** An operand was chosen by `[n]`: unused operands are then not reported (Go's reordered). */
+  private reordered = false;
+  private goodArgNum = true;
+
+  constructor(
+    private readonly format: string,
+    private readonly args: readonly unknown[],
+  ) {}
+
+  run(): string {
+    const { format } = this;
+    while (this.i < format.length) {
+      const pct = format.indexOf('%', this.i);
+      if (pct < 0) {
+        this.out += format.slice(this.i);
+        break;
+      }
+      this.out += format.slice(this.i, pct);
+      this.i = pct + 1;
+      if (!this.directive()) break;
+      checkChars('printf', this.out.length);
     }
-    out += format.slice(i, pct);
-    i = pct + 1;
-    if (i >= n) {
-      out += '%!(NOVERB)';
-      break;
+    if (!this.reordered && this.argi < this.args.length) {
+      const extra = this.args
+        .slice(this.argi)
+        .map((a) => (isNil(a) ? '<nil>' : `${typeOf(a)}=${formatValue(a)}`));
+      this.out += `%!(EXTRA ${extra.join(', ')})`;
     }
+    return this.out;
+  }
+
+  /** One `%…verb` after its `%`; false when the format ended inside it. */
+  private directive(): boolean {
+    const { format } = this;
+    const spec = this.flags();
+    this.goodArgNum = true;
+    let afterIndex = this.argNumber();
+    if (format[this.i] === '*') {
+      spec.width = this.star('%!(BADWIDTH)');
+      afterIndex = false;
+    } else {
+      spec.width = this.num();
+      if (afterIndex && spec.width !== undefined) this.goodArgNum = false;
+    }
+    if (spec.width !== undefined && spec.width < 0) {
+      [spec.width, spec.minus, spec.zero] = [-spec.width, true, false];
+    }
+    if (format[this.i] === '.' && this.i + 1 < format.length) {
+      this.i++;
+      if (afterIndex) this.goodArgNum = false;
+      afterIndex = this.argNumber();
+      if (format[this.i] === '*') {
+        const p = this.star('%!(BADPREC)');
+        if (p !== undefined && p < 0) this.out += '%!(BADPREC)';
+        spec.prec = p !== undefined && p >= 0 ? p : undefined;
+        afterIndex = false;
+      } else spec.prec = this.num() ?? 0;
+    }
+    if (!afterIndex) this.argNumber();
+    const verb = format[this.i++];
+    if (verb === undefined) {
+      this.out += '%!(NOVERB)';
+      return false;
+    }
+    if (verb === '%') this.out += '%';
+    else if (!this.goodArgNum) this.out += `%!${verb}(BADINDEX)`;
+    else if (this.argi >= this.args.length) this.out += `%!${verb}(MISSING)`;
+    else this.operand(this.args[this.argi++], verb, spec);
+    return true;
+  }
+
+  private operand(arg: unknown, verb: string, spec: Spec): void {
+    const one = formatOne(arg, verb, spec);
+    // Go writes a bad verb's note as it is, unpadded.
+    this.out += one.startsWith(`%!${verb}(`)
+      ? one
+      : pad(one, spec, typeof arg === 'number' || typeof arg === 'bigint');
+  }
+
+  private flags(): Spec {
     const spec: Spec = { minus: false, plus: false, sharp: false, space: false, zero: false };
-    for (; i < n; i++) {
-      const c = format[i];
-      if (c === '-') spec.minus = true;
+    for (; this.i < this.format.length; this.i++) {
+      const c = this.format[this.i];
+      if (c === '-') [spec.minus, spec.zero] = [true, false];
       else if (c === '+') spec.plus = true;
       else if (c === '#') spec.sharp = true;
       else if (c === ' ') spec.space = true;
       else if (c === '0') spec.zero = !spec.minus;
       else break;
     }
-    const number = (bad: string): number | undefined => {
-      if (format[i] === '*') {
-        i++;
-        const a = args[argi++];
-        if (typeof a === 'bigint' && a <= TOO_LARGE && a >= -TOO_LARGE) return Number(a);
-        out += bad;
-        return undefined;
-      }
-      const m = /^\d+/.exec(format.slice(i));
-      if (!m) return undefined;
-      // Go's parsenum gives up (and the verb is lost) once the number before a digit is too large.
-      if (m[0].length > 1 && Number(m[0].slice(0, -1)) > TOO_LARGE) {
-        i = n;
-        return undefined;
-      }
-      i += m[0].length;
-      return Number(m[0]);
-    };
-    spec.width = number('%!(BADWIDTH)');
-    if (spec.width !== undefined && spec.width < 0) {
-      spec.width = -spec.width;
-      spec.minus = true;
-      spec.zero = false;
-    }
-    if (format[i] === '.') {
-      i++;
-      if (format[i] !== '*') spec.prec = number('') ?? 0;
-      else {
-        const p = number('%!(BADPREC)');
-        if (p !== undefined && p < 0) out += '%!(BADPREC)';
-        spec.prec = p !== undefined && p >= 0 ? p : undefined;
-      }
-    }
-    const verb = format[i++];
-    if (verb === undefined) {
-      out += '%!(NOVERB)';
-      break;
-    }
-    if (verb === '%') {
-      out += '%';
-      continue;
-    }
-    if (argi >= args.length) {
-      out += `%!${verb}(MISSING)`;
-      continue;
-    }
-    const arg = args[argi++];
-    const one = formatOne(arg, verb, spec);
-    // Go writes a bad verb's note as it is, unpadded.
-    out += one.startsWith(`%!${verb}(`)
-      ? one
-      : pad(one, spec, typeof arg === 'number' || typeof arg === 'bigint');
-    checkChars('printf', out.length);
+    return spec;
   }
-  if (argi < args.length) {
-    const extra = args.slice(argi).map((a) => (isNil(a) ? '<nil>' : `${typeOf(a)}=${formatValue(a)}`));
-    out += `%!(EXTRA ${extra.join(', ')})`;
+
+  /** `[n]`: the operand to take next (one-based); whether one was given. */
+  private argNumber(): boolean {
+    if (this.format[this.i] !== '[') return false;
+    this.reordered = true;
+    const close = this.format.indexOf(']', this.i + 1);
+    const digits = close < 0 ? '' : this.format.slice(this.i + 1, close);
+    if (close < 0 || !/^\d+$/.test(digits) || digits.length > 7) {
+      this.i = close < 0 ? this.i + 1 : close + 1;
+      this.goodArgNum = false;
+      return false;
+    }
+    this.i = close + 1;
+    const index = Number(digits) - 1;
+    if (index >= 0 && index < this.args.length) this.argi = index;
+    else this.goodArgNum = false;
+    return true;
   }
-  return out;
+
+  /** A width or precision from an operand (`*`): an int within a million, else `bad` is written. */
+  private star(bad: string): number | undefined {
+    this.i++;
+    const a = this.args[this.argi++];
+    if (typeof a === 'bigint' && a <= TOO_LARGE && a >= -TOO_LARGE) return Number(a);
+    this.out += bad;
+    return undefined;
+  }
+
+  /** A width or precision written in the format. */
+  private num(): number | undefined {
+    const m = /^\d+/.exec(this.format.slice(this.i));
+    if (!m) return undefined;
+    // Go's parsenum gives up (and the verb is lost) once the number before a digit is too large.
+    if (m[0].length > 1 && Number(m[0].slice(0, -1)) > TOO_LARGE) {
+      this.i = this.format.length;
+      return undefined;
+    }
+    this.i += m[0].length;
+    return Number(m[0]);
+  }
+}
+
+/**
+ * fmt.Sprintf with Go's verbs, flags, widths (`*` too), explicit operand indexes (`%[2]s`) and
+ * Go's error notes for bad or missing operands; widths and precisions over a million are refused
+ * as Go refuses them, and the result is checked against the budget's limit on one string as it
+ * grows.
+ */
+export function sprintf(format: string, args: readonly unknown[]): string {
+  for (const a of args) if (typeof a === 'object' && a !== null) checkPrinted('printf', a);
+  return new Printf(format, args).run();
 }
