@@ -76,6 +76,12 @@ describe('printf: verbs charts use', () => {
     ['{{printf "%[3]*.[2]*[1]f" 12.0 2 6}}', ' 12.00'],
     ['{{printf "%[3]d|%[0]d|%[x]d|%[1]d" 1}}', '%!d(BADINDEX)|%!d(BADINDEX)|%!d(BADINDEX)|1'],
     ['{{printf "%[2]s" "a" "b" "c"}}', 'b'],
+    ['{{printf "% x|%#x|% #X|%.1x" "hi" "hi" "hi" "hi"}}', '68 69|0x6869|0X68 0X69|68'],
+    [
+      '{{printf "%q|%+q|%#q|%#q" "日本\u200b" "日本" "tab\there" "new\\nline"}}',
+      '"日本\\u200b"|"\\u65e5\\u672c"|`tab\there`|"new\\nline"',
+    ],
+    ['{{printf "%.2q" "abc"}}', '"ab"'],
   ])('%s', (text, want) => {
     expect(exec(text, values)).toBe(want);
   });

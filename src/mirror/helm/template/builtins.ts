@@ -5,7 +5,7 @@
  */
 import type { FuncDef } from './exec.js';
 import { clip } from './errors.js';
-import { formatValue, goQuote, sprint, sprintf, sprintln } from './fmt.js';
+import { formatValue, goQuote, isPrint, sprint, sprintf, sprintln } from './fmt.js';
 import { GoStruct, isMap, isNil, isTrue, kindOf, mapGet, typeOf } from './values.js';
 
 type Kind = 'bool' | 'int' | 'float' | 'string' | 'invalid' | 'other';
@@ -146,7 +146,7 @@ function jsEscape(s: string): string {
     else if (ch === '>') out += '\\u003E';
     else if (ch === '&') out += '\\u0026';
     else if (ch === '=') out += '\\u003D';
-    else if (c < 0x20 || (c >= 0x80 && !/^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch)))
+    else if (c < 0x20 || (c >= 0x80 && !isPrint(ch)))
       out += `\\u${c.toString(16).toUpperCase().padStart(4, '0')}`;
     else out += ch;
   }

@@ -60,8 +60,13 @@ function format(v: unknown): string {
   return String(v);
 }
 
-/** strconv.Quote: Go escapes, printable Unicode kept. */
-export function goQuote(s: string): string {
+/** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+export function isPrint(ch: string): boolean {
+  return ch === ' ' || /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch);
+}
+
+/** strconv.Quote (strconv.QuoteToASCII with `asciiOnly`): Go escapes, printable Unicode kept. */
+export function goQuote(s: string, asciiOnly = false): string {
   let out = '"';
   for (const ch of s) {
     const c = ch.codePointAt(0)!;
@@ -96,7 +101,8 @@ export function goQuote(s: string): string {
       default:
     }
     if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else if (c >= 0x80 && c < 0xa0) out += `\\u${c.toString(16).padStart(4, '0')}`;
+    else if (c >= 0x80 && (asciiOnly || !isPrint(ch)))
+      out += c < 0x10000 ? `\\u${c.toString(16).padStart(4, '0')}` : `\\U${c.toString(16).padStart(8, '0')}`;
     else out += ch;
   }
   return `${out}"`;
@@ -225,18 +231,34 @@ function formatFloatVerb(x: number, verb: string, spec: Spec): string {
   return signed(s, neg, spec);
 }
 
+/** Go's fmtSbx: bytes in hex, the precision counting bytes; `% x` spaces them, `%#x` adds 0x. */
+function hexBytes(b: Buffer, verb: 'x' | 'X', spec: Spec): string {
+  const bytes = spec.prec !== undefined && spec.prec < b.length ? b.subarray(0, spec.prec) : b;
+  const prefix = verb === 'x' ? '0x' : '0X';
+  const digits = (n: number) => n.toString(16).padStart(2, '0');
+  let out = '';
+  bytes.forEach((n, i) => {
+    if (spec.space && i > 0) out += ' ';
+    if (spec.sharp && (spec.space || i === 0)) out += prefix;
+    out += verb === 'X' ? digits(n).toUpperCase() : digits(n);
+  });
+  return out;
+}
+
 function formatString(s: string, verb: string, spec: Spec): string {
   switch (verb) {
     case 's':
     case 'v':
       return spec.prec === undefined ? s : Array.from(s).slice(0, spec.prec).join('');
-    case 'q':
-      return spec.sharp && !s.includes('`') ? `\`${s}\`` : goQuote(s);
-    case 'x':
-    case 'X': {
-      const hex = Buffer.from(s, 'utf8').toString('hex');
-      return verb === 'X' ? hex.toUpperCase() : hex;
+    case 'q': {
+      const t = spec.prec === undefined ? s : Array.from(s).slice(0, spec.prec).join('');
+      // strconv.CanBackquote: no backquote, no control character but tab, no BOM.
+      const raw = spec.sharp && !/[\x00-\x08\x0a-\x1f\x7f`\ufeff]/.test(t);
+      return raw ? `\`${t}\`` : goQuote(t, spec.plus);
     }
+    case 'x':
+    case 'X':
+      return hexBytes(Buffer.from(s, 'utf8'), verb, spec);
     default:
       return bad(verb, s);
   }
