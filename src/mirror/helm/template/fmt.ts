@@ -253,7 +253,11 @@ function formatString(s: string, verb: string, spec: Spec): string {
     case 'q': {
       const t = spec.prec === undefined ? s : Array.from(s).slice(0, spec.prec).join('');
       // strconv.CanBackquote: no backquote, no control character but tab, no BOM.
-      const raw = spec.sharp && !/[\x00-\x08\x0a-\x1f\x7f`\ufeff]/.test(t);
+      const raw =
+        spec.sharp &&
+        Array.from(t).every(
+          (ch) => ch === '\t' || (ch >= ' ' && ch !== '\x7f' && ch !== '`' && ch !== '\ufeff'),
+        );
       return raw ? `\`${t}\`` : goQuote(t, spec.plus);
     }
     case 'x':
