@@ -3,6 +3,7 @@
  * if/range/with with their else lists, template calls, and pipelines of commands whose arguments
  * are fields, variables, function names, literals, chains and parenthesised pipelines.
  */
+import { goQuote } from './fmt.js';
 
 export interface ListNode {
   type: 'list';
@@ -119,6 +120,11 @@ export interface Tree {
   root: ListNode;
 }
 
+/** Go's IsEmptyTree: nothing but spaces (comments and definitions are not kept in a tree). */
+export function isEmptyTree(l: ListNode): boolean {
+  return l.nodes.every((n) => n.type === 'text' && n.text.trim() === '');
+}
+
 /** A node as Go's String() writes it, for "executing … at <…>". */
 export function nodeString(n: ArgNode | CommandNode): string {
   switch (n.type) {
@@ -146,5 +152,35 @@ export function nodeString(n: ArgNode | CommandNode): string {
         : '';
       return decl + n.cmds.map((c) => nodeString(c)).join(' | ');
     }
+  }
+}
+
+/**
+ * A list of nodes as Go's (*ListNode).String() writes it, text quoted (`%q`, as Go's own parse
+ * tests print it): what a tree parsed to, for tests and debugging.
+ */
+export function listString(l: ListNode, quote: (s: string) => string): string {
+  return l.nodes.map((n) => treeNodeString(n, quote)).join('');
+}
+
+function treeNodeString(n: Node, quote: (s: string) => string): string {
+  switch (n.type) {
+    case 'list':
+      return listString(n, quote);
+    case 'text':
+      return quote(n.text);
+    case 'action':
+      return `{{${nodeString(n.pipe)}}}`;
+    case 'if':
+    case 'range':
+    case 'with': {
+      const elseList = n.elseList ? `{{else}}${listString(n.elseList, quote)}` : '';
+      return `{{${n.type} ${nodeString(n.pipe)}}}${listString(n.list, quote)}${elseList}{{end}}`;
+    }
+    case 'template':
+      return `{{template ${goQuote(n.name)}${n.pipe ? ` ${nodeString(n.pipe)}` : ''}}}`;
+    case 'break':
+    case 'continue':
+      return `{{${n.type}}}`;
   }
 }

@@ -4,8 +4,9 @@
  * urlquery, call. Comparisons refuse what Go refuses ("incompatible types for comparison").
  */
 import type { FuncDef } from './exec.js';
-import { goQuote, sprint, sprintf, sprintln } from './fmt.js';
-import { GoStruct, isNil, isTrue, mapGet, mapOf, typeOf } from './values.js';
+import { clip } from './errors.js';
+import { formatValue, goQuote, isPrint, sprint, sprintf, sprintln } from './fmt.js';
+import { GoStruct, isNil, isTrue, kindOf, mapGet, mapOf, typeOf } from './values.js';
 
 type Kind = 'bool' | 'int' | 'float' | 'string' | 'invalid' | 'other';
 
@@ -25,6 +26,17 @@ function basicKind(v: unknown): Kind {
   }
 }
 
+/** Go's eq for two values of no basic kind (maps, lists, structs): only structs compare. */
+function eqOther(a: unknown, b: unknown): boolean {
+  if (kindOf(a) !== kindOf(b) && typeOf(a) !== typeOf(b))
+    throw new Error(
+      `non-comparable types ${clip(formatValue(a))}: ${typeOf(a)}, ${typeOf(b)}: ${clip(formatValue(b))}`,
+    );
+  if (!(b instanceof GoStruct || b instanceof Date))
+    throw new Error(`non-comparable type ${clip(formatValue(b))}: ${typeOf(b)}`);
+  return a === b || (a instanceof Date && b instanceof Date && a.getTime() === b.getTime());
+}
+
 function eq(a: unknown, ...rest: unknown[]): boolean {
   if (rest.length === 0) throw new Error('missing argument for comparison');
   const k1 = basicKind(a);
@@ -35,9 +47,7 @@ function eq(a: unknown, ...rest: unknown[]): boolean {
       if (k1 !== 'invalid' && k2 !== 'invalid') throw new Error('incompatible types for comparison');
       truth = false;
     } else if (k1 === 'other') {
-      if (!(a instanceof GoStruct || a instanceof Date) || typeOf(a) !== typeOf(b))
-        throw new Error(`non-comparable type ${typeOf(a)}`);
-      truth = a === b || (a instanceof Date && b instanceof Date && a.getTime() === b.getTime());
+      truth = eqOther(a, b);
     } else {
       truth = k1 === 'invalid' || a === b;
     }
@@ -49,31 +59,37 @@ function eq(a: unknown, ...rest: unknown[]): boolean {
 function lt(a: unknown, b: unknown): boolean {
   const k1 = basicKind(a);
   const k2 = basicKind(b);
-  if (k1 === 'invalid' || k2 === 'invalid' || k1 === 'bool' || k1 === 'other')
+  if (k1 === 'invalid' || k1 === 'other' || k2 === 'invalid' || k2 === 'other')
     throw new Error('invalid type for comparison');
   if (k1 !== k2) throw new Error('incompatible types for comparison');
-  return (a as string | number | bigint) < (b as string | number | bigint);
+  if (k1 === 'bool') throw new Error('invalid type for comparison');
+  // Go orders strings by their bytes (UTF-16 order differs past the BMP).
+  if (typeof a === 'string') return Buffer.compare(Buffer.from(a), Buffer.from(b as string)) < 0;
+  return (a as number | bigint) < (b as number | bigint);
 }
 
-function toIndex(v: unknown, what: string): number {
-  if (typeof v === 'bigint') return Number(v);
-  if (typeof v === 'number' && Number.isInteger(v)) return v;
-  throw new Error(`cannot index ${what} with type ${typeOf(v)}`);
+/** Go's indexArg: an int index within 0..size (nil and other types refused, floats too). */
+function indexArg(v: unknown, size: number): number {
+  if (isNil(v)) throw new Error('cannot index slice/array with nil');
+  if (typeof v !== 'bigint') throw new Error(`cannot index slice/array with type ${typeOf(v)}`);
+  if (v < 0n || v > BigInt(size)) throw new Error(`index out of range: ${v}`);
+  return Number(v);
 }
 
 function index(item: unknown, ...keys: unknown[]): unknown {
-  let v = item;
+  if (isNil(item)) throw new Error('index of untyped nil');
+  let v: unknown = item;
   for (const k of keys) {
-    if (isNil(v)) throw new Error('index of untyped nil');
+    if (isNil(v)) throw new Error('index of nil pointer');
     if (Array.isArray(v) || typeof v === 'string' || v instanceof Uint8Array) {
-      const i = toIndex(k, Array.isArray(v) ? 'slice' : 'string');
-      const len = typeof v === 'string' ? Buffer.byteLength(v) : v.length;
-      if (i < 0 || i >= len) throw new Error(`index out of range: ${i}`);
-      v = typeof v === 'string' ? BigInt(Buffer.from(v)[i]!) : v instanceof Uint8Array ? BigInt(v[i]!) : v[i];
+      const bytes = typeof v === 'string' ? Buffer.from(v) : v;
+      const i = indexArg(k, bytes.length);
+      if (i === bytes.length) throw new Error(`index out of range: ${i}`);
+      v = Array.isArray(bytes) ? bytes[i] : BigInt((bytes as Uint8Array)[i]!);
     } else if (mapOf(v)) {
-      if (isNil(k)) v = null;
-      else if (typeof k !== 'string') throw new Error(`value has type ${typeOf(k)}; should be string`);
-      else v = mapGet(mapOf(v)!, k);
+      if (isNil(k)) throw new Error('value is nil; should be of type string');
+      if (typeof k !== 'string') throw new Error(`value has type ${typeOf(k)}; should be string`);
+      v = mapGet(mapOf(v)!, k);
     } else {
       throw new Error(`can't index item of type ${typeOf(v)}`);
     }
@@ -81,20 +97,22 @@ function index(item: unknown, ...keys: unknown[]): unknown {
   return v;
 }
 
+/** Go's slice: item[i:j] and item[i:j:k] (lists; strings by bytes, two indexes at most). */
 function slice(item: unknown, ...idx: unknown[]): unknown {
   if (isNil(item)) throw new Error('slice of untyped nil');
   if (idx.length > 3) throw new Error(`too many slice indexes: ${idx.length}`);
-  const isStr = typeof item === 'string';
-  if (!isStr && !Array.isArray(item)) throw new Error(`can't slice item of type ${typeOf(item)}`);
-  if (isStr && idx.length === 3) throw new Error('cannot 3-index slice a string');
-  const bytes = isStr ? Buffer.from(item) : undefined;
-  const len = bytes ? bytes.length : (item as unknown[]).length;
-  const ix = idx.map((i) => toIndex(i, 'slice'));
-  const start = ix[0] ?? 0;
-  const end = ix[1] ?? len;
-  if (start < 0 || start > len) throw new Error(`index out of range: ${start}`);
-  if (end < start || end > len) throw new Error(`invalid slice index: ${start} > ${end}`);
-  return bytes ? bytes.subarray(start, end).toString('utf8') : (item as unknown[]).slice(start, end);
+  const str = typeof item === 'string' ? Buffer.from(item) : undefined;
+  if (!str && !Array.isArray(item) && !(item instanceof Uint8Array))
+    throw new Error(`can't slice item of type ${typeOf(item)}`);
+  if (str && idx.length === 3) throw new Error('cannot 3-index slice a string');
+  const seq = str ?? (item as unknown[] | Uint8Array);
+  const ix = [0, seq.length];
+  idx.forEach((i, n) => (ix[n] = indexArg(i, seq.length)));
+  const [start, end] = ix as [number, number];
+  if (start > end) throw new Error(`invalid slice index: ${start} > ${end}`);
+  if (idx.length === 3 && end > ix[2]!) throw new Error(`invalid slice index: ${end} > ${ix[2]}`);
+  if (str) return str.subarray(start, end).toString('utf8');
+  return seq.slice(start, end);
 }
 
 function length(v: unknown): bigint {
@@ -108,7 +126,8 @@ function length(v: unknown): bigint {
 
 /** The text of the arguments of html, js and urlquery: one string as it is, else fmt.Sprint. */
 function evalArgs(args: unknown[]): string {
-  return args.length === 1 && typeof args[0] === 'string' ? args[0] : sprint(args);
+  if (args.length === 1 && typeof args[0] === 'string') return args[0];
+  return sprint(args.map((a) => (isNil(a) ? '<no value>' : a)));
 }
 
 function htmlEscape(s: string): string {
@@ -128,7 +147,8 @@ function jsEscape(s: string): string {
     else if (ch === '>') out += '\\u003E';
     else if (ch === '&') out += '\\u0026';
     else if (ch === '=') out += '\\u003D';
-    else if (c < 0x20) out += `\\u${c.toString(16).toUpperCase().padStart(4, '0')}`;
+    else if (c < 0x20 || (c >= 0x80 && !isPrint(ch)))
+      out += `\\u${c.toString(16).toUpperCase().padStart(4, '0')}`;
     else out += ch;
   }
   return out;
@@ -154,7 +174,10 @@ export const goBuiltins: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>
   ['index', f(1, Infinity, index)],
   ['slice', f(1, Infinity, slice)],
   ['print', f(0, Infinity, (...a: unknown[]) => sprint(a))],
-  ['printf', f(1, Infinity, (format: unknown, ...a: unknown[]) => sprintf(String(format), a))],
+  [
+    'printf',
+    { ...f(1, Infinity, (format: string, ...a: unknown[]) => sprintf(format, a)), params: ['string', 'any'] },
+  ],
   ['println', f(0, Infinity, (...a: unknown[]) => sprintln(a))],
   ['html', f(0, Infinity, (...a: unknown[]) => htmlEscape(evalArgs(a)))],
   ['js', f(0, Infinity, (...a: unknown[]) => jsEscape(evalArgs(a)))],

@@ -7,7 +7,16 @@
  * the set's {@link Budget} (budget.ts), which stops a chart that asks too much at the node where
  * it ran out.
  */
-import type { ArgNode, BranchNode, CommandNode, Node, PipeNode, TemplateNode, Tree } from './ast.js';
+import type {
+  ArgNode,
+  BranchNode,
+  CommandNode,
+  LiteralNode,
+  Node,
+  PipeNode,
+  TemplateNode,
+  Tree,
+} from './ast.js';
 import { nodeString } from './ast.js';
 import {
   BudgetExceeded,
@@ -17,8 +26,10 @@ import {
   type Budget,
   type Call,
 } from './budget.js';
+import { goBuiltins } from './builtins.js';
 import { TemplateError, clip, clipMiddle, locate } from './errors.js';
 import { formatValue } from './fmt.js';
+import { convertArg, type GoParam } from './params.js';
 import { GoStruct, isMap, isNil, isTrue, mapGet, mapOf, sortedKeys, typeOf } from './values.js';
 import { MirrorError } from '../../errors.js';
 
@@ -32,6 +43,11 @@ export interface FuncDef {
    * computed before it runs and paid for from the budget.
    */
   cost?: (...args: unknown[]) => number;
+  /**
+   * The Go parameter types, checked as Go checks them (the last one repeated when the function is
+   * variadic). Without them, any value is passed.
+   */
+  params?: readonly GoParam[];
 }
 
 /** What execution needs from the template set. */
@@ -319,7 +335,31 @@ class State {
       case 'nil':
         return this.error(first, 'nil is not a command');
       case 'literal':
-        return first.value;
+        return this.literal(first);
+    }
+  }
+
+  /** A literal's value: an int must fit Go's int (int64), as Go's idealConstant checks. */
+  private literal(node: LiteralNode): unknown {
+    const v = node.value;
+    if (typeof v === 'bigint' && BigInt.asIntN(64, v) !== v) this.error(node, `${node.text} overflows int`);
+    return v;
+  }
+
+  /** Go's builtin call: its first argument is a function value (never in Helm's values). */
+  private evalCall(dot: unknown, node: CommandNode | ArgNode, args: ArgNode[], final: Final): unknown {
+    const values = args.map((a) => this.evalArg(dot, a));
+    if (final !== NO_FINAL) values.push(final);
+    if (values.length === 0) this.error(node, 'wrong number of args for call: want at least 1 got 0');
+    const [fn, ...rest] = values;
+    const callee = args[0] ? nodeString(args[0]) : formatValue(final);
+    try {
+      if (isNil(fn)) throw new Error('call of nil');
+      if (typeof fn !== 'function') throw new Error(`non-function ${callee} of type ${typeOf(fn)}`);
+      this.budget.call(rest);
+      return (fn as (...a: unknown[]) => unknown)(...rest);
+    } catch (e) {
+      return this.callFailed(node, 'call', e);
     }
   }
 
@@ -331,7 +371,7 @@ class State {
       case 'nil':
         return null;
       case 'literal':
-        return arg.value;
+        return this.literal(arg);
       case 'field':
         return this.evalFieldChain(dot, dot, arg, arg.ident, [arg], NO_FINAL, true);
       case 'variable': {
@@ -424,6 +464,7 @@ class State {
     const def = this.env.func(name);
     if (!def) this.error(node, `"${name}" is not a defined function`);
     const count = args.length + (final === NO_FINAL ? 0 : 1);
+    if (name === 'call' && def === goBuiltins.get('call')) return this.evalCall(dot, node, args, final);
     if (name === 'and' || name === 'or') {
       if (count < 1) this.error(node, `wrong number of args for ${name}: want at least 1 got 0`);
       let v: unknown;
@@ -442,6 +483,7 @@ class State {
       );
     const values = args.map((a) => this.evalArg(dot, a));
     if (final !== NO_FINAL) values.push(final);
+    if (def.params) this.checkParams(def.params, node, args, values);
     try {
       this.budget.call(values, def.cost?.(...values));
       const v = def.fn(...values);
@@ -450,6 +492,22 @@ class State {
     } catch (e) {
       return this.callFailed(node, name, e);
     }
+  }
+
+  /** Go's argument checks against declared parameter types; `values` converted in place. */
+  private checkParams(
+    params: readonly GoParam[],
+    node: { pos: number },
+    args: ArgNode[],
+    values: unknown[],
+  ): void {
+    values.forEach((v, i) => {
+      const arg = args[i];
+      const literal = arg?.type === 'literal' ? arg : arg?.type === 'nil' ? 'nil' : undefined;
+      const c = convertArg(params[Math.min(i, params.length - 1)] ?? 'any', v, literal);
+      if (!c.ok) this.error(arg ?? node, c.why);
+      values[i] = c.value;
+    });
   }
 
   private callFailed(node: { pos: number }, name: string, e: unknown): never {

@@ -4,6 +4,7 @@
  * must be declared before use (and go out of scope at the `end` of their if/range/with),
  * `break`/`continue` only inside `range`, `else if` and `else with` chains share one `end`.
  */
+import { isEmptyTree } from './ast.js';
 import type {
   ArgNode,
   BranchNode,
@@ -16,7 +17,8 @@ import type {
   VariableNode,
 } from './ast.js';
 import { parseError } from './errors.js';
-import { lex, type Token, type TokenType } from './lexer.js';
+import { lex, type LexOptions, type Token, type TokenType } from './lexer.js';
+import { parseNumber, unquoteChar, unquoteString } from './literals.js';
 
 /** What a parse gives: the file's own tree and the trees it defines. */
 export interface ParseResult {
@@ -52,14 +54,29 @@ export function parseTemplate(
   file: string,
   src: string,
   hasFunction: (name: string) => boolean,
+  delims: Pick<LexOptions, 'left' | 'right'> = {},
 ): ParseResult {
-  return new Parser(file, src, lex(file, src), hasFunction).parseFile();
+  const tokens = lex(file, src, {
+    ...delims,
+    breakOK: !hasFunction('break'),
+    continueOK: !hasFunction('continue'),
+  });
+  return new Parser(file, src, tokens, hasFunction).parseFile();
 }
+
+/**
+ * How deep parenthesised pipelines and if/range/with/block bodies may nest, together. Go refuses
+ * parentheses nested over 10000 (maxStackDepth) and does not limit blocks (its stack grows); here
+ * both recurse on JavaScript's stack, which holds a few thousand levels, so the limit is lower:
+ * a clear error rather than a stack overflow. Charts nest a dozen.
+ */
+export const MAX_NESTING = 1000;
 
 class Parser {
   private i = 0;
   private vars: string[] = ['$'];
   private rangeDepth = 0;
+  private depth = 0;
   private readonly defines: Tree[] = [];
 
   constructor(
@@ -134,8 +151,18 @@ class Parser {
     const [list, end] = this.itemList();
     this.vars = saved;
     if (end.type !== 'end') this.fail(end.pos, `unexpected {{${end.type}}} in ${context}`);
-    this.defines.push({ name, file: this.file, source: this.src, root: list });
+    this.add({ name, file: this.file, source: this.src, root: list }, end.pos);
     return name;
+  }
+
+  /** A definition, unless the file defined the name already: an empty one gives way, two are an error. */
+  private add(tree: Tree, pos: number): void {
+    const i = this.defines.findIndex((d) => d.name === tree.name);
+    const old = this.defines[i];
+    if (!old) this.defines.push(tree);
+    else if (isEmptyTree(old.root)) this.defines[i] = tree;
+    else if (!isEmptyTree(tree.root))
+      this.fail(pos, `template: multiple definition of template "${tree.name}"`);
   }
 
   private templateName(t: Token, context: string): string {
@@ -192,6 +219,12 @@ class Parser {
     return { type: 'action', pos: t.pos, pipe };
   }
 
+  /** One level deeper (the caller comes back up), unless that is over {@link MAX_NESTING}. */
+  private nest(pos: number, what: string): void {
+    if (this.depth >= MAX_NESTING) this.fail(pos, what);
+    this.depth++;
+  }
+
   private elseControl(t: Token): { type: 'else'; pos: number } {
     const p = this.peekNonSpace();
     // `else if` and `else with` are handled by the enclosing branch; leave the keyword for it.
@@ -201,6 +234,7 @@ class Parser {
   }
 
   private branch(kind: 'if' | 'range' | 'with', pos: number): BranchNode {
+    this.nest(pos, `{{${kind}}} nested over ${MAX_NESTING} deep (with parentheses and blocks)`);
     const mark = this.vars.length;
     const pipe = this.pipeline(kind, 'rightDelim');
     if (kind === 'range') this.rangeDepth++;
@@ -222,6 +256,7 @@ class Parser {
       }
     }
     this.vars.length = mark;
+    this.depth--;
     return { type: kind, pos, pipe, list, ...(elseList ? { elseList } : {}) };
   }
 
@@ -238,12 +273,15 @@ class Parser {
   private blockControl(t: Token): TemplateNode {
     const name = this.templateName(this.nextNonSpace(), 'block clause');
     const pipe = this.pipeline('block clause', 'rightDelim');
-    const saved = this.vars;
-    this.vars = ['$'];
+    this.nest(t.pos, `{{block}} nested over ${MAX_NESTING} deep (with parentheses and blocks)`);
+    const [saved, savedRange] = [this.vars, this.rangeDepth];
+    // The body is a template of its own: its variables and loops are not the caller's.
+    [this.vars, this.rangeDepth] = [['$'], 0];
     const [list, end] = this.itemList();
-    this.vars = saved;
+    [this.vars, this.rangeDepth] = [saved, savedRange];
+    this.depth--;
     if (end.type !== 'end') this.fail(end.pos, 'unexpected {{else}} in block clause');
-    this.defines.push({ name, file: this.file, source: this.src, root: list });
+    this.add({ name, file: this.file, source: this.src, root: list }, end.pos);
     return { type: 'template', pos: t.pos, name, pipe };
   }
 
@@ -284,36 +322,38 @@ class Parser {
     }
   }
 
-  /** `$x :=`, `$x =`, and in range `$i, $v :=`. */
+  /**
+   * `$x :=`, `$x =`, and in range `$i, $v :=`. As in Go, a variable assigned to (`$x = …`) is not
+   * looked up here: an undeclared one is an error when the assignment runs.
+   */
   private declarations(pipe: PipeNode, context: string): void {
-    const save = this.i;
-    const v = this.nextNonSpace();
-    if (v.type !== 'variable') {
-      this.i = save;
-      return;
+    for (;;) {
+      const save = this.i;
+      const v = this.nextNonSpace();
+      const next = v.type === 'variable' ? this.peekNonSpace() : v;
+      if (next.type === 'declare' || next.type === 'assign') {
+        this.nextNonSpace();
+        pipe.isAssign = next.type === 'assign';
+        pipe.decl.push(this.declare(v));
+        return;
+      }
+      if (v.type !== 'variable' || next.type !== 'comma') {
+        this.i = save;
+        return;
+      }
+      this.nextNonSpace();
+      pipe.decl.push(this.declare(v));
+      if (context === 'range' && pipe.decl.length < 2) {
+        const after = this.peekNonSpace();
+        if (after.type === 'variable' || after.type === 'rightDelim' || after.type === 'rightParen') continue;
+        this.fail(after.pos, 'range can only initialize variables');
+      }
+      this.fail(next.pos, `too many declarations in ${context}`);
     }
-    const op = this.nextNonSpace();
-    if (op.type === 'declare' || op.type === 'assign') {
-      pipe.isAssign = op.type === 'assign';
-      pipe.decl.push(this.declare(v, pipe.isAssign));
-      return;
-    }
-    if (op.type === 'comma' && context === 'range') {
-      const v2 = this.nextNonSpace();
-      const op2 = this.nextNonSpace();
-      if (v2.type !== 'variable' || (op2.type !== 'declare' && op2.type !== 'assign'))
-        this.fail(v2.pos, 'range can only initialize variables');
-      pipe.isAssign = op2.type === 'assign';
-      pipe.decl.push(this.declare(v, pipe.isAssign), this.declare(v2, pipe.isAssign));
-      return;
-    }
-    if (op.type === 'comma') this.fail(op.pos, `too many declarations in ${context}`);
-    this.i = save;
   }
 
-  private declare(v: Token, assign: boolean): VariableNode {
-    if (assign) this.useVar(v);
-    else this.vars.push(v.value);
+  private declare(v: Token): VariableNode {
+    this.vars.push(v.value);
     return { type: 'variable', pos: v.pos, ident: [v.value] };
   }
 
@@ -383,100 +423,29 @@ class Parser {
       case 'string':
       case 'rawString':
         return { type: 'literal', pos: t.pos, value: this.unquote(t), text: t.value };
-      case 'leftParen':
-        return this.pipeline('parenthesized pipeline', 'rightParen');
+      case 'leftParen': {
+        this.nest(t.pos, 'max expression depth exceeded');
+        const pipe = this.pipeline('parenthesized pipeline', 'rightParen');
+        this.depth--;
+        return pipe;
+      }
       default:
         this.backup();
         return undefined;
     }
   }
 
-  /** A number as Go's idealConstant gives it: an int unless written with `.`, `e` or `p` (hex excepted). */
+  /** A number or character constant (see {@link parseNumber}). */
   private number(t: Token): bigint | number {
-    if (t.type === 'char') {
-      const s = this.unquoteChar(t);
-      return BigInt(s.codePointAt(0)!);
-    }
-    const text = t.value.replace(/_/g, '');
-    if (text.endsWith('i')) this.fail(t.pos, `complex numbers are not supported: ${t.value}`);
-    const neg = text.startsWith('-');
-    const body = text.replace(/^[+-]/, '');
-    if (/^0[xX][0-9a-fA-F]+$/.test(body) || /^0[oO][0-7]+$/.test(body) || /^0[bB][01]+$/.test(body)) {
-      const v = BigInt(body);
-      return neg ? -v : v;
-    }
-    if (/^0[0-7]+$/.test(body)) {
-      const v = BigInt(`0o${body.slice(1)}`);
-      return neg ? -v : v;
-    }
-    if (/^[0-9]+$/.test(body)) {
-      const v = BigInt(body);
-      return neg ? -v : v;
-    }
-    const f = Number(text);
-    if (Number.isNaN(f)) this.fail(t.pos, `illegal number syntax: "${t.value}"`);
-    return f;
-  }
-
-  private unquoteChar(t: Token): string {
-    const inner = t.value.slice(1, -1);
-    const s = inner.startsWith('\\') ? this.unescape(inner, t) : inner;
-    if (Array.from(s).length !== 1) this.fail(t.pos, `malformed character constant: ${t.value}`);
-    return s;
+    if (t.type === 'char')
+      return unquoteChar(t.value) ?? this.fail(t.pos, `malformed character constant: ${t.value}`);
+    if (/i$/.test(t.value) && !/^[+-]?0[xX]/.test(t.value))
+      this.fail(t.pos, `complex numbers are not supported: ${t.value}`);
+    return parseNumber(t.value) ?? this.fail(t.pos, `illegal number syntax: "${t.value}"`);
   }
 
   private unquote(t: Token): string {
     if (t.type === 'rawString') return t.value.slice(1, -1).replace(/\r/g, '');
-    return this.unescape(t.value.slice(1, -1), t);
-  }
-
-  /** Go's escapes in interpreted strings: \a \b \f \n \r \t \v \\ \" \' \xhh \ooo \uhhhh \Uhhhhhhhh. */
-  private unescape(s: string, t: Token): string {
-    let out = '';
-    const bytes: number[] = [];
-    const flush = () => {
-      if (bytes.length) out += Buffer.from(bytes).toString('utf8');
-      bytes.length = 0;
-    };
-    for (let i = 0; i < s.length; i++) {
-      const c = s[i]!;
-      if (c !== '\\') {
-        flush();
-        out += c;
-        continue;
-      }
-      const e = s[++i];
-      const simple: Record<string, string> = {
-        a: '\x07',
-        b: '\b',
-        f: '\f',
-        n: '\n',
-        r: '\r',
-        t: '\t',
-        v: '\v',
-        '\\': '\\',
-        '"': '"',
-        "'": "'",
-      };
-      if (e !== undefined && simple[e] !== undefined) {
-        flush();
-        out += simple[e];
-      } else if (e === 'x' && /^[0-9a-fA-F]{2}$/.test(s.slice(i + 1, i + 3))) {
-        bytes.push(parseInt(s.slice(i + 1, i + 3), 16));
-        i += 2;
-      } else if (e !== undefined && /^[0-7]{3}$/.test(s.slice(i, i + 3))) {
-        bytes.push(parseInt(s.slice(i, i + 3), 8));
-        i += 2;
-      } else if ((e === 'u' || e === 'U') && /^[0-9a-fA-F]+$/.test(s.slice(i + 1, i + (e === 'u' ? 5 : 9)))) {
-        const n = e === 'u' ? 4 : 8;
-        flush();
-        out += String.fromCodePoint(parseInt(s.slice(i + 1, i + 1 + n), 16));
-        i += n;
-      } else {
-        this.fail(t.pos, `invalid syntax: ${t.value}`);
-      }
-    }
-    flush();
-    return out;
+    return unquoteString(t.value) ?? this.fail(t.pos, `invalid syntax: ${t.value}`);
   }
 }

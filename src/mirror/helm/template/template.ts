@@ -5,16 +5,12 @@
  * A set has one {@link Budget} for everything executed through it (a chart's render), shared with
  * the sets tpl makes.
  */
-import type { ListNode, Tree } from './ast.js';
+import { isEmptyTree, type Tree } from './ast.js';
 import { Budget, type Call } from './budget.js';
 import { goBuiltins } from './builtins.js';
 import { executeTemplate, type ExecEnv, type FuncDef } from './exec.js';
 import { parseTemplate } from './parser.js';
 import { sprigFunctions } from './sprig.js';
-
-function isEmptyList(l: ListNode): boolean {
-  return l.nodes.every((n) => n.type === 'text' && n.text.trim() === '');
-}
 
 /** Go's builtins, then sprig's (sprig's win, as Go prefers a template's own functions). */
 function standardFunctions(): Map<string, FuncDef> {
@@ -23,6 +19,7 @@ function standardFunctions(): Map<string, FuncDef> {
 
 export class TemplateSet implements ExecEnv {
   private readonly trees = new Map<string, Tree>();
+  private delimiters: { left: string; right: string } = { left: '', right: '' };
   readonly budget: Budget;
 
   constructor(
@@ -47,12 +44,18 @@ export class TemplateSet implements ExecEnv {
     return this.trees.get(name) ?? this.parent?.lookup(name);
   }
 
+  /** Go's Delims: the action delimiters of the texts parsed from now on (empty: `{{` and `}}`). */
+  delims(left: string, right: string): this {
+    this.delimiters = { left, right };
+    return this;
+  }
+
   /** Parse `text` as the template `name` (its file too), adding what it defines. */
   parse(name: string, text: string): this {
-    const { main, defines } = parseTemplate(name, text, (n) => this.func(n) !== undefined);
+    const { main, defines } = parseTemplate(name, text, (n) => this.func(n) !== undefined, this.delimiters);
     for (const t of [main, ...defines]) {
       const old = this.trees.get(t.name);
-      if (old && isEmptyList(t.root) && !isEmptyList(old.root)) continue;
+      if (old && isEmptyTree(t.root) && !isEmptyTree(old.root)) continue;
       this.trees.set(t.name, t);
     }
     return this;
