@@ -92,7 +92,7 @@ const fn = (min: number, max: number, f: Fn, params?: FuncDef['params']): FuncDe
 });
 
 /** The functions Go's exec tests add (count, over a channel, is Go-only). */
-export const testFuncs: [string, FuncDef][] = [
+const testFuncs: [string, FuncDef][] = [
   ['add', fn(0, Infinity, (...a: bigint[]) => a.reduce((x, y) => x + y, 0n))],
   ['echo', fn(1, 1, (a: unknown) => a)],
   [

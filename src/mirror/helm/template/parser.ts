@@ -70,7 +70,7 @@ export function parseTemplate(
  * both recurse on JavaScript's stack, which holds a few thousand levels, so the limit is lower:
  * a clear error rather than a stack overflow. Charts nest a dozen.
  */
-export const MAX_NESTING = 1000;
+const MAX_NESTING = 1000;
 
 class Parser {
   private i = 0;
