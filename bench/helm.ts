@@ -26,15 +26,13 @@
  * measures every image at its source registry (even a dry run to file:// reads each manifest), so
  * it cannot be made without registries serving the chart's images; this benchmark runs none.
  *
- * Measured 2026-11-27 (2 cores shared with other work, load average ~10; Node 24.21): 133
- * manifests (4.6 MB), 11 images; median 1.66–1.73 s CPU for the whole process (Node's start and
- * imports ~0.25 s; load ~0.22 s, render ~0.8 s, images ~0.33 s), peak RSS 167–174 MB: both goals met,
- * the CPU one with little room. Where the time goes (node --cpu-prof, shares of the sampled time):
- * rendering ~35% (parsing the templates, lexer included, ~16%; executing them ~17%); imagesOf
- * ~29%, nearly all of it loadYamlDocuments re-reading every manifest (the dashboards' ~3 MB of JSON
- * in block scalars included), of which Helm's `---` separator regex (src/mirror/helm/yaml.ts
- * HELM_SEPARATOR, which rescans every run of whitespace) alone ~8%; loadChart ~14% (gunzip and
- * tar ~7%, values YAML); the garbage collector ~13%.
+ * Measured 2026-11-27 (2 cores shared with other work, load average ~5; Node 24.21), with the
+ * issue's whole engine (conformance fixes, go-yaml writer, args images) and the one-pass document
+ * splitter: 133 manifests (4.6 MB), 13 images; median 1.26 s CPU for the whole process (Node's
+ * start and imports 0.22 s; load 0.19 s, render 0.58 s, images 0.22 s), peak RSS 169–182 MB: both
+ * goals met. Before the splitter and the lexer rewrite, under heavier load: median 2.07 s, of which
+ * Helm's `---` separator regex retried at every space of the dashboards ~5%, parsing the templates
+ * (lexer included) ~16%, executing them ~17%, re-reading every manifest as YAML ~20%.
  *
  * Usage: node build/bench/helm.js [--repeat 5] [--dashboard-bytes 3000000] [--profile] [--json]
  */
