@@ -220,6 +220,7 @@ export async function resolvePlan(o: ResolveOptions): Promise<MirrorPlan> {
   );
 
   const helm = cfg.mirror.helm;
+  const helmBlocked: BlockedImage[] = [];
   if (helm && (helm.repositories.length > 0 || helm.local.length > 0)) {
     const { planHelm } = await import('./helm/plan.js'); // the template engine loads only for charts
     const h = await planHelm(helm, {
@@ -227,14 +228,16 @@ export async function resolvePlan(o: ResolveOptions): Promise<MirrorPlan> {
       tls: o.graphTls,
       credentials: o.credentials,
       pin: (img, context, platforms) => pin(img, 'helm', context, platforms),
+      blockedImages: cfg.mirror.blockedImages,
     });
     plan.charts = h.charts;
+    helmBlocked.push(...h.blocked);
     plan.warnings.push(...h.warnings);
     entries.push(...h.entries);
   }
 
   const { kept, blocked } = applyBlocked(entries, cfg.mirror.blockedImages);
-  plan.blocked = blocked;
+  plan.blocked = [...helmBlocked, ...blocked];
   plan.images = dedupe(kept);
   // Loaded here, not at start-up: OpenPGP.js alone costs every command ~50 ms to import.
   const { addSignatures } = await import('./signatures/plan.js');

@@ -381,6 +381,16 @@ describe('helm charts: a chart repository mirrored with its images, carried acro
         }),
       },
       {
+        // Two images of one chart that oc-mirror's naming puts at one destination.
+        name: 'twins',
+        version: '0.1.0',
+        tgz: await pack('twins', {
+          'Chart.yaml': 'apiVersion: v2\nname: twins\nversion: 0.1.0\n',
+          'templates/pod.yaml':
+            'apiVersion: v1\nkind: Pod\nmetadata:\n  name: app\nspec:\n  containers:\n    - name: a\n      image: one.example.com/library/busybox:1.36\n    - name: b\n      image: two.example.com/library/busybox:1.36\n',
+        }),
+      },
+      {
         name: 'common',
         version: '2.26.0',
         type: 'library',
@@ -421,6 +431,7 @@ describe('helm charts: a chart repository mirrored with its images, carried acro
         'ingress-nginx 4.12.1',
         'kube-prometheus-stack 66.3.0',
         'kube-prometheus-stack 66.3.1',
+        'twins 0.1.0',
       ]);
       const how = (key: string) =>
         Object.fromEntries(
@@ -458,6 +469,10 @@ describe('helm charts: a chart repository mirrored with its images, carried acro
       expect(charts.get('badref 0.1.0')!.error).toMatch(
         /^badref\/templates\/pod\.yaml: Pod\/app \.spec\.containers\[0\]\.image: invalid image reference "quay\.io\/example\/App:v1": repository names must be lowercase/,
       );
+      // Two of a chart's images that would land on one destination fail that chart, with a way out.
+      expect(charts.get('twins 0.1.0')!.error).toMatch(
+        /^two\.example\.com\/library\/busybox:1\.36 and one\.example\.com\/library\/busybox:1\.36 would both be mirrored to library\/busybox:1\.36 \(twins\/templates\/pod\.yaml: Pod\/app \.spec\.containers\[1\]\.image\)\n {2}hint: leave one of them out with a mirror\.blockedImages pattern/,
+      );
       const pairs = report.plan as { source: string; context: string; error?: string }[];
       for (const b of seeded)
         expect(
@@ -470,7 +485,7 @@ describe('helm charts: a chart repository mirrored with its images, carried acro
         /^helm chart cert-manager v1\.16\.2 \[args\] \(cert-manager\/templates\/deployment\.yaml: Deployment\/airgap-cert-manager \.spec\.template\.spec\.containers\[0\]\.args\[3\]\)$/,
       );
       expect(report.warnings).toContain(
-        'helm repository "corpus" lists no charts: every version of every chart, 7 chart(s) in 8 version(s)',
+        'helm repository "corpus" lists no charts: every version of every chart, 8 chart(s) in 9 version(s)',
       );
 
       const t = await plan(false);
@@ -496,8 +511,36 @@ describe('helm charts: a chart repository mirrored with its images, carried acro
         /chart {4}badyaml 0\.1\.0 \(corpus\): FAILED, YAML parse error on badyaml\/templates\/cm\.yaml: bad indentation of a mapping entry \(7:5\)\n[^]*\(badyaml\/templates\/cm\.yaml:7\)\n +hint: line 7 is of the template's output/,
       );
       expect(t.stdout).toContain(
-        'warning  helm repository "corpus" lists no charts: every version of every chart, 7 chart(s) in 8 version(s)',
+        'warning  helm repository "corpus" lists no charts: every version of every chart, 8 chart(s) in 9 version(s)',
       );
+
+      // The way out works: blocked chart images are left out before they are named or pinned.
+      const twins = await writeChart(join(dir, 'twins-local', 'twins'), {
+        'Chart.yaml': 'apiVersion: v2\nname: twins\nversion: 0.1.0\n',
+        'templates/pod.yaml':
+          'apiVersion: v1\nkind: Pod\nmetadata:\n  name: app\nspec:\n  containers:\n    - name: a\n      image: one.example.com/library/busybox:1.36\n    - name: b\n      image: two.example.com/library/busybox:1.36\n',
+      });
+      const blockedIsc = await writeMirrorConfig(join(dir, 'twins.yaml'), {
+        helm: { local: [{ name: 'twins', path: twins }] },
+        blockedImages: [{ name: '^one\\.example\\.com/' }, { name: '^two\\.example\\.com/' }],
+      });
+      const b = await airgap([
+        'mirror',
+        'plan',
+        '-c',
+        blockedIsc,
+        `file://${join(dir, 'twins-out')}`,
+        ...access(),
+        '--json',
+      ]);
+      expect(b.exitCode, b.stderr).toBe(0);
+      const blockedReport = JSON.parse(b.stdout);
+      expect(blockedReport.charts[0].error).toBeUndefined();
+      expect(blockedReport.blocked.map((x: { origin: string }) => x.origin).sort()).toEqual([
+        'one.example.com/library/busybox:1.36',
+        'two.example.com/library/busybox:1.36',
+      ]);
+      expect(blockedReport.plan).toEqual([]);
     } finally {
       await corpusRepo.stop();
     }

@@ -9,7 +9,15 @@
 import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Stats } from 'node:fs';
-import { CommonError, isAirgapError, messageOf, unreadableReason, usageError } from '../../util/errors.js';
+import {
+  AirgapError,
+  CommonError,
+  hasCode,
+  isAirgapError,
+  messageOf,
+  unreadableReason,
+  usageError,
+} from '../../util/errors.js';
 import { isNotFound, writeFileAtomic } from '../../util/fs.js';
 import { joinSegments, pathSegment } from '../../util/path-segment.js';
 import type { TlsOptions } from '../../net/http.js';
@@ -17,9 +25,11 @@ import { MirrorError } from '../errors.js';
 import { formatReference, parseReference, type ImageReference } from '../reference.js';
 import { findCredential, type CredentialOptions } from '../auth/credentials.js';
 import type { Helm, HelmChart } from '../isc/types.js';
+import { IscErrorCode } from '../isc/errors.js';
 import {
   planAdditionalImages,
   platformStrings,
+  type BlockedImage,
   type PlanChart,
   type PlanChartImage,
   type PlanEntry,
@@ -48,11 +58,15 @@ export interface HelmPlanContext {
    * image that cannot be resolved is an unresolved entry, reported failed by the run).
    */
   pin(image: PlannedImage, context: string, platforms?: string[]): Promise<PlanEntry>;
+  /** `mirror.blockedImages`: a chart image it matches is left out before it is pinned. */
+  blockedImages?: readonly { name: string }[];
 }
 
 export interface HelmPlan {
   charts: PlanChart[];
   entries: PlanEntry[];
+  /** Chart images left out by `mirror.blockedImages` (before they are pinned or named). */
+  blocked: BlockedImage[];
   warnings: string[];
 }
 
@@ -67,7 +81,7 @@ interface ChartSource {
 
 /** Plan every chart of `mirror.helm`. */
 export async function planHelm(helm: Helm, ctx: HelmPlanContext): Promise<HelmPlan> {
-  const out: HelmPlan = { charts: [], entries: [], warnings: [] };
+  const out: HelmPlan = { charts: [], entries: [], blocked: [], warnings: [] };
   const chartsDir = join(ctx.workspace, 'helm', 'charts');
   await mkdir(chartsDir, { recursive: true });
   const sources: ChartSource[] = [];
@@ -148,10 +162,8 @@ export async function planHelm(helm: Helm, ctx: HelmPlanContext): Promise<HelmPl
       );
       const { manifests } = renderChart(chart, {});
       const images = chartImages(imagesOf(manifests, { imagePaths: src.spec.imagePaths }));
-      const planned = planAdditionalImages(
-        images.map((i) => ({ name: i.image, where: i.where })),
-        [],
-      );
+      const planned = planChartImages(images, ctx.blockedImages ?? []);
+      out.blocked.push(...planned.blocked);
       const platforms = platformStrings(src.spec.platforms);
       const byOrigin = new Map(images.map((i) => [i.image, i]));
       for (const img of planned.images) {
@@ -180,6 +192,30 @@ export async function planHelm(helm: Helm, ctx: HelmPlanContext): Promise<HelmPl
   for (const c of out.charts.filter((c) => c.error))
     out.warnings.push(`helm chart ${c.name}${c.version ? ` ${c.version}` : ''}: ${c.error}`);
   return out;
+}
+
+/**
+ * A chart's images as additional images (named at the destination as oc-mirror names them), the
+ * blocked ones left out first. Two that would land on one destination fail the chart, with a hint
+ * that fits a chart (its images have no targetRepo).
+ */
+function planChartImages(
+  images: readonly PlanChartImage[],
+  blockedImages: readonly { name: string }[],
+): { images: PlannedImage[]; blocked: BlockedImage[] } {
+  try {
+    return planAdditionalImages(
+      images.map((i) => ({ name: i.image, where: i.where })),
+      [...blockedImages],
+    );
+  } catch (e) {
+    if (!hasCode(e, IscErrorCode.Conflict)) throw e;
+    throw new AirgapError(IscErrorCode.Conflict, e.message, {
+      where: e.where,
+      hint: 'leave one of them out with a mirror.blockedImages pattern naming its registry, and mirror it under another name with additionalImages and a targetRepo if it is needed',
+      cause: e,
+    });
+  }
 }
 
 /**
@@ -240,6 +276,12 @@ async function repositoryAuthorization(
 /** Errors about a chart itself (it does not load or render): reported for that chart, not the run. */
 function isChartError(code: string): boolean {
   // A chart's YAML over a limit (a "billion laughs" values.yaml) fails that chart alone.
-  // An image field that is no image reference fails that chart alone too.
-  return code.startsWith('HELM_') || code === CommonError.YAML_LIMIT || code === MirrorError.REF_INVALID;
+  // An image field that is no image reference fails that chart alone too, and so do two of the
+  // chart's images that would land on one destination (each chart's images are planned apart).
+  return (
+    code.startsWith('HELM_') ||
+    code === CommonError.YAML_LIMIT ||
+    code === MirrorError.REF_INVALID ||
+    code === IscErrorCode.Conflict
+  );
 }
