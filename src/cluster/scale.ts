@@ -26,7 +26,7 @@ import { rebootReleasedHosts, waitDiscoveryIso, waitHostsProvisioned } from './i
 import { waitAgentsInstalled, waitNodePoolReady } from './install/nodepool.js';
 import { deprovisionHosts, markMachines, waitAgentsReleased } from './install/remove.js';
 import { describeRef, type KubeObject } from './kube.js';
-import { prepareSite } from './prepare.js';
+import { prepareSite, type PreparedSite } from './prepare.js';
 import { waitFor } from './wait.js';
 import { dedupe, type InstallReporter } from './progress.js';
 import { renderHostObjects } from './render/index.js';
@@ -64,8 +64,59 @@ export interface ScaleResult extends ScalePlan {
   failures: string[];
 }
 
+/** A NodePool's (or HostedCluster's) reference on the hub. */
+type HubRef = { apiVersion: string; kind: string; namespace: string; name: string };
+
+/** The hosted cluster to scale: the site, the hub, and the cluster's HostedCluster and NodePool there. */
+interface ScaleTarget extends PreparedSite {
+  ctx: InstallContext;
+  hcRef: HubRef;
+  npRef: HubRef;
+  np: KubeObject;
+}
+
+/** The hosts the hub has for the cluster (BareMetalHosts of its InfraEnv), and the Agents. */
+interface HubHosts {
+  agents: KubeObject[];
+  /** Each host's Agent, by host name. */
+  agentOf: Map<string, KubeObject>;
+  onHub: Set<string>;
+  /** Whether the host's Agent is bound to the cluster (it is in the NodePool). */
+  inPool(host: string): boolean;
+  /** The hosts the site lists. */
+  siteHosts: string[];
+}
+
 /** `airgap cluster scale`; see the file comment. */
 export async function scaleCluster(o: ScaleOptions): Promise<ScaleResult> {
+  const t = await openTarget(o);
+  const { ctx, npRef, np } = t;
+  const hosts = await readHubHosts(t);
+  const plan = planChanges(t, hosts);
+  const from = plan.replicas.from;
+  if (o.replicas !== undefined) {
+    planReplicas(plan, o.replicas, hosts, t);
+  } else {
+    plan.replicas.to = from - plan.remove.filter((r) => r.inNodePool).length + plan.join.length;
+  }
+  if (plan.replicas.to === 0 && from > 0 && !o.force) throw lastNodeRefused(plan, npRef);
+  if (o.dryRun)
+    return { ...plan, dryRun: true, ready: Number(field(np, 'status.replicas') ?? 0), failures: [] };
+
+  if (plan.remove.length) await removeHosts(t, hosts, plan);
+  if (plan.join.length) {
+    await joinHosts(t, hosts, plan);
+  } else if (o.replicas !== undefined) {
+    await setReplicas(ctx, npRef, o.replicas);
+  }
+
+  const final = await waitNodePoolReady(ctx, npRef, plan.replicas.to);
+  if (o.replicas !== undefined && o.replicas < from) await keepReleasedHosts(t, hosts);
+  return { ...plan, dryRun: false, ready: final.current, failures: ctx.failures };
+}
+
+/** The site read, its warnings said, and the cluster's HostedCluster and NodePool found (not autoscaled) on the hub. */
+async function openTarget(o: ScaleOptions): Promise<ScaleTarget> {
   const { site, inputs } = await prepareSite({ siteFile: o.siteFile });
   for (const w of [...site.warnings, ...inputs.warnings])
     o.report({ phase: 'preflight', level: 'warn', message: w });
@@ -78,10 +129,9 @@ export async function scaleCluster(o: ScaleOptions): Promise<ScaleResult> {
     wait: { timeoutMs: o.phaseTimeoutMs, ...(o.resyncMs ? { resyncMs: o.resyncMs } : {}) },
     failures: [],
   };
-  const { kube, agentNs } = ctx;
   const hcRef = { ...API.hostedCluster, ...cluster };
   const npRef = { ...API.nodePool, ...cluster };
-  const [hc, np] = await Promise.all([kube.get(hcRef), kube.get(npRef)]);
+  const [hc, np] = await Promise.all([ctx.kube.get(hcRef), ctx.kube.get(npRef)]);
   if (!hc || !np)
     throw usageError(
       ClusterError.CLUSTER_NOT_FOUND,
@@ -96,6 +146,12 @@ export async function scaleCluster(o: ScaleOptions): Promise<ScaleResult> {
       `${describeRef(npRef)} is autoscaled (spec.autoScaling): its replicas are not set by hand`,
       { hint: 'change spec.autoScaling.min/max of the NodePool instead' },
     );
+  return { site, inputs, ctx, hcRef, npRef, np };
+}
+
+/** The cluster's BareMetalHosts and the Agents, as the hub has them now. */
+async function readHubHosts(t: ScaleTarget): Promise<HubHosts> {
+  const { kube, agentNs, cluster } = t.ctx;
   const [bmhs, agents] = await Promise.all([
     kube.list(API.bareMetalHost.apiVersion, API.bareMetalHost.kind, {
       namespace: agentNs,
@@ -108,12 +164,22 @@ export async function scaleCluster(o: ScaleOptions): Promise<ScaleResult> {
     const a = agentOf.get(host);
     return !!a && viewAgent(a).boundTo === cluster.name;
   };
-  const onHub = new Set(bmhs.items.map((b) => b.metadata.name));
-  const siteHosts = site.hosts.map((h) => h.name);
-  const from = Number(field(np, 'spec.replicas') ?? 0);
-  const plan: ScalePlan = {
-    cluster: describeRef(hcRef).replace(/^HostedCluster /, ''),
-    nodePool: describeRef(npRef).replace(/^NodePool /, ''),
+  return {
+    agents: agents.items,
+    agentOf,
+    onHub: new Set(bmhs.items.map((b) => b.metadata.name)),
+    inPool,
+    siteHosts: t.site.hosts.map((h) => h.name),
+  };
+}
+
+/** The site against the hub: the hosts that join, the hosts that leave; the replicas as they are. */
+function planChanges(t: ScaleTarget, hosts: HubHosts): ScalePlan {
+  const { agentOf, inPool, onHub, siteHosts } = hosts;
+  const from = Number(field(t.np, 'spec.replicas') ?? 0);
+  return {
+    cluster: describeRef(t.hcRef).replace(/^HostedCluster /, ''),
+    nodePool: describeRef(t.npRef).replace(/^NodePool /, ''),
     replicas: { from, to: from },
     join: siteHosts.filter((h) => !inPool(h)).map((h) => ({ host: h, create: !onHub.has(h) })),
     remove: [...onHub]
@@ -125,141 +191,136 @@ export async function scaleCluster(o: ScaleOptions): Promise<ScaleResult> {
         inNodePool: inPool(h),
       })),
   };
-  const leaving = plan.remove.filter((r) => r.inNodePool).length;
+}
 
-  if (o.replicas !== undefined) {
-    const changed = [
-      ...plan.join.filter((j) => j.create).map((j) => `adds ${j.host}`),
-      ...plan.remove.map((r) => `removes ${r.host}`),
-    ];
-    if (changed.length)
-      throw usageError(
-        ClusterError.SCALE_SITE_CHANGED,
-        `--replicas scales within the Agents on the hub, but the site file ${changed.join(', ')}`,
-        { hint: 'run airgap cluster scale -f <site> without --replicas to apply the site file first' },
-      );
-    plan.join = [];
-    plan.replicas.to = o.replicas;
-    if (o.replicas > from) refuseShortage(agents.items, cluster.name, o.replicas, np, npRef);
-  } else {
-    plan.replicas.to = from - leaving + plan.join.length;
-  }
-  if (plan.replicas.to === 0 && from > 0 && !o.force) {
-    const last = plan.remove.filter((r) => r.inNodePool).map((r) => r.host);
+/** --replicas N: refused when the site file adds or removes hosts, or N is more than the Agents can give. */
+function planReplicas(plan: ScalePlan, replicas: number, hosts: HubHosts, t: ScaleTarget): void {
+  const changed = [
+    ...plan.join.filter((j) => j.create).map((j) => `adds ${j.host}`),
+    ...plan.remove.map((r) => `removes ${r.host}`),
+  ];
+  if (changed.length)
     throw usageError(
-      ClusterError.SCALE_LAST_NODE,
-      last.length
-        ? `removing ${last.join(', ')} would leave ${describeRef(npRef)} with no node: ${last.at(-1)} carries its last one, and the hosted cluster's ingress, console and workloads run on its nodes`
-        : `--replicas 0 would leave ${describeRef(npRef)} with no node: the hosted cluster's ingress, console and workloads run on its nodes`,
-      {
-        hint: 'add the replacement host to the site file in the same change, or give --force to scale the NodePool to 0',
-      },
+      ClusterError.SCALE_SITE_CHANGED,
+      `--replicas scales within the Agents on the hub, but the site file ${changed.join(', ')}`,
+      { hint: 'run airgap cluster scale -f <site> without --replicas to apply the site file first' },
     );
-  }
-  if (o.dryRun)
-    return { ...plan, dryRun: true, ready: Number(field(np, 'status.replicas') ?? 0), failures: [] };
+  plan.join = [];
+  plan.replicas.to = replicas;
+  if (replicas > plan.replicas.from)
+    refuseShortage(hosts.agents, t.ctx.cluster.name, replicas, t.np, t.npRef);
+}
 
-  // 1. Hosts that leave: their Machines marked, the NodePool scaled down, the Agents released, the hosts deprovisioned.
-  if (plan.remove.length) {
-    const bound = plan.remove.filter((r) => r.inNodePool).map((r) => agentOf.get(r.host)!);
-    await markMachines(ctx, bound);
-    // What stays in the NodePool (counted from the Agents, so a run started again asks the same).
-    const staying = agents.items.filter((a) => viewAgent(a).boundTo === cluster.name).length - bound.length;
-    await setReplicas(ctx, npRef, staying);
-    await waitAgentsReleased(
-      ctx,
-      plan.remove.map((r) => r.host),
-      siteHosts.filter(inPool),
-    );
-    await deprovisionHosts(
-      ctx,
-      plan.remove.map((r) => r.host),
-    );
-  }
+/** SCALE_LAST_NODE: the change would leave the NodePool with no node. */
+function lastNodeRefused(plan: ScalePlan, npRef: HubRef) {
+  const last = plan.remove.filter((r) => r.inNodePool).map((r) => r.host);
+  return usageError(
+    ClusterError.SCALE_LAST_NODE,
+    last.length
+      ? `removing ${last.join(', ')} would leave ${describeRef(npRef)} with no node: ${last.at(-1)} carries its last one, and the hosted cluster's ingress, console and workloads run on its nodes`
+      : `--replicas 0 would leave ${describeRef(npRef)} with no node: the hosted cluster's ingress, console and workloads run on its nodes`,
+    {
+      hint: 'add the replacement host to the site file in the same change, or give --force to scale the NodePool to 0',
+    },
+  );
+}
 
-  // 2. Hosts that join: created where new, provisioned, their Agents ready, then picked by the NodePool.
-  if (plan.join.length) {
-    const resolved = resolveSite(site, inputs, {
-      releaseImage: '',
-      releaseVersion: '',
-      controlPlaneOperatorImage: '',
-    });
-    const rendered = renderHostObjects(
-      resolved,
-      plan.join.filter((j) => j.create).map((j) => j.host),
-    );
-    const nmstate = rendered.filter((r) => r.step !== 'hosts').map((r) => r.object);
-    if (nmstate.length) {
-      await applyObjects(kube, nmstate, ctx.report, 'hosts');
-      await waitDiscoveryIso(ctx, cluster.name);
-    }
-    await applyObjects(
-      kube,
-      rendered.filter((r) => r.step === 'hosts').map((r) => r.object),
-      ctx.report,
-      'hosts',
-    );
-    const hosts = await waitHostsProvisioned(
-      ctx,
-      cluster.name,
-      plan.join.map((j) => j.host),
-    );
-    // A host that left the NodePool earlier (--replicas) waits to boot the discovery ISO again.
-    await rebootReleasedHosts(
-      ctx,
-      plan.join.flatMap((j) => agentOf.get(j.host) ?? []),
-    );
-    const ready = await waitAgentsReady(ctx, hosts.provisioned, site.cluster.approveAgents);
-    // The nodes it ends with: the Agents in the NodePool now, and the new ones.
-    const { items: now } = await kube.list(API.agent.apiVersion, API.agent.kind, { namespace: agentNs });
-    const inPoolNow = now.filter((a) => viewAgent(a).boundTo === cluster.name).map((a) => a.metadata.name);
-    const want = inPoolNow.length + ready.filter((a) => !inPoolNow.includes(a.metadata.name)).length;
-    await setReplicas(ctx, npRef, want);
-    plan.replicas.to = want;
-    await waitAgentsInstalled(ctx, ready, site.cluster.nodePool.agentLabelSelector);
-  } else if (o.replicas !== undefined) {
-    await setReplicas(ctx, npRef, o.replicas);
-  }
+/** 1. Hosts that leave: their Machines marked, the NodePool scaled down, the Agents released, the hosts deprovisioned. */
+async function removeHosts(t: ScaleTarget, hosts: HubHosts, plan: ScalePlan): Promise<void> {
+  const { ctx, npRef } = t;
+  const bound = plan.remove.filter((r) => r.inNodePool).map((r) => hosts.agentOf.get(r.host)!);
+  await markMachines(ctx, bound);
+  // What stays in the NodePool (counted from the Agents, so a run started again asks the same).
+  const staying = hosts.agents.filter((a) => viewAgent(a).boundTo === ctx.cluster.name).length - bound.length;
+  await setReplicas(ctx, npRef, staying);
+  await waitAgentsReleased(
+    ctx,
+    plan.remove.map((r) => r.host),
+    hosts.siteHosts.filter(hosts.inPool),
+  );
+  await deprovisionHosts(
+    ctx,
+    plan.remove.map((r) => r.host),
+  );
+}
 
-  const final = await waitNodePoolReady(ctx, npRef, plan.replicas.to);
-  if (o.replicas !== undefined && o.replicas < from) {
-    // The hosts the NodePool let go stay for later: rebooted into the discovery ISO, their Agents free again.
-    const released = await waitFor(
-      kube,
-      { ...API.agent, namespace: agentNs },
-      (objs) => {
-        const left = objs.filter((a) => {
-          const v = viewAgent(a);
-          return v.host && inPool(v.host) && v.boundTo !== cluster.name;
-        });
-        // An Agent unbinding has not yet asked for its reboot.
-        const unbinding = left.filter((a) => viewAgent(a).state === 'unbinding');
-        return {
-          done: unbinding.length === 0,
-          value: left,
-          state: unbinding.length
-            ? `waiting for ${unbinding.map((a) => viewAgent(a).host).join(', ')} to leave the cluster`
-            : 'released',
-        };
-      },
-      {
-        what: 'the Agents the NodePool let go to leave the cluster',
-        ...ctx.wait,
-        onState: (m) => ctx.report({ phase: 'release', message: m }),
-      },
-    );
-    const rebooted = await rebootReleasedHosts(ctx, released);
-    if (rebooted.length) await waitAgentsReady(ctx, rebooted, site.cluster.approveAgents);
+/** 2. Hosts that join: created where new, provisioned, their Agents ready, then picked by the NodePool. */
+async function joinHosts(t: ScaleTarget, hosts: HubHosts, plan: ScalePlan): Promise<void> {
+  const { ctx, npRef, site, inputs } = t;
+  const { kube, cluster, agentNs } = ctx;
+  const resolved = resolveSite(site, inputs, {
+    releaseImage: '',
+    releaseVersion: '',
+    controlPlaneOperatorImage: '',
+  });
+  const rendered = renderHostObjects(
+    resolved,
+    plan.join.filter((j) => j.create).map((j) => j.host),
+  );
+  const nmstate = rendered.filter((r) => r.step !== 'hosts').map((r) => r.object);
+  if (nmstate.length) {
+    await applyObjects(kube, nmstate, ctx.report, 'hosts');
+    await waitDiscoveryIso(ctx, cluster.name);
   }
-  return { ...plan, dryRun: false, ready: final.current, failures: ctx.failures };
+  await applyObjects(
+    kube,
+    rendered.filter((r) => r.step === 'hosts').map((r) => r.object),
+    ctx.report,
+    'hosts',
+  );
+  const provisioned = await waitHostsProvisioned(
+    ctx,
+    cluster.name,
+    plan.join.map((j) => j.host),
+  );
+  // A host that left the NodePool earlier (--replicas) waits to boot the discovery ISO again.
+  await rebootReleasedHosts(
+    ctx,
+    plan.join.flatMap((j) => hosts.agentOf.get(j.host) ?? []),
+  );
+  const ready = await waitAgentsReady(ctx, provisioned.provisioned, site.cluster.approveAgents);
+  // The nodes it ends with: the Agents in the NodePool now, and the new ones.
+  const { items: now } = await kube.list(API.agent.apiVersion, API.agent.kind, { namespace: agentNs });
+  const inPoolNow = now.filter((a) => viewAgent(a).boundTo === cluster.name).map((a) => a.metadata.name);
+  const want = inPoolNow.length + ready.filter((a) => !inPoolNow.includes(a.metadata.name)).length;
+  await setReplicas(ctx, npRef, want);
+  plan.replicas.to = want;
+  await waitAgentsInstalled(ctx, ready, site.cluster.nodePool.agentLabelSelector);
+}
+
+/** The hosts the NodePool let go (--replicas down) stay for later: rebooted into the discovery ISO, their Agents free again. */
+async function keepReleasedHosts(t: ScaleTarget, hosts: HubHosts): Promise<void> {
+  const { ctx, site } = t;
+  const released = await waitFor(
+    ctx.kube,
+    { ...API.agent, namespace: ctx.agentNs },
+    (objs) => {
+      const left = objs.filter((a) => {
+        const v = viewAgent(a);
+        return v.host && hosts.inPool(v.host) && v.boundTo !== ctx.cluster.name;
+      });
+      // An Agent unbinding has not yet asked for its reboot.
+      const unbinding = left.filter((a) => viewAgent(a).state === 'unbinding');
+      return {
+        done: unbinding.length === 0,
+        value: left,
+        state: unbinding.length
+          ? `waiting for ${unbinding.map((a) => viewAgent(a).host).join(', ')} to leave the cluster`
+          : 'released',
+      };
+    },
+    {
+      what: 'the Agents the NodePool let go to leave the cluster',
+      ...ctx.wait,
+      onState: (m) => ctx.report({ phase: 'release', message: m }),
+    },
+  );
+  const rebooted = await rebootReleasedHosts(ctx, released);
+  if (rebooted.length) await waitAgentsReady(ctx, rebooted, site.cluster.approveAgents);
 }
 
 /** Set the NodePool's replicas (a merge patch; nothing when it has them already). */
-async function setReplicas(
-  ctx: InstallContext,
-  npRef: { apiVersion: string; kind: string; namespace: string; name: string },
-  n: number,
-): Promise<void> {
+async function setReplicas(ctx: InstallContext, npRef: HubRef, n: number): Promise<void> {
   const live = await ctx.kube.get(npRef);
   const have = Number(field(live, 'spec.replicas') ?? 0);
   if (have === n) return;

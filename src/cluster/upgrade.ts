@@ -20,8 +20,8 @@ import { field } from './conditions.js';
 import { API, viewControlPlaneUpdate, viewNodePoolUpdate } from './describe.js';
 import { ClusterError } from './errors.js';
 import { connectHub, type HubConnection } from './identity.js';
-import { describeRef, type KubeObject } from './kube.js';
-import { prepareSite } from './prepare.js';
+import { describeRef, type Kube, type KubeObject, type ObjectRef } from './kube.js';
+import { prepareSite, type PreparedSite } from './prepare.js';
 import type { InstallReporter } from './progress.js';
 import { resolveRelease, type ReleaseResolution } from './release.js';
 import { judgeUpdateEdge, type UpdateEdge } from './upgrade-edge.js';
@@ -100,12 +100,52 @@ function notRecommended(edge: UpdateEdge, from: string, to: string, channel: str
   return usageError(ClusterError.UPGRADE_NOT_RECOMMENDED, why, { hint });
 }
 
+/** The cluster being updated: the site's HostedCluster on the hub. */
+interface UpgradeTarget {
+  kube: Kube;
+  ns: string;
+  name: string;
+  hcRef: ObjectRef;
+  hc: KubeObject;
+}
+
+/** The patches planned: the HostedCluster's, then one per NodePool of the cluster. */
+interface UpgradePatches {
+  hcPatch: Record<string, unknown>;
+  pools: KubeObject[];
+  poolPatch: Record<string, unknown>;
+  patches: UpgradeResult['patches'];
+}
+
 /** `airgap cluster upgrade`; see the file comment. */
 export async function upgradeCluster(o: UpgradeOptions): Promise<UpgradeResult> {
   const { site, inputs } = await prepareSite({ siteFile: o.siteFile });
   const arch = site.cluster.nodePool.arch ?? 'amd64';
+  const release = await resolveTarget(o, { site, inputs }, arch);
+  const t = await findHostedCluster(o, site.cluster.namespace, site.cluster.name);
+  const { running, edge } = await checkUpdate(o, { site, inputs }, arch, t, release);
+  const planned = await planPatches(t, release);
+  const result: UpgradeResult = {
+    cluster: `${t.ns}/${t.name}`,
+    from: running,
+    to: release,
+    edge,
+    patches: planned.patches,
+    dryRun: !!o.dryRun,
+  };
+  if (o.dryRun) return result;
+
+  const wait = { timeoutMs: o.phaseTimeoutMs, ...(o.resyncMs ? { resyncMs: o.resyncMs } : {}) };
+  await updateControlPlane(o, t, planned, release, wait);
+  await updateNodePools(o, t, planned, release, wait);
+  return result;
+}
+
+/** The target release resolved in the mirror, every component found there; RELEASE_NOT_IN_MIRROR says how to mirror it. */
+async function resolveTarget(o: UpgradeOptions, p: PreparedSite, arch: string): Promise<ReleaseResolution> {
+  const { site, inputs } = p;
   const targetRef = targetImage(o.to, site.cluster.release.image, arch);
-  const release = await resolveRelease({
+  return resolveRelease({
     release: targetRef,
     imageContentSources: inputs.imageContentSources,
     pullSecretFile: site.cluster.pullSecretFile,
@@ -125,9 +165,11 @@ export async function upgradeCluster(o: UpgradeOptions): Promise<UpgradeResult> 
       },
     );
   });
+}
+
+/** The site's HostedCluster on the hub; UPGRADE_NO_CLUSTER when there is none. */
+async function findHostedCluster(o: UpgradeOptions, ns: string, name: string): Promise<UpgradeTarget> {
   const kube = connectHub(o.hub);
-  const ns = site.cluster.namespace;
-  const name = site.cluster.name;
   const hcRef = { ...API.hostedCluster, namespace: ns, name };
   const hc = await kube.get(hcRef);
   if (!hc) {
@@ -135,6 +177,22 @@ export async function upgradeCluster(o: UpgradeOptions): Promise<UpgradeResult> 
       hint: 'install it first (airgap install cluster -f <site>), or check --kubeconfig and the site file',
     });
   }
+  return { kube, ns, name, hcRef, hc };
+}
+
+/**
+ * The update from the running version, judged: a downgrade refused, an update the cluster's channel
+ * does not recommend refused without --force, its risks said as warnings.
+ */
+async function checkUpdate(
+  o: UpgradeOptions,
+  p: PreparedSite,
+  arch: string,
+  t: UpgradeTarget,
+  release: ReleaseResolution,
+): Promise<{ running: string; edge: UpdateEdge }> {
+  const { site, inputs } = p;
+  const { hc, ns, name } = t;
   const history =
     (field(hc, 'status.version.history') as { version?: string; state?: string }[] | undefined) ?? [];
   const running = history.find((h) => h.state === 'Completed')?.version ?? '';
@@ -167,7 +225,12 @@ export async function upgradeCluster(o: UpgradeOptions): Promise<UpgradeResult> 
       });
   if (edge.kind !== 'recommended' && !o.force) throw notRecommended(edge, running, release.version, channel);
   for (const r of edge.risks) o.report({ phase: 'preflight', level: 'warn', message: `update risk: ${r}` });
+  return { running, edge };
+}
 
+/** The patches to the release: the HostedCluster's (with its control-plane-operator pin, when pinned), then each NodePool's. */
+async function planPatches(t: UpgradeTarget, release: ReleaseResolution): Promise<UpgradePatches> {
+  const { kube, ns, name, hc, hcRef } = t;
   const cpoPinned = typeof hc.metadata?.annotations?.[CPO_ANNOTATION] === 'string';
   const hcPatch: Record<string, unknown> = {
     spec: { release: { image: release.image } },
@@ -187,19 +250,19 @@ export async function upgradeCluster(o: UpgradeOptions): Promise<UpgradeResult> 
       change: field(np, 'spec.release.image') !== release.image,
     })),
   ];
-  const result: UpgradeResult = {
-    cluster: `${ns}/${name}`,
-    from: running,
-    to: release,
-    edge,
-    patches,
-    dryRun: !!o.dryRun,
-  };
-  if (o.dryRun) return result;
+  return { hcPatch, pools, poolPatch, patches };
+}
 
-  const wait = { timeoutMs: o.phaseTimeoutMs, ...(o.resyncMs ? { resyncMs: o.resyncMs } : {}) };
-  // The control plane first, as HyperShift requires: its version history must complete.
-  if (patches[0]!.change) await kube.mergePatch(hcRef, hcPatch);
+/** The control plane first, as HyperShift requires: patched (when it changes), then its version history followed until complete. */
+async function updateControlPlane(
+  o: UpgradeOptions,
+  t: UpgradeTarget,
+  planned: UpgradePatches,
+  release: ReleaseResolution,
+  wait: { timeoutMs: number; resyncMs?: number },
+): Promise<void> {
+  const { kube, hcRef } = t;
+  if (planned.patches[0]!.change) await kube.mergePatch(hcRef, planned.hcPatch);
   await waitFor(
     kube,
     hcRef,
@@ -220,10 +283,20 @@ export async function upgradeCluster(o: UpgradeOptions): Promise<UpgradeResult> 
       hint: 'the control plane update is under way; what holds it is named above (airgap cluster status shows every condition). Run the same command again to keep waiting',
     },
   );
-  // Then each NodePool, one after the other.
-  for (const [i, np] of pools.entries()) {
+}
+
+/** Then each NodePool, one after the other: patched (when it changes), then followed until all its nodes run the version. */
+async function updateNodePools(
+  o: UpgradeOptions,
+  t: UpgradeTarget,
+  planned: UpgradePatches,
+  release: ReleaseResolution,
+  wait: { timeoutMs: number; resyncMs?: number },
+): Promise<void> {
+  const { kube, ns } = t;
+  for (const [i, np] of planned.pools.entries()) {
     const ref = { ...API.nodePool, namespace: ns, name: np.metadata!.name! };
-    if (patches[i + 1]!.change) await kube.mergePatch(ref, poolPatch);
+    if (planned.patches[i + 1]!.change) await kube.mergePatch(ref, planned.poolPatch);
     await waitFor(
       kube,
       ref,
@@ -239,5 +312,4 @@ export async function upgradeCluster(o: UpgradeOptions): Promise<UpgradeResult> 
       },
     );
   }
-  return result;
 }

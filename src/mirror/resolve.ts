@@ -105,139 +105,42 @@ async function section<T>(cfg: ImageSetConfig, work: () => Promise<T>): Promise<
   }
 }
 
+/** Pin an image named in the configuration: its plan entry (its tag pinned to a digest). */
+type Pin = (
+  img: PlannedImage,
+  kind: 'additional' | 'helm',
+  context: string,
+  platforms?: string[],
+) => Promise<PlanEntry>;
+
 /** Resolve the whole configuration into a plan. Nothing is pushed anywhere. */
 export async function resolvePlan(o: ResolveOptions): Promise<MirrorPlan> {
   const cfg = o.config;
   const build = await OciLayout.open(join(o.workspace, 'build'));
-  const plan: MirrorPlan = {
-    apiVersion: PLAN_API_VERSION,
-    kind: 'MirrorPlan',
-    createdAt: new Date().toISOString(),
-    config: { path: o.configPath, sha256: configDigest(cfg) },
-    releases: [],
-    releaseRisks: [],
-    releaseWhy: [],
-    catalogs: [],
-    blocked: [],
-    warnings: [],
-    images: [],
-    buildLayout: build.dir,
-  };
+  const plan = emptyPlan(o, build);
   const entries: PlanEntry[] = [];
   const platform = cfg.mirror.platform;
-  if (o.fromVersion && !(platform && platform.channels.length > 0)) {
-    throw usageError(
-      MirrorError.GRAPH_CHANNEL_MISSING,
-      '--from-version keeps the update path from that version, and the configuration names no release channel',
-      {
-        hint: 'add mirror.platform.channels (e.g. stable-4.18) to the ImageSetConfiguration, or drop --from-version',
-      },
-    );
-  }
+  refuseFromVersionWithoutChannel(o);
 
   if (platform && (platform.channels.length > 0 || platform.release)) {
-    const r = await section(cfg, () =>
-      planReleases(platform, {
-        client: o.client,
-        graphUrl: o.graphUrl,
-        graphTls: o.graphTls,
-        parallel: o.parallel,
-        progress: o.progress,
-        fromVersion: o.fromVersion,
-      }),
-    );
-    plan.releases = r.releases;
-    plan.releaseRisks = r.risks.map((k) => ({
-      from: k.from,
-      to: k.to,
-      channels: k.channels,
-      risks: k.risks,
-    }));
-    plan.releaseWhy = r.why;
-    const platforms = platformStrings(platform.platforms);
-    entries.push(...r.entries.map((e) => (platforms ? { ...e, platforms } : e)));
-    for (const k of r.risks) {
-      plan.warnings.push(
-        `update ${k.from} → ${k.to} is conditional: ${k.risks.map((x) => x.name).join(', ')} (${k.channels.join(', ')})`,
-      );
-    }
+    entries.push(...(await planReleaseEntries(o, platform, plan)));
   }
-
   if (platform?.graph) {
     entries.push(await section(cfg, () => planGraphImage(o, build)));
   }
-
   if (cfg.mirror.operators.length > 0) {
-    const c = await section(cfg, () =>
-      planCatalogs(cfg.mirror.operators, {
-        client: o.client,
-        endpoint: o.endpoint,
-        build,
-        copy: o.copy,
-        parallel: o.parallel,
-        dependencies: o.dependencies,
-        progress: o.progress,
-      }),
-    );
-    plan.catalogs = c.catalogs;
-    entries.push(...c.entries);
-    for (const cat of c.catalogs) plan.warnings.push(...cat.warnings.map((w) => `${cat.catalog}: ${w}`));
+    entries.push(...(await planCatalogEntries(o, build, plan)));
   }
-
-  const additional = planAdditionalImages(
-    cfg.mirror.additionalImages.map((a, i) => ({
-      name: a.name,
-      targetRepo: a.targetRepo,
-      targetTag: a.targetTag,
-      where: positionOf(cfg, `mirror.additionalImages[${i}].name`)?.where,
-    })),
-    [],
-  );
-  const limit = new Limiter(o.parallel ?? 8);
-  /** A plan entry for an image named as an additional image is (its tag pinned, --parallel at a time). */
-  const pin = (img: PlannedImage, kind: 'additional' | 'helm', context: string, platforms?: string[]) =>
-    limit.run(() =>
-      pinnedEntry(o.client(img.source.registry), img.source, {
-        kind,
-        origin: formatReference(img.source),
-        destRepo: img.destRepo,
-        destTag: img.destTag,
-        context,
-        ...(platforms ? { platforms } : {}),
-      }),
-    );
-  entries.push(
-    ...(await Promise.all(
-      additional.images.map((img, i) =>
-        pin(
-          img,
-          'additional',
-          `additionalImages[${i}]`,
-          platformStrings(cfg.mirror.additionalImages[i]!.platforms),
-        ),
-      ),
-    )),
-  );
-
+  const pin = pinner(o);
+  entries.push(...(await planAdditionalEntries(o, pin)));
   const helm = cfg.mirror.helm;
-  const helmBlocked: BlockedImage[] = [];
   if (helm && (helm.repositories.length > 0 || helm.local.length > 0)) {
-    const { planHelm } = await import('./helm/plan.js'); // the template engine loads only for charts
-    const h = await planHelm(helm, {
-      workspace: o.workspace,
-      tls: o.graphTls,
-      credentials: o.credentials,
-      pin: (img, context, platforms) => pin(img, 'helm', context, platforms),
-      blockedImages: cfg.mirror.blockedImages,
-    });
-    plan.charts = h.charts;
-    helmBlocked.push(...h.blocked);
-    plan.warnings.push(...h.warnings);
-    entries.push(...h.entries);
+    entries.push(...(await planHelmEntries(o, helm, pin, plan)));
   }
 
   const { kept, blocked } = applyBlocked(entries, cfg.mirror.blockedImages);
-  plan.blocked = [...helmBlocked, ...blocked];
+  // Chart images were blocked before they were pinned (planHelmEntries); the rest now.
+  plan.blocked = [...plan.blocked, ...blocked];
   plan.images = dedupe(kept);
   // Loaded here, not at start-up: OpenPGP.js alone costs every command ~50 ms to import.
   const { addSignatures } = await import('./signatures/plan.js');
@@ -248,6 +151,155 @@ export async function resolvePlan(o: ResolveOptions): Promise<MirrorPlan> {
     o.progress,
   );
   return plan;
+}
+
+/** The plan before anything is resolved: the configuration's path and digest, and the build layout. */
+function emptyPlan(o: ResolveOptions, build: OciLayout): MirrorPlan {
+  return {
+    apiVersion: PLAN_API_VERSION,
+    kind: 'MirrorPlan',
+    createdAt: new Date().toISOString(),
+    config: { path: o.configPath, sha256: configDigest(o.config) },
+    releases: [],
+    releaseRisks: [],
+    releaseWhy: [],
+    catalogs: [],
+    blocked: [],
+    warnings: [],
+    images: [],
+    buildLayout: build.dir,
+  };
+}
+
+/** --from-version needs a release channel to find the update path in. */
+function refuseFromVersionWithoutChannel(o: ResolveOptions): void {
+  const platform = o.config.mirror.platform;
+  if (o.fromVersion && !(platform && platform.channels.length > 0)) {
+    throw usageError(
+      MirrorError.GRAPH_CHANNEL_MISSING,
+      '--from-version keeps the update path from that version, and the configuration names no release channel',
+      {
+        hint: 'add mirror.platform.channels (e.g. stable-4.18) to the ImageSetConfiguration, or drop --from-version',
+      },
+    );
+  }
+}
+
+/** The releases' entries; their list, update risks (each also a warning) and reasons go into the plan. */
+async function planReleaseEntries(
+  o: ResolveOptions,
+  platform: NonNullable<ImageSetConfig['mirror']['platform']>,
+  plan: MirrorPlan,
+): Promise<PlanEntry[]> {
+  const r = await section(o.config, () =>
+    planReleases(platform, {
+      client: o.client,
+      graphUrl: o.graphUrl,
+      graphTls: o.graphTls,
+      parallel: o.parallel,
+      progress: o.progress,
+      fromVersion: o.fromVersion,
+    }),
+  );
+  plan.releases = r.releases;
+  plan.releaseRisks = r.risks.map((k) => ({
+    from: k.from,
+    to: k.to,
+    channels: k.channels,
+    risks: k.risks,
+  }));
+  plan.releaseWhy = r.why;
+  const platforms = platformStrings(platform.platforms);
+  const entries = r.entries.map((e) => (platforms ? { ...e, platforms } : e));
+  for (const k of r.risks) {
+    plan.warnings.push(
+      `update ${k.from} → ${k.to} is conditional: ${k.risks.map((x) => x.name).join(', ')} (${k.channels.join(', ')})`,
+    );
+  }
+  return entries;
+}
+
+/** The operator catalogs' entries; the catalogs and their warnings go into the plan. */
+async function planCatalogEntries(
+  o: ResolveOptions,
+  build: OciLayout,
+  plan: MirrorPlan,
+): Promise<PlanEntry[]> {
+  const c = await section(o.config, () =>
+    planCatalogs(o.config.mirror.operators, {
+      client: o.client,
+      endpoint: o.endpoint,
+      build,
+      copy: o.copy,
+      parallel: o.parallel,
+      dependencies: o.dependencies,
+      progress: o.progress,
+    }),
+  );
+  plan.catalogs = c.catalogs;
+  for (const cat of c.catalogs) plan.warnings.push(...cat.warnings.map((w) => `${cat.catalog}: ${w}`));
+  return c.entries;
+}
+
+/** Pins images named in the configuration, --parallel at a time (additional images and charts' images share the bound). */
+function pinner(o: ResolveOptions): Pin {
+  const limit = new Limiter(o.parallel ?? 8);
+  return (img, kind, context, platforms) =>
+    limit.run(() =>
+      pinnedEntry(o.client(img.source.registry), img.source, {
+        kind,
+        origin: formatReference(img.source),
+        destRepo: img.destRepo,
+        destTag: img.destTag,
+        context,
+        ...(platforms ? { platforms } : {}),
+      }),
+    );
+}
+
+/** The additional images' entries, each pinned. */
+async function planAdditionalEntries(o: ResolveOptions, pin: Pin): Promise<PlanEntry[]> {
+  const cfg = o.config;
+  const additional = planAdditionalImages(
+    cfg.mirror.additionalImages.map((a, i) => ({
+      name: a.name,
+      targetRepo: a.targetRepo,
+      targetTag: a.targetTag,
+      where: positionOf(cfg, `mirror.additionalImages[${i}].name`)?.where,
+    })),
+    [],
+  );
+  return Promise.all(
+    additional.images.map((img, i) =>
+      pin(
+        img,
+        'additional',
+        `additionalImages[${i}]`,
+        platformStrings(cfg.mirror.additionalImages[i]!.platforms),
+      ),
+    ),
+  );
+}
+
+/** The Helm charts' images' entries; the charts and their warnings go into the plan. */
+async function planHelmEntries(
+  o: ResolveOptions,
+  helm: NonNullable<ImageSetConfig['mirror']['helm']>,
+  pin: Pin,
+  plan: MirrorPlan,
+): Promise<PlanEntry[]> {
+  const { planHelm } = await import('./helm/plan.js'); // the template engine loads only for charts
+  const h = await planHelm(helm, {
+    workspace: o.workspace,
+    tls: o.graphTls,
+    credentials: o.credentials,
+    pin: (img, context, platforms) => pin(img, 'helm', context, platforms),
+    blockedImages: o.config.mirror.blockedImages,
+  });
+  plan.charts = h.charts;
+  plan.blocked.push(...h.blocked);
+  plan.warnings.push(...h.warnings);
+  return h.entries;
 }
 
 /** Drop entries whose origin or source matches a blockedImages pattern (Go regexp, unanchored). */

@@ -166,178 +166,227 @@ function pathTo(source: FbcChannel, kept: FbcChannel, target: string): string[] 
   return add;
 }
 
-/**
- * Follow the dependencies of the kept bundles through `source` (the whole catalog): `packages` (the
- * filtered packages) and `kept` (the kept bundles, by `package\0bundle`) are extended in place with
- * what is added. Returns the additions, in the order they were made, and the warnings.
- */
-export function followDependencies(
-  source: FbcModel,
-  packages: Map<string, FbcPackage>,
-  kept: Map<string, KeptBundle>,
-): DependencyResult {
-  const added: DependencyAddition[] = [];
-  const warnings: string[] = [];
+/** What the walk through the catalog shares: its inputs, what it has added so far, and its indexes. */
+interface Walk {
+  /** The whole catalog. */
+  source: FbcModel;
+  /** The filtered packages, extended in place. */
+  packages: Map<string, FbcPackage>;
+  /** The kept bundles (by `package\0bundle`), extended in place. */
+  kept: Map<string, KeptBundle>;
+  added: DependencyAddition[];
+  warnings: string[];
+  versionOf(b: FbcBundle): SemVer | undefined;
+  /** The kept bundles of each package. */
+  keptByPackage: Map<string, FbcBundle[]>;
+  /** The APIs (gvkKey) the kept bundles provide. */
+  keptGvks: Set<string>;
+  /** The catalog's bundles by the API they provide; built when first asked for. */
+  providers?: Map<string, FbcBundle[]>;
+}
+
+/** The walk's starting state: the kept bundles indexed by package and by the APIs they provide. */
+function startWalk(source: FbcModel, packages: Map<string, FbcPackage>, kept: Map<string, KeptBundle>): Walk {
   const versions = new Map<FbcBundle, SemVer | undefined>();
   const versionOf = (b: FbcBundle): SemVer | undefined => {
     if (!versions.has(b)) versions.set(b, parseSemver(b.version));
     return versions.get(b);
   };
-  const keptByPackage = new Map<string, FbcBundle[]>();
-  const keptGvks = new Set<string>();
-  const keep = (b: FbcBundle): void => {
-    keptByPackage.set(b.package, [...(keptByPackage.get(b.package) ?? []), b]);
-    for (const g of gvksOf(b)) keptGvks.add(g);
+  const w: Walk = {
+    source,
+    packages,
+    kept,
+    added: [],
+    warnings: [],
+    versionOf,
+    keptByPackage: new Map(),
+    keptGvks: new Set(),
   };
-  for (const k of kept.values()) keep(k.bundle);
+  for (const k of kept.values()) keep(w, k.bundle);
+  return w;
+}
 
-  let providers: Map<string, FbcBundle[]> | undefined;
-  const providersOf = (key: string): FbcBundle[] => {
-    if (!providers) {
-      providers = new Map();
-      for (const p of source.packages.values())
-        for (const b of p.bundles.values())
-          for (const g of gvksOf(b)) providers.set(g, [...(providers.get(g) ?? []), b]);
-    }
-    return providers.get(key) ?? [];
-  };
+/** Index a kept bundle, so the requirements it meets are seen as met. */
+function keep(w: Walk, b: FbcBundle): void {
+  w.keptByPackage.set(b.package, [...(w.keptByPackage.get(b.package) ?? []), b]);
+  for (const g of gvksOf(b)) w.keptGvks.add(g);
+}
 
-  const inRange = (b: FbcBundle, r: Extract<Requirement, { type: 'olm.package.required' }>): boolean => {
-    const v = versionOf(b);
-    return v !== undefined && r.inRange(v);
-  };
-  const satisfied = (r: Requirement): boolean =>
-    r.type === 'olm.package.required'
-      ? (keptByPackage.get(r.packageName) ?? []).some((b) => inRange(b, r))
-      : keptGvks.has(gvkKey(r));
+/** The catalog's bundles that provide the API `key` (gvkKey). */
+function providersOf(w: Walk, key: string): FbcBundle[] {
+  if (!w.providers) {
+    const providers = new Map<string, FbcBundle[]>();
+    for (const p of w.source.packages.values())
+      for (const b of p.bundles.values())
+        for (const g of gvksOf(b)) providers.set(g, [...(providers.get(g) ?? []), b]);
+    w.providers = providers;
+  }
+  return w.providers.get(key) ?? [];
+}
 
-  /** The channel to keep `b` in: the default channel, else one it heads, else the first by name. */
-  const channelFor = (pkg: FbcPackage, b: FbcBundle): string | undefined => {
-    const holding = [...pkg.channels.values()]
-      .filter((c) => c.entries.some((e) => e.name === b.name))
-      .sort((x, y) => (x.name < y.name ? -1 : 1));
-    return (
-      holding.find((c) => c.name === pkg.defaultChannel) ??
-      holding.find((c) => headOf(c) === b.name) ??
-      holding[0]
-    )?.name;
-  };
-  const defaultHead = (pkg: FbcPackage): FbcBundle | undefined => {
-    const head = headOf(pkg.defaultChannel ? pkg.channels.get(pkg.defaultChannel) : undefined);
-    return head === undefined ? undefined : pkg.bundles.get(head);
-  };
-  /** The highest version among `bundles` that some channel holds. */
-  const highest = (pkg: FbcPackage, bundles: FbcBundle[]): Choice | undefined => {
-    let best: Choice | undefined;
-    for (const b of bundles) {
-      const channel = channelFor(pkg, b);
-      if (channel === undefined || versionOf(b) === undefined) continue;
-      if (!best || compareSemver(versionOf(b)!, versionOf(best.bundle)!) > 0)
-        best = { pkg, bundle: b, channel };
-    }
-    return best;
-  };
+function inRange(w: Walk, b: FbcBundle, r: Extract<Requirement, { type: 'olm.package.required' }>): boolean {
+  const v = w.versionOf(b);
+  return v !== undefined && r.inRange(v);
+}
 
-  const choose = (r: Requirement): Choice | undefined => {
-    if (r.type === 'olm.package.required') {
-      const pkg = source.packages.get(r.packageName);
-      if (!pkg) return undefined;
-      const head = defaultHead(pkg);
-      if (head && inRange(head, r)) return { pkg, bundle: head, channel: pkg.defaultChannel! };
-      return highest(
-        pkg,
-        [...pkg.bundles.values()].filter((b) => inRange(b, r)),
-      );
-    }
-    const byPackage = new Map<string, FbcBundle[]>();
-    for (const b of providersOf(gvkKey(r)))
-      byPackage.set(b.package, [...(byPackage.get(b.package) ?? []), b]);
-    const names = [...byPackage.keys()].sort((a, b) => {
-      const [x, y] = [packages.has(a) ? 0 : 1, packages.has(b) ? 0 : 1];
-      return x - y || (a < b ? -1 : 1);
+/** Whether a kept bundle already meets the requirement. */
+function satisfied(w: Walk, r: Requirement): boolean {
+  return r.type === 'olm.package.required'
+    ? (w.keptByPackage.get(r.packageName) ?? []).some((b) => inRange(w, b, r))
+    : w.keptGvks.has(gvkKey(r));
+}
+
+/** The channel to keep `b` in: the default channel, else one it heads, else the first by name. */
+function channelFor(pkg: FbcPackage, b: FbcBundle): string | undefined {
+  const holding = [...pkg.channels.values()]
+    .filter((c) => c.entries.some((e) => e.name === b.name))
+    .sort((x, y) => (x.name < y.name ? -1 : 1));
+  return (
+    holding.find((c) => c.name === pkg.defaultChannel) ??
+    holding.find((c) => headOf(c) === b.name) ??
+    holding[0]
+  )?.name;
+}
+
+/** The head of the package's default channel, when it has one. */
+function defaultHead(pkg: FbcPackage): FbcBundle | undefined {
+  const head = headOf(pkg.defaultChannel ? pkg.channels.get(pkg.defaultChannel) : undefined);
+  return head === undefined ? undefined : pkg.bundles.get(head);
+}
+
+/** The highest version among `bundles` that some channel holds. */
+function highest(w: Walk, pkg: FbcPackage, bundles: FbcBundle[]): Choice | undefined {
+  let best: Choice | undefined;
+  for (const b of bundles) {
+    const channel = channelFor(pkg, b);
+    if (channel === undefined || w.versionOf(b) === undefined) continue;
+    if (!best || compareSemver(w.versionOf(b)!, w.versionOf(best.bundle)!) > 0)
+      best = { pkg, bundle: b, channel };
+  }
+  return best;
+}
+
+/** The bundle of the catalog that meets an unmet requirement (see the file comment), or undefined. */
+function choose(w: Walk, r: Requirement): Choice | undefined {
+  if (r.type === 'olm.package.required') {
+    const pkg = w.source.packages.get(r.packageName);
+    if (!pkg) return undefined;
+    const head = defaultHead(pkg);
+    if (head && inRange(w, head, r)) return { pkg, bundle: head, channel: pkg.defaultChannel! };
+    return highest(
+      w,
+      pkg,
+      [...pkg.bundles.values()].filter((b) => inRange(w, b, r)),
+    );
+  }
+  const byPackage = new Map<string, FbcBundle[]>();
+  for (const b of providersOf(w, gvkKey(r)))
+    byPackage.set(b.package, [...(byPackage.get(b.package) ?? []), b]);
+  const names = [...byPackage.keys()].sort((a, b) => {
+    const [x, y] = [w.packages.has(a) ? 0 : 1, w.packages.has(b) ? 0 : 1];
+    return x - y || (a < b ? -1 : 1);
+  });
+  for (const name of names) {
+    const pkg = w.source.packages.get(name)!;
+    const head = defaultHead(pkg);
+    if (head && byPackage.get(name)!.includes(head))
+      return { pkg, bundle: head, channel: pkg.defaultChannel! };
+  }
+  for (const name of names) {
+    const pick = highest(w, w.source.packages.get(name)!, byPackage.get(name)!);
+    if (pick) return pick;
+  }
+  return undefined;
+}
+
+/**
+ * Put the choice into its channel of the filtered catalog (the package and the channel created when
+ * new): returns the names of the entries added to the channel (the choice last), or undefined when
+ * it cannot join the channel's kept entries as one chain.
+ */
+function placeInChannel(w: Walk, c: Choice): string[] | undefined {
+  const src = c.pkg.channels.get(c.channel)!;
+  const entry = src.entries.find((e) => e.name === c.bundle.name)!;
+  let pkg = w.packages.get(c.pkg.name);
+  if (!pkg) {
+    pkg = { ...c.pkg, defaultChannel: c.channel, channels: new Map(), bundles: new Map() };
+    w.packages.set(pkg.name, pkg);
+  }
+  const have = pkg.channels.get(c.channel);
+  if (!have) {
+    pkg.channels.set(c.channel, { ...src, entries: [entry] });
+    return [c.bundle.name];
+  }
+  const path = pathTo(src, have, c.bundle.name);
+  if (!path) return undefined;
+  const keepNames = new Set([...have.entries.map((e) => e.name), ...path]);
+  pkg.channels.set(c.channel, { ...have, entries: src.entries.filter((e) => keepNames.has(e.name)) });
+  return [...path.filter((n) => n !== c.bundle.name), c.bundle.name];
+}
+
+/** Keep the choice in the filtered catalog; returns the bundles added (the choice last), or undefined. */
+function add(w: Walk, c: Choice, by: FbcBundle, r: Requirement): FbcBundle[] | undefined {
+  const names = placeInChannel(w, c);
+  if (!names) return undefined;
+  const pkg = w.packages.get(c.pkg.name)!;
+  const out: FbcBundle[] = [];
+  for (const n of names) {
+    const b = c.pkg.bundles.get(n);
+    if (!b) continue;
+    const target = n === c.bundle.name;
+    pkg.bundles.set(n, b);
+    const key = `${b.package}\0${b.name}`;
+    const before = w.kept.get(key);
+    const k = before ?? { bundle: b, why: [] };
+    k.why.push({
+      channel: c.channel,
+      reason: target ? 'dependency' : 'upgrade-path',
+      detail: target ? `required by ${label(by)}` : `to ${label(c.bundle)}, required by ${label(by)}`,
     });
-    for (const name of names) {
-      const pkg = source.packages.get(name)!;
-      const head = defaultHead(pkg);
-      if (head && byPackage.get(name)!.includes(head))
-        return { pkg, bundle: head, channel: pkg.defaultChannel! };
-    }
-    for (const name of names) {
-      const pick = highest(source.packages.get(name)!, byPackage.get(name)!);
-      if (pick) return pick;
-    }
-    return undefined;
-  };
+    w.kept.set(key, k);
+    if (before) continue; // already kept in another channel: now in this one too
+    keep(w, b);
+    w.added.push({
+      package: b.package,
+      bundle: b.name,
+      version: b.version,
+      channel: c.channel,
+      requiredBy: label(by),
+      requirement: target
+        ? requirementText(r)
+        : `on the upgrade path to ${label(c.bundle)} in channel ${c.channel}`,
+    });
+    out.push(b);
+  }
+  return out;
+}
 
-  /** Keep the choice in the filtered catalog; returns the bundles added (the choice last), or undefined. */
-  const add = (c: Choice, by: FbcBundle, r: Requirement): FbcBundle[] | undefined => {
-    const src = c.pkg.channels.get(c.channel)!;
-    const entry = src.entries.find((e) => e.name === c.bundle.name)!;
-    let pkg = packages.get(c.pkg.name);
-    let names: string[];
-    if (!pkg) {
-      pkg = { ...c.pkg, defaultChannel: c.channel, channels: new Map(), bundles: new Map() };
-      packages.set(pkg.name, pkg);
-    }
-    const have = pkg.channels.get(c.channel);
-    if (!have) {
-      pkg.channels.set(c.channel, { ...src, entries: [entry] });
-      names = [c.bundle.name];
-    } else {
-      const path = pathTo(src, have, c.bundle.name);
-      if (!path) return undefined;
-      const keepNames = new Set([...have.entries.map((e) => e.name), ...path]);
-      pkg.channels.set(c.channel, { ...have, entries: src.entries.filter((e) => keepNames.has(e.name)) });
-      names = [...path.filter((n) => n !== c.bundle.name), c.bundle.name];
-    }
-    const out: FbcBundle[] = [];
-    for (const n of names) {
-      const b = c.pkg.bundles.get(n);
-      if (!b) continue;
-      const target = n === c.bundle.name;
-      pkg.bundles.set(n, b);
-      const key = `${b.package}\0${b.name}`;
-      const before = kept.get(key);
-      const k = before ?? { bundle: b, why: [] };
-      k.why.push({
-        channel: c.channel,
-        reason: target ? 'dependency' : 'upgrade-path',
-        detail: target ? `required by ${label(by)}` : `to ${label(c.bundle)}, required by ${label(by)}`,
-      });
-      kept.set(key, k);
-      if (before) continue; // already kept in another channel: now in this one too
-      keep(b);
-      added.push({
-        package: b.package,
-        bundle: b.name,
-        version: b.version,
-        channel: c.channel,
-        requiredBy: label(by),
-        requirement: target
-          ? requirementText(r)
-          : `on the upgrade path to ${label(c.bundle)} in channel ${c.channel}`,
-      });
-      out.push(b);
-    }
-    return out;
-  };
+/** A requirement nothing could meet: the bundles that have it, and why the catalog's choice could not be kept. */
+interface Unmet {
+  r: Requirement;
+  by: FbcBundle[];
+  why?: string;
+}
 
-  // Breadth first from the kept bundles (by package, newest first), so the bundle named as the
-  // requirer is the newest that has the requirement.
-  const queue = [...kept.values()]
+/**
+ * Follow the requirements breadth first from the kept bundles (by package, newest first), so the
+ * bundle named as the requirer is the newest that has the requirement; returns what stayed unmet.
+ */
+function walkRequirements(w: Walk): Map<string, Unmet> {
+  const queue = [...w.kept.values()]
     .map((k) => k.bundle)
     .sort((a, b) => {
       if (a.package !== b.package) return a.package < b.package ? -1 : 1;
-      const [x, y] = [versionOf(a), versionOf(b)];
+      const [x, y] = [w.versionOf(a), w.versionOf(b)];
       return x && y ? compareSemver(y, x) : a.name < b.name ? -1 : 1;
     });
-  const unmet = new Map<string, { r: Requirement; by: FbcBundle[]; why?: string }>();
+  const unmet = new Map<string, Unmet>();
   for (let i = 0; i < queue.length; i++) {
     const b = queue[i]!;
-    for (const r of requirementsOf(b, warnings)) {
-      if (satisfied(r)) continue;
-      const choice = choose(r);
-      const bundles = choice && add(choice, b, r);
+    for (const r of requirementsOf(b, w.warnings)) {
+      if (satisfied(w, r)) continue;
+      const choice = choose(w, r);
+      const bundles = choice && add(w, choice, b, r);
       if (bundles) {
         queue.push(...bundles);
         continue;
@@ -356,6 +405,12 @@ export function followDependencies(
       unmet.set(key, u);
     }
   }
+  return unmet;
+}
+
+/** One warning per unmet requirement, naming the first bundle that has it (and up to three more). */
+function unmetWarnings(unmet: Map<string, Unmet>, source: FbcModel): string[] {
+  const out: string[] = [];
   for (const { r, by, why } of unmet.values()) {
     const more =
       by.length > 1
@@ -364,11 +419,25 @@ export function followDependencies(
             .map(label)
             .join(', ')}${by.length > 4 ? `, and ${by.length - 4} more` : ''})`
         : '';
-    warnings.push(
-      `${label(by[0]!)} requires ${unmetText(r, source, why)}: the operator will not install${more}`,
-    );
+    out.push(`${label(by[0]!)} requires ${unmetText(r, source, why)}: the operator will not install${more}`);
   }
-  return { added, warnings };
+  return out;
+}
+
+/**
+ * Follow the dependencies of the kept bundles through `source` (the whole catalog): `packages` (the
+ * filtered packages) and `kept` (the kept bundles, by `package\0bundle`) are extended in place with
+ * what is added. Returns the additions, in the order they were made, and the warnings.
+ */
+export function followDependencies(
+  source: FbcModel,
+  packages: Map<string, FbcPackage>,
+  kept: Map<string, KeptBundle>,
+): DependencyResult {
+  const w = startWalk(source, packages, kept);
+  const unmet = walkRequirements(w);
+  w.warnings.push(...unmetWarnings(unmet, source));
+  return { added: w.added, warnings: w.warnings };
 }
 
 /** What is missing, for the warning: the package and range (with what the catalog has instead), or the API. */
