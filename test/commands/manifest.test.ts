@@ -73,7 +73,8 @@ describe('the command manifest', () => {
 
 /**
  * Flags that the source names but that belong to other programs (skopeo, gpg, opm, rsync,
- * firewall-cmd, podman, hcp, oc-mirror) or are not flags at all (`--for` in prose).
+ * firewall-cmd, podman, hcp, oc-mirror, helm, operators a chart runs) or are not flags at all
+ * (`--for` in prose).
  */
 const OTHER_PROGRAMS_FLAGS = new Set([
   'add-port', // firewall-cmd
@@ -101,6 +102,10 @@ const OTHER_PROGRAMS_FLAGS = new Set([
   'registry-referrers-mode', // cosign
   'speed-limit', // curl
   'api-versions', // helm template
+  'kube-version', // helm template
+  'prometheus-config-reloader', // prometheus-operator, in a chart's args
+  'acme-http01-solver-image', // cert-manager, in a chart's args
+  'flag', // prose: `--flag=value`
   'delete-untagged', // registry garbage-collect
   'for', // prose
   'help', // every command

@@ -188,7 +188,8 @@ class Lexer {
         this.emit('leftParen', p, p + 1);
         return p + 1;
       case ')':
-        if (--this.parens < 0) this.fail(p, 'unexpected right paren');
+        this.parens -= 1;
+        if (this.parens < 0) this.fail(p, 'unexpected right paren');
         this.emit('rightParen', p, p + 1);
         return p + 1;
       case '"':
