@@ -38,6 +38,9 @@ if (existsSync(pinned) && realpathSync(pinned) !== realpathSync(process.execPath
   }
   // V8's compiled code is kept on disk (in the temporary directory): later starts parse nothing.
   (await import('node:module')).enableCompileCache();
-  const { execute } = await import('@oclif/core');
+  const { execute, settings } = await import('@oclif/core');
+  // airgap runs compiled JavaScript: oclif must never look for TypeScript sources (under NODE_ENV
+  // development or test it would read tsconfig.json and load the TypeScript compiler, ~0.1 s).
+  settings.enableAutoTranspile = false;
   await execute({ dir: import.meta.url });
 }
