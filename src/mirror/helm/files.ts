@@ -8,6 +8,7 @@
  * (a list or one range, not both), `{a,b*}` alternatives (nesting), `\` escapes the next character.
  * A pattern gobwas cannot compile matches every file, as Helm falls back to `**`.
  */
+import { RE2JS } from 're2js';
 import type { ChartFile } from './archive.js';
 import { GoStruct, type GoMap } from './template/values.js';
 import { writeYaml } from './yaml.js';
@@ -45,8 +46,12 @@ function charClass(p: string[], i: number): { re: string; end: number } | undefi
   return { re: `[${not ? '^' : ''}${escapeClass(chars)}]`, end: i + 1 };
 }
 
-/** A gobwas/glob pattern (separator '/') as a regular expression, or undefined if gobwas rejects it. */
-function globRegExp(pattern: string): RegExp | undefined {
+/**
+ * A gobwas/glob pattern (separator '/') as a matcher, or undefined if gobwas rejects it. The
+ * pattern is the chart's: it is matched by RE2 (re2js, as the chart's regex functions are), in
+ * time linear in the name, where a backtracking RegExp of `*a*a*a…b` would run for hours.
+ */
+function globMatcher(pattern: string): RE2JS | undefined {
   const p = [...pattern];
   let re = '';
   let depth = 0;
@@ -86,7 +91,7 @@ function globRegExp(pattern: string): RegExp | undefined {
   }
   // gobwas closes alternatives left open at the end of the pattern.
   re += ')'.repeat(depth);
-  return new RegExp(`^${re}$`, 'su');
+  return RE2JS.compile(`^${re}$`, RE2JS.DOTALL);
 }
 
 const basename = (n: string): string => n.slice(n.lastIndexOf('/') + 1);
@@ -120,8 +125,8 @@ export function filesObject(files: readonly ChartFile[]): GoStruct {
         return (t.endsWith('\n') ? t.slice(0, -1) : t).split('\n');
       },
       Glob: (p: unknown) => {
-        const re = globRegExp(String(p));
-        return filesObject(re ? files.filter((f) => re.test(f.name)) : files);
+        const glob = globMatcher(String(p));
+        return filesObject(glob ? files.filter((f) => glob.matches(f.name)) : files);
       },
       AsConfig: () => asMap((b) => b.toString('utf8')),
       AsSecrets: () => asMap((b) => b.toString('base64')),

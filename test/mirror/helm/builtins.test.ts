@@ -207,6 +207,19 @@ describe("the other built-in objects, as Helm's", () => {
     expect(await probeText(`{{ len (.Files.Glob "files/[a-b0-9].conf") }}`)).toBe('4');
   });
 
+  it("matches a chart's glob in time linear in the name: a pattern built to backtrack stops at once", async () => {
+    // A backtracking matcher tries each way of placing 30 stars over 80 a's: longer than the test runs.
+    const hostile = `files/${'*a'.repeat(30)}b`;
+    const files = probe(
+      `{{ len (.Files.Glob ${JSON.stringify(hostile)}) }}|{{ len (.Files.Glob "files/*ab") }}`,
+      {
+        [`files/${'a'.repeat(80)}`]: 'x\n',
+        [`files/${'a'.repeat(80)}b`]: 'y\n',
+      },
+    );
+    expect(textOf(await render(files), 'probe/templates/probe.yaml')).toBe('1|1');
+  });
+
   it('gives AsConfig of no files as {}, Lines without the final empty line, a map to index', async () => {
     expect(await probeText('{{ (.Files.Glob "none/*").AsConfig }}')).toBe('{}');
     expect(await probeText('{{ .Files.Lines "files/a.conf" | len }}')).toBe('1');
