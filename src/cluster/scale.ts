@@ -111,7 +111,7 @@ export async function scaleCluster(o: ScaleOptions): Promise<ScaleResult> {
   }
 
   const final = await waitNodePoolReady(ctx, npRef, plan.replicas.to);
-  if (o.replicas !== undefined && o.replicas < from) await keepReleasedHosts(t, hosts);
+  if (o.replicas !== undefined && o.replicas < from) await keepReleasedHosts(t, hosts, from - o.replicas);
   return { ...plan, dryRun: false, ready: final.current, failures: ctx.failures };
 }
 
@@ -288,8 +288,23 @@ async function joinHosts(t: ScaleTarget, hosts: HubHosts, plan: ScalePlan): Prom
   await waitAgentsInstalled(ctx, ready, site.cluster.nodePool.agentLabelSelector);
 }
 
-/** The hosts the NodePool let go (--replicas down) stay for later: rebooted into the discovery ISO, their Agents free again. */
-async function keepReleasedHosts(t: ScaleTarget, hosts: HubHosts): Promise<void> {
+/** Agent states (assisted-service) of a host that has finished leaving a cluster: waiting for its reboot, or free. */
+const SETTLED_AFTER_UNBIND = new Set([
+  'unbinding-pending-user-action',
+  'discovering-unbound',
+  'known-unbound',
+  'insufficient-unbound',
+  'disconnected-unbound',
+  'disabled-unbound',
+]);
+
+/**
+ * The hosts the NodePool let go (--replicas down) stay for later: rebooted into the discovery ISO,
+ * their Agents free again. `count` Agents leave; the wait ends only when that many have left and
+ * each has finished unbinding (an Agent whose cluster reference is cleared still shows its old state
+ * until assisted-service next looks at it: read then, it would be passed over and never rebooted).
+ */
+async function keepReleasedHosts(t: ScaleTarget, hosts: HubHosts, count: number): Promise<void> {
   const { ctx, site } = t;
   const released = await waitFor(
     ctx.kube,
@@ -299,13 +314,13 @@ async function keepReleasedHosts(t: ScaleTarget, hosts: HubHosts): Promise<void>
         const v = viewAgent(a);
         return v.host && hosts.inPool(v.host) && v.boundTo !== ctx.cluster.name;
       });
-      // An Agent unbinding has not yet asked for its reboot.
-      const unbinding = left.filter((a) => viewAgent(a).state === 'unbinding');
+      const leaving = left.filter((a) => !SETTLED_AFTER_UNBIND.has(viewAgent(a).state ?? ''));
+      const pending = Math.max(0, count - left.length) + leaving.length;
       return {
-        done: unbinding.length === 0,
+        done: pending === 0,
         value: left,
-        state: unbinding.length
-          ? `waiting for ${unbinding.map((a) => viewAgent(a).host).join(', ')} to leave the cluster`
+        state: pending
+          ? `waiting for ${leaving.map((a) => viewAgent(a).host).join(', ') || `${count - left.length} Agent(s)`} to leave the cluster`
           : 'released',
       };
     },

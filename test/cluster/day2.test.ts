@@ -55,7 +55,9 @@ describe('day 2: check, upgrade, scale, delete through the mirror', () => {
     const { lab } = t;
     const [w0, w1, w2] = lab.hostNames;
     const releaseOf = (v: string) => lab.up.releases.find((r) => r.version === v)!;
-    const hub = await t.readyHub();
+    // assisted-service notices a released Agent a few steps late, as a real one may: the scale down to
+    // --replicas 1 must still wait for it and reboot its host (it once read the Agent too early).
+    const hub = await t.readyHub({ faults: { slowUnbind: 8 } });
     const onHub = ['--kubeconfig', hub.kubeconfigFile];
     const twoHosts = await t.siteWith((s) => (s.hosts = s.hosts.slice(0, 2)));
     const withoutW1 = await t.siteWith((s) => (s.hosts = s.hosts.filter((h) => h.name !== w1)));

@@ -621,7 +621,10 @@ export class AgentController implements Reconciler {
         next = diskOk ? 'known-unbound' : 'insufficient-unbound';
       } else if (state === 'unbinding') {
         if (dwell('unbinding') >= 1) next = 'unbinding-pending-user-action';
-      } else if (state !== 'unbinding-pending-user-action') {
+      } else if (
+        state !== 'unbinding-pending-user-action' &&
+        dwell('released') >= (ctx.options.faults.slowUnbind ?? 0)
+      ) {
         // Released by the cluster: the host must boot the discovery image again.
         this.removeGuestNode(agent);
         next = 'unbinding';

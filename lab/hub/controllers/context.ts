@@ -38,6 +38,11 @@ export interface ControllerFaults {
    * ClusterVersionSucceeding is False (ClusterOperatorDegraded); the control plane stays Available.
    */
   controlPlaneUpdateStuck?: boolean;
+  /**
+   * Steps assisted-service takes to notice that an Agent lost its cluster reference (scale down): until
+   * then the Agent keeps its installed state, unbound, as a real hub shows it between two reconciles.
+   */
+  slowUnbind?: number;
 }
 
 export interface ControllerOptions {
