@@ -1,7 +1,7 @@
-import { execFile, type ExecFileException } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { describeFailure, lastLine, runProgram, type ProgramRun } from '../../util/program.js';
 import { AirgapError, usageError } from '../../util/errors.js';
 import { MirrorError } from '../errors.js';
 
@@ -137,78 +137,35 @@ function decodeEntry(
 
 /** How long a credential helper may take by default. */
 const HELPER_TIMEOUT_MS = 30_000;
-/** How much a credential helper may print on stdout or stderr: a credential is a few KiB. */
-const HELPER_OUTPUT_LIMIT = 1024 * 1024;
-
-interface HelperRun {
-  stdout: string;
-  stderr: string;
-  error?: ExecFileException;
-}
-
-/**
- * Run `<bin> get` with `registry` on stdin, killed after `timeoutMs` or once it prints more than
- * {@link HELPER_OUTPUT_LIMIT} (node's execFile closes its output then, so a helper's own children
- * cannot keep the call waiting).
- */
-function runHelper(bin: string, registry: string, timeoutMs: number): Promise<HelperRun> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      bin,
-      ['get'],
-      { timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: HELPER_OUTPUT_LIMIT, encoding: 'utf8' },
-      (error, stdout, stderr) => resolve({ stdout, stderr, ...(error ? { error } : {}) }),
-    );
-    // A helper that exits without reading its input (or cannot start) breaks this pipe (EPIPE):
-    // ignored here, since its exit, or the spawn error, is what the callback reports.
-    child.stdin?.on('error', () => undefined);
-    child.stdin?.end(registry);
-  });
-}
-
-/**
- * The last line of what a helper wrote on stderr, for an error message: its diagnostics. Never its
- * stdout, which is where the protocol puts the secret.
- */
-function helperSaid(stderr: string): string {
-  const line = stderr
-    .split('\n')
-    .map((l) => l.replace(/\p{Cc}/gu, ' ').trim())
-    .filter(Boolean)
-    .at(-1);
-  if (!line) return '';
-  return `: ${line.length > 300 ? `${line.slice(0, 300)}…` : line}`;
-}
 
 /** Why a helper run did not give an answer, as an AUTH_HELPER_FAILED error; undefined when it did. */
 function helperFailure(
-  r: HelperRun,
+  r: ProgramRun,
   bin: string,
   registry: string,
   source: string,
-  timeoutMs: number,
 ): AirgapError | undefined {
-  const e = r.error;
-  if (!e) return undefined;
+  const f = r.failure;
+  if (!f) return undefined;
   const fail = (message: string, hint = `run \`echo ${registry} | ${bin} get\` to see why`) =>
     new AirgapError(MirrorError.AUTH_HELPER_FAILED, message, { where: source, hint });
-  if (e.code === 'ENOENT')
+  // Never its stdout, which is where the protocol puts the secret: only its diagnostics.
+  const said = lastLine(r.stderr) ? `: ${lastLine(r.stderr)}` : '';
+  if (f.kind === 'not-found')
     return fail(
       `credential helper ${bin} failed for ${registry}: it is not installed (not on PATH)`,
       `install ${bin} or remove it from the config`,
     );
-  if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER')
+  if (f.kind === 'timeout')
     return fail(
-      `credential helper ${bin} printed more than ${HELPER_OUTPUT_LIMIT / 1024 / 1024} MiB for ${registry} (stopped)`,
-    );
-  if (e.killed)
-    return fail(
-      `credential helper ${bin} did not answer for ${registry} within ${timeoutMs / 1000} s (stopped)${helperSaid(r.stderr)}`,
+      `credential helper ${bin} did not answer for ${registry} within ${f.ms / 1000} s (stopped)${said}`,
       `run \`echo ${registry} | ${bin} get\`: it may be waiting for a locked keychain or a prompt`,
     );
-  const how =
-    typeof e.code === 'number' ? `exit ${e.code}` : e.signal ? `killed by ${e.signal}` : String(e.code);
-  return fail(`credential helper ${bin} failed for ${registry} (${how})${helperSaid(r.stderr)}`);
+  if (f.kind === 'output-limit')
+    return fail(
+      `credential helper ${bin} printed more than ${f.bytes / 1024 / 1024} MiB for ${registry} (stopped)`,
+    );
+  return fail(`credential helper ${bin} failed for ${registry} (${describeFailure(f)})${said}`);
 }
 
 /** Run `docker-credential-<helper> get` for a host (the docker credential-helper protocol). */
@@ -219,10 +176,10 @@ async function fromHelper(
   timeoutMs = HELPER_TIMEOUT_MS,
 ): Promise<Credential | undefined> {
   const bin = `docker-credential-${helper}`;
-  const r = await runHelper(bin, registry, timeoutMs);
+  const r = await runProgram(bin, ['get'], { timeoutMs, input: registry });
   // The protocol's "no credential for this host" (exit 1, "credentials not found in native keychain").
-  if (typeof r.error?.code === 'number' && /not found/i.test(`${r.stdout}${r.stderr}`)) return undefined;
-  const failed = helperFailure(r, bin, registry, source, timeoutMs);
+  if (r.failure?.kind === 'exit' && /not found/i.test(`${r.stdout}${r.stderr}`)) return undefined;
+  const failed = helperFailure(r, bin, registry, source);
   if (failed) throw failed;
   let out: { Username?: string; Secret?: string };
   try {
