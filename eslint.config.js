@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 /**
  * The product's boundaries, enforced here rather than only written down (docs/architecture.md):
  * - product code (src/) never imports the lab, the benchmarks or the tests;
- * - a domain folder (mirror, certs, server, cluster) is entered from outside only through its
+ * - a domain folder (mirror, certs, server, cluster, registry) is entered from outside only through its
  *   index.ts, never by a deep import;
  * - the kits (util, net, config) sit below every domain and import none;
  * - each heavy library has one home: oclif in src/commands and src/cli, undici in src/net and the
@@ -13,7 +13,7 @@ import tseslint from 'typescript-eslint';
  *   @kubernetes/client-node in src/cluster/kube.ts.
  */
 const ROOT = import.meta.dirname;
-const DOMAINS = new Set(['mirror', 'certs', 'server', 'cluster']);
+const DOMAINS = new Set(['mirror', 'certs', 'server', 'cluster', 'registry']);
 const KITS = new Set(['util', 'net', 'config']);
 const HOMES = {
   '@oclif/core': { dirs: ['src/commands/', 'src/cli/'], why: 'oclif belongs in src/commands and src/cli.' },

@@ -26,6 +26,9 @@ export {
   DEFAULT_REGISTRY_IMAGE,
   DEFAULT_REGISTRY_PORT,
   REGISTRY_FILES,
+  registryMounts,
+  registryRunCommand,
+  registryUnit,
   writeRegistryFiles,
   type RegistryFileKind,
 } from './registry.js';

@@ -55,6 +55,7 @@ export {
   type RegistryFileKind,
 } from './registry/layout.js';
 export { checkServerCertificate } from './registry/server-cert.js';
+export { registryMounts, registryRunCommand, registryUnit } from './registry/unit.js';
 
 export interface RegistryFilesOptions {
   /** The name clients use for the registry (the certificate must name it). */
@@ -155,6 +156,24 @@ async function readRegistryPassword(passwordFile: string): Promise<string> {
   return password;
 }
 
+/** The kind of registry.json: what `airgap registry install` reads back. */
+export const REGISTRY_DESCRIPTION_KIND = 'MirrorRegistry';
+export const REGISTRY_DESCRIPTION_API = 'airgap/v1';
+
+/** registry.json: the registry these files make, for `airgap registry` (no secret in it). */
+function registryDescription(o: CheckedOptions): Record<string, unknown> {
+  return {
+    apiVersion: REGISTRY_DESCRIPTION_API,
+    kind: REGISTRY_DESCRIPTION_KIND,
+    address: o.address,
+    hostname: o.host.host,
+    port: o.port,
+    username: o.username,
+    dataDir: o.dataDir,
+    image: o.image,
+  };
+}
+
 /** Each file of the set: its kind, its content and its mode. */
 function registryFileSet(
   o: CheckedOptions,
@@ -175,6 +194,7 @@ function registryFileSet(
     ],
     ['unit', registryUnit({ outDir, dataDir, image, address }), 0o644],
     ['install', installText({ outDir, dataDir, address, host, port, username, image, trustFile }), 0o644],
+    ['description', `${JSON.stringify(registryDescription(o), null, 2)}\n`, 0o644],
   ];
 }
 

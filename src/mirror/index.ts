@@ -30,6 +30,7 @@ export {
 export { formatReference, parseReference, type ImageReference } from './reference.js';
 export { RegistryClient, type RegistryClientOptions } from './registry/client.js';
 export { RegistryError } from './registry/errors.js';
+export { sha256Digest } from './digest.js';
 export { renderReport, reportFailed } from './report.js';
 export { runMirror, type MirrorOptions } from './run.js';
 export { runCheck } from './check.js';

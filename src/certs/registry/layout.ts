@@ -16,6 +16,7 @@ export const REGISTRY_FILES = {
   config: 'conf/config.yml',
   unit: 'registry.service',
   install: 'install.txt',
+  description: 'registry.json',
 } as const;
 export type RegistryFileKind = keyof typeof REGISTRY_FILES;
 

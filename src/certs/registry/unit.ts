@@ -25,21 +25,52 @@ export function checkUnitPath(path: string, flag: string): string {
   return path;
 }
 
-/** The systemd unit that runs the registry with podman (`systemctl enable --now registry`). */
-export function registryUnit(opts: {
-  outDir: string;
-  dataDir: string;
-  image: string;
-  address: string;
-}): string {
-  const { outDir, dataDir, image, address } = opts;
-  const mounts = [
+/** The podman volumes of the registry container: its files from `outDir`, its storage in `dataDir`. */
+export function registryMounts(outDir: string, dataDir: string): string[] {
+  return [
     `${join(outDir, 'auth')}:/auth:z`,
     `${join(outDir, 'certs')}:/certs:z`,
     `${join(outDir, REGISTRY_FILES.config)}:${IN_CONTAINER.config}:z`,
     `${join(outDir, REGISTRY_FILES.config)}:${IN_CONTAINER.configV3}:z`,
     `${dataDir}:${IN_CONTAINER.storage}:z`,
   ];
+}
+
+/** The command the unit's ExecStart runs: podman runs the image, never pulling it. */
+export function registryRunCommand(opts: {
+  name: string;
+  outDir: string;
+  dataDir: string;
+  image: string;
+}): string[] {
+  return [
+    '/usr/bin/podman',
+    'run',
+    '--rm',
+    '--pull',
+    'never',
+    '--name',
+    opts.name,
+    '--net',
+    'host',
+    ...registryMounts(opts.outDir, opts.dataDir).flatMap((m) => ['-v', m]),
+    opts.image,
+  ];
+}
+
+/** The systemd unit that runs the registry with podman (`systemctl enable --now <name>`). */
+export function registryUnit(opts: {
+  name?: string;
+  outDir: string;
+  dataDir: string;
+  image: string;
+  address: string;
+}): string {
+  const { outDir, dataDir, image, address } = opts;
+  const name = opts.name ?? 'registry';
+  const run = registryRunCommand({ name, outDir, dataDir, image });
+  const head = run.slice(0, run.indexOf('-v'));
+  const volumes = run.slice(head.length, -1);
   return [
     `# The mirror registry ${address}, written by airgap certs registry.`,
     `# Install: see ${join(outDir, REGISTRY_FILES.install)}.`,
@@ -53,11 +84,12 @@ export function registryUnit(opts: {
     'Type=simple',
     `ExecStartPre=/usr/bin/mkdir -p ${dataDir}`,
     // A container left behind by a crash would block the name; "-" ignores "no such container".
-    'ExecStartPre=-/usr/bin/podman rm --force registry',
-    `ExecStart=/usr/bin/podman run --rm --name registry --net host \\`,
-    ...mounts.map((m) => `  -v ${m} \\`),
+    `ExecStartPre=-/usr/bin/podman rm --force ${name}`,
+    // --pull never: the bastion has no way to the image's registry; it is loaded, never pulled.
+    `ExecStart=${head.join(' ')} \\`,
+    ...volumes.flatMap((v, i) => (i % 2 ? [`  -v ${v} \\`] : [])),
     `  ${image}`,
-    'ExecStop=/usr/bin/podman stop --time 10 registry',
+    `ExecStop=/usr/bin/podman stop --time 10 ${name}`,
     'Restart=always',
     'RestartSec=5',
     '',
@@ -120,7 +152,7 @@ export function installText(opts: {
     'Notes:',
     `- Images are stored in ${opts.dataDir} (created on start); give it room (hundreds of GB).`,
     `- Open the port if firewalld runs: firewall-cmd --permanent --add-port=${port}/tcp && firewall-cmd --reload`,
-    `- podman pulls ${opts.image} the first time. Without internet, load it first:`,
+    `- podman never pulls ${opts.image} (--pull never): load it first (airgap registry install --image-archive does):`,
     `  on a connected host: podman pull ${opts.image} && podman save -o registry.tar ${opts.image}`,
     `  here:                podman load -i registry.tar`,
     `- Add the credentials to the pull secret: airgap certs pull-secret --pull-secret pull-secret.json \\`,

@@ -17,6 +17,7 @@ const WHAT: Record<RegistryFileKind, string> = {
   config: 'the registry configuration (0600: it holds http.secret)',
   unit: 'the systemd unit (podman runs the registry)',
   install: 'how to install the unit and trust the CA',
+  description: 'what airgap registry install reads (no secret)',
 };
 
 export default class CertsRegistry extends AirgapCommand {
@@ -34,6 +35,7 @@ runbook does by hand, in one directory (--output), checked first:
   conf/config.yml    the registry's configuration: TLS, password, storage
   registry.service   a systemd unit that runs the registry with podman
   install.txt        the commands to install it and trust the CA
+  registry.json      the registry described for \`airgap registry install\`
 
 The registry is the CNCF distribution image (docker.io/library/registry:2
 unless --image says otherwise), run by podman on the host network and
@@ -50,9 +52,10 @@ a file (--password-file, one line) so it never shows in the shell history
 or the process list, and it is never printed. Files that are already in
 --output are not replaced unless you add --force.
 
-Then follow install.txt (as root): copy the unit to /etc/systemd/system,
-\`systemctl daemon-reload\`, \`systemctl enable --now registry\`, and trust
-the CA. Next: \`airgap certs pull-secret\` adds the credentials to the pull
+Then \`airgap registry install --dir <output>\` installs, starts and checks
+it (or follow install.txt by hand, as root: copy the unit to
+/etc/systemd/system, \`systemctl daemon-reload\`, \`systemctl enable --now
+registry\`, and trust the CA). Next: \`airgap certs pull-secret\` adds the credentials to the pull
 secret.`;
 
   static override examples = [

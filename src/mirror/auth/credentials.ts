@@ -22,6 +22,8 @@ export interface CredentialOptions {
   home?: string;
   /** How long a credential helper may take to answer (default 30 s). */
   helperTimeoutMs?: number;
+  /** A credential given directly (airgap's own checks of a registry it installed): no file is read. */
+  credential?: Credential;
 }
 
 interface AuthFileDoc {
@@ -209,6 +211,7 @@ export async function findCredential(
   repository: string,
   opts: CredentialOptions = {},
 ): Promise<Credential | undefined> {
+  if (opts.credential) return opts.credential;
   const env = opts.env ?? process.env;
   const userSpecified = opts.authFile || env.REGISTRY_AUTH_FILE;
   const keys = candidateKeys(registry, repository);

@@ -1,0 +1,171 @@
+/**
+ * What a registry directory holds: registry.json (written by `airgap certs registry`: the address,
+ * the user, the data directory, the image) and installed.json (written by `airgap registry install`:
+ * the unit, the trust files it added). Both are read strictly: a field of the wrong type is an
+ * error naming the file and the field, never a default.
+ */
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { REGISTRY_FILES } from '../certs/index.js';
+import { AirgapError, usageError } from '../util/errors.js';
+import { isNotFound, writeFileAtomic } from '../util/fs.js';
+import { BastionError } from './errors.js';
+
+/** A unit and container name: systemd's and podman's rules, kept to what needs no escaping. */
+const NAME_RE = /^[a-z0-9][a-z0-9_.-]{0,62}$/;
+
+export function checkName(name: string): string {
+  if (!NAME_RE.test(name))
+    throw usageError(
+      BastionError.NAME_INVALID,
+      `--name ${JSON.stringify(name)} cannot name a unit and a container`,
+      {
+        hint: 'use lowercase letters, digits, ".", "_" and "-", starting with a letter or digit (e.g. registry)',
+      },
+    );
+  return name;
+}
+
+/** The registry the directory's files make (registry.json). */
+export interface RegistrySetup {
+  dir: string;
+  address: string;
+  hostname: string;
+  port: number;
+  username: string;
+  dataDir: string;
+  image: string;
+  files: { certificate: string; key: string; ca: string; config: string; htpasswd: string; unit: string };
+}
+
+/** What `registry install` put on the host (installed.json). */
+export interface InstallRecord {
+  apiVersion: 'airgap/v1';
+  kind: 'InstalledRegistry';
+  name: string;
+  unitFile: string;
+  /** Every address the registry is trusted under in certs.d (host:port). */
+  addresses: string[];
+  /** The trust files written (host store and certs.d). */
+  trustFiles: string[];
+  /** The host store's rebuild command, when host files were written. */
+  hostStore?: { dir: string; update: string[] };
+}
+
+export const INSTALLED_FILE = 'installed.json';
+
+async function readJson(path: string): Promise<Record<string, unknown> | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
+  try {
+    const doc: unknown = JSON.parse(text);
+    if (doc && typeof doc === 'object' && !Array.isArray(doc)) return doc as Record<string, unknown>;
+  } catch (e) {
+    throw new AirgapError(BastionError.STATE_INVALID, `${path} is not JSON: ${(e as Error).message}`, {
+      where: path,
+      hint: 'write it again: airgap certs registry --force (registry.json) or airgap registry install (installed.json)',
+    });
+  }
+  throw new AirgapError(BastionError.STATE_INVALID, `${path} does not hold a JSON object`, { where: path });
+}
+
+function field<T>(
+  doc: Record<string, unknown>,
+  path: string,
+  key: string,
+  check: (v: unknown) => v is T,
+  what: string,
+): T {
+  const v = doc[key];
+  if (check(v)) return v;
+  throw new AirgapError(
+    BastionError.STATE_INVALID,
+    `${path}: ${key} must be ${what}, found ${JSON.stringify(v) ?? 'nothing'}`,
+    {
+      where: `${path} ${key}`,
+      hint: 'write the registry files again: airgap certs registry … --force',
+    },
+  );
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+const isPort = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0 && (v as number) < 65536;
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
+
+/** The directory's registry.json, or NOT_INSTALLED (exit 2) when the directory has none. */
+export async function readSetup(dirIn: string): Promise<RegistrySetup> {
+  const dir = resolve(dirIn);
+  const path = join(dir, REGISTRY_FILES.description);
+  const doc = await readJson(path);
+  if (!doc)
+    throw usageError(
+      BastionError.NOT_INSTALLED,
+      `${dir} holds no registry files (no ${REGISTRY_FILES.description})`,
+      {
+        where: dir,
+        hint: 'give the directory airgap certs registry --output wrote, or let airgap registry install write it (--hostname, --username, --password-file)',
+      },
+    );
+  if (doc.kind !== 'MirrorRegistry')
+    throw new AirgapError(
+      BastionError.STATE_INVALID,
+      `${path} is not a MirrorRegistry (kind ${JSON.stringify(doc.kind)})`,
+      {
+        where: path,
+      },
+    );
+  const f = (k: RegistrySetupFile) => join(dir, REGISTRY_FILES[k]);
+  return {
+    dir,
+    address: field(doc, path, 'address', isString, 'host:port'),
+    hostname: field(doc, path, 'hostname', isString, 'a host name'),
+    port: field(doc, path, 'port', isPort, 'a port number'),
+    username: field(doc, path, 'username', isString, 'a user name'),
+    dataDir: field(doc, path, 'dataDir', isString, 'a directory'),
+    image: field(doc, path, 'image', isString, 'an image reference'),
+    files: {
+      certificate: f('certificate'),
+      key: f('key'),
+      ca: f('ca'),
+      config: f('config'),
+      htpasswd: f('htpasswd'),
+      unit: f('unit'),
+    },
+  };
+}
+type RegistrySetupFile = 'certificate' | 'key' | 'ca' | 'config' | 'htpasswd' | 'unit';
+
+/** installed.json of the directory; undefined when install never ran there. */
+export async function readInstall(dir: string): Promise<InstallRecord | undefined> {
+  const path = join(resolve(dir), INSTALLED_FILE);
+  const doc = await readJson(path);
+  if (!doc) return undefined;
+  const store = doc.hostStore as Record<string, unknown> | undefined;
+  return {
+    apiVersion: 'airgap/v1',
+    kind: 'InstalledRegistry',
+    name: checkName(field(doc, path, 'name', isString, 'a unit name')),
+    unitFile: field(doc, path, 'unitFile', isString, 'a path'),
+    addresses: field(doc, path, 'addresses', isStrings, 'a list of host:port'),
+    trustFiles: Array.isArray(doc.trustFiles)
+      ? field(doc, path, 'trustFiles', isStrings, 'a list of paths')
+      : [],
+    ...(store
+      ? {
+          hostStore: {
+            dir: field(store, path, 'dir', isString, 'a directory'),
+            update: field(store, path, 'update', isStrings, 'a command'),
+          },
+        }
+      : {}),
+  };
+}
+
+export async function writeInstall(dir: string, record: InstallRecord): Promise<void> {
+  await writeFileAtomic(join(resolve(dir), INSTALLED_FILE), `${JSON.stringify(record, null, 2)}\n`);
+}
