@@ -8,3 +8,4 @@ export { formatStatus, readClusterStatus } from './status.js';
 export { releasesInUse } from './releases-in-use.js';
 export { scaleCluster } from './scale.js';
 export { upgradeCluster, type UpgradeResult } from './upgrade.js';
+export { applyHubObjects, readHubObject } from './hub-objects.js';
