@@ -1,3 +1,4 @@
 /** The bastion registry domain as the rest of airgap sees it: everything outside src/registry/ imports from here. */
 export { BastionError } from './errors.js';
 export { installRegistry, type InstallOptions, type InstallResult, type InstallStep } from './install.js';
+export { renewRegistry, type RenewOptions, type RenewResult, type RenewStep } from './renew.js';
