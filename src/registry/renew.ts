@@ -386,7 +386,13 @@ async function restartAndCheck(
   add: (st: RenewStep) => void,
 ): Promise<void> {
   const unit = `${p.name}.service`;
-  await systemctl('restart', unit);
+  await systemctl('restart', unit).catch((e: unknown) => {
+    if (!(e instanceof AirgapError)) throw e;
+    throw new AirgapError(e.code, e.message, {
+      hint: `the new certificate files are in place and their CAs trusted, the registry still serves the old certificate; see why the unit does not restart (systemctl status ${unit}, journalctl -u ${unit}), then run airgap registry renew again to finish`,
+      cause: e,
+    });
+  });
   add({
     step: 'service',
     status: 'changed',

@@ -14,6 +14,7 @@ import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHub, type Hub } from '../../lab/hub/index.js';
 import { useBastion } from '../helpers/bastion.js';
+import { airgap } from '../helpers/cli.js';
 
 const PEM_RE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n?/g;
 const pems = (text: string) => text.match(PEM_RE) ?? [];
@@ -282,5 +283,40 @@ describe('airgap registry renew', () => {
     const leaf = new X509Certificate(await readFile(join(b.dir, 'certs/tls.crt'), 'utf8'));
     expect(leaf.checkIssued(new X509Certificate(pems(cas)[0]!))).toBe(true);
     expect((await servedByOpenssl()).fingerprint).toBe(leaf.fingerprint256);
+  }, 300_000);
+
+  it('a --new-ca stopped after the files changed (the restart failed) still serves a trusted leaf, and renew again finishes it', async () => {
+    const b = bastion();
+    // systemctl as the stand-in, except that restart fails, as a unit that cannot be restarted would.
+    const wrap = join(b.root, 'failing-restart');
+    await mkdir(wrap, { recursive: true });
+    const sim = join(b.systemd.env.PATH.split(':')[0]!, 'systemctl');
+    await writeFile(
+      join(wrap, 'systemctl'),
+      `#!/bin/sh\nif [ "$1" = restart ]; then echo "Job for $2 failed (simulated)" >&2; exit 1; fi\nexec ${sim} "$@"\n`,
+      { mode: 0o755 },
+    );
+    const before = await servedByOpenssl();
+    const r = await airgap(
+      ['registry', 'renew', '--dir', b.dir, '--password-file', b.passwordFile, '--new-ca'],
+      { env: { ...b.env, PATH: `${wrap}:${b.env.PATH}` }, timeoutMs: 180_000 },
+    );
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(`systemctl restart ${b.name}.service failed`);
+    expect(r.stderr).toContain('then run airgap registry renew again to finish');
+    // The files name the new leaf; the registry still serves the old one, trusted through the overlap.
+    const cas = await readFile(b.caFile, 'utf8');
+    expect((await servedByOpenssl()).fingerprint).toBe(before.fingerprint);
+    expect(fingerprint(await readFile(join(b.dir, 'certs/tls.crt'), 'utf8'))).not.toBe(before.fingerprint);
+    const during = await skopeo(['inspect', '--raw', ref()], [cas]);
+    expect(during.exitCode, during.stderr).toBe(0);
+
+    const again = await renew();
+    expect(again.exitCode, again.stderr).toBe(0);
+    const leaf = await readFile(join(b.dir, 'certs/tls.crt'), 'utf8');
+    expect((await servedByOpenssl()).fingerprint).toBe(fingerprint(leaf));
+    expect(new X509Certificate(leaf).checkIssued(new X509Certificate(pems(cas)[0]!))).toBe(true);
+    const onlyNew = await skopeo(['inspect', '--raw', ref()], [pems(cas)[0]!]);
+    expect(onlyNew.exitCode, onlyNew.stderr).toBe(0);
   }, 300_000);
 });
