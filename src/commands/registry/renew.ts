@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { AirgapCommand } from '../../cli/command.js';
+import { AirgapCommand, REPEATABLE } from '../../cli/command.js';
 import { renewRegistry, type RenewStep } from '../../registry/index.js';
 
 const MARK: Record<RenewStep['status'], string> = { changed: 'changed', unchanged: 'ok', planned: 'would' };
@@ -62,7 +62,7 @@ A renew stopped after the files changed is finished by running it again.`;
     san: Flags.string({
       description:
         'Another name or IP address for the new certificate (added to the current ones); repeat it.',
-      multiple: true,
+      ...REPEATABLE,
     }),
     days: Flags.integer({ description: 'Validity of the new certificate in days (at most 825).', min: 1 }),
     'new-ca': Flags.boolean({
