@@ -175,6 +175,67 @@ describe('airgap registry renew', () => {
     expect((await servedByOpenssl()).fingerprint).toBe(served.fingerprint);
   }, 120_000);
 
+  it('refuses a CA clients do not trust, a CA about to expire, and a directory without a CA key, changing nothing', async () => {
+    const b = bastion();
+    // A copy of the registry directory, its CA swapped: refused before anything touches the host.
+    const copy = join(b.root, 'copy');
+    await execa('cp', ['-a', b.dir, copy]);
+    const hashes = async () => {
+      const out: Record<string, string> = {};
+      for (const f of await readdir(copy, { recursive: true, withFileTypes: true }))
+        if (f.isFile())
+          out[join(f.parentPath, f.name)] = createHash('sha256')
+            .update(await readFile(join(f.parentPath, f.name)))
+            .digest('hex');
+      return out;
+    };
+    const run = () => b.airgap(['registry', 'renew', '--dir', copy, '--password-file', b.passwordFile]);
+    const mint = async (out: string, days: string) => {
+      const r = await b.airgap([
+        'certs',
+        'ca',
+        '-o',
+        out,
+        '--days',
+        days,
+        '--key-type',
+        'ecdsa-p256',
+        '--common-name',
+        `other CA ${days}`,
+      ]);
+      expect(r.exitCode, r.stderr).toBe(0);
+    };
+
+    await mint(join(b.root, 'other-ca'), '3650');
+    await execa('cp', [join(b.root, 'other-ca/ca.crt'), join(b.root, 'other-ca/ca.key'), join(copy, 'pki')]);
+    let before = await hashes();
+    let r = await run();
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('[REGISTRY_RENEW_UNTRUSTED]');
+    expect(r.stderr).toContain('(CN=other CA 3650) is not among the CAs clients trust for the registry');
+    expect(await hashes()).toEqual(before);
+
+    await mint(join(b.root, 'short-ca'), '10');
+    await execa('cp', [join(b.root, 'short-ca/ca.crt'), join(b.root, 'short-ca/ca.key'), join(copy, 'pki')]);
+    await writeFile(
+      join(copy, 'certs/ca.crt'),
+      (await readFile(join(b.root, 'short-ca/ca.crt'), 'utf8')) + (await readFile(b.caFile, 'utf8')),
+    );
+    before = await hashes();
+    r = await run();
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/the CA CN=other CA 10 expires in 9 day\(s\)/);
+    expect(r.stderr).toContain('--new-ca');
+    expect(await hashes()).toEqual(before);
+
+    await execa('rm', [join(copy, 'pki/ca.key')]);
+    before = await hashes();
+    r = await run();
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`${copy} holds no CA key (${copy}/pki/ca.key)`);
+    expect(await hashes()).toEqual(before);
+  }, 120_000);
+
   it('serves a new leaf with the same names (and --san), keeps the data and the password, and updates the hub', async () => {
     const b = bastion();
     const before = await servedByOpenssl();
