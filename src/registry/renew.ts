@@ -58,6 +58,8 @@ export interface RenewOptions {
   sans?: string[];
   days?: number;
   newCa?: boolean;
+  /** With --new-ca and no kubeconfig: no hub trusts this registry (else refused: the hub would stop trusting it). */
+  noHub?: boolean;
   /** The key of the CA in certs/ca.crt (when airgap did not mint it). */
   caKey?: string;
   kubeconfig?: string;
@@ -151,7 +153,14 @@ async function signingCa(
   setup: RegistrySetup,
   trusted: string[],
 ): Promise<Prepared['signer']> {
-  if (o.newCa) return undefined;
+  if (o.newCa) {
+    if (!o.kubeconfig && !o.noHub)
+      throw untrusted(
+        `--new-ca without --kubeconfig: a hub that trusts the registry's CA now would not trust the new one when the registry switches to it`,
+        'give --kubeconfig so the hub trusts the new CA before the switch, or --no-hub when no cluster pulls from this registry yet (then apply the ConfigMaps renew writes wherever it is needed)',
+      );
+    return undefined;
+  }
   const pki = pkiDir(setup.dir);
   const own = !o.caKey;
   const cert = own ? join(pki, 'ca.crt') : setup.files.ca;
@@ -460,7 +469,7 @@ export async function renewRegistry(o: RenewOptions): Promise<RenewResult> {
   const warnings = [...s.warnings];
   if (o.newCa && !o.kubeconfig)
     warnings.push(
-      `the hub does not trust the new CA until the ConfigMaps in ${output} are applied (or give --kubeconfig)`,
+      `--no-hub: a hub trusts the new CA only once the ConfigMaps in ${output} are applied there`,
     );
   return {
     registry: p.setup.address,

@@ -293,9 +293,16 @@ describe('airgap registry renew', () => {
     const b = bastion();
     const oldCa = await readFile(b.caFile, 'utf8');
     const oldPki = await readFile(join(b.dir, 'pki/ca.crt'), 'utf8');
-    const r = await renew(['--new-ca']);
+    // Without the hub, the hub would stop trusting the registry: refused, nothing changed.
+    const before = await snapshot();
+    const refused = await renew(['--new-ca']);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('[REGISTRY_RENEW_UNTRUSTED]');
+    expect(refused.stderr).toContain('--new-ca without --kubeconfig');
+    expect(await snapshot()).toEqual(before);
+
+    const r = await renew(['--new-ca', '--kubeconfig', hub!.kubeconfigFile]);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toContain('the hub does not trust the new CA until the ConfigMaps');
 
     const both = pems(await readFile(b.caFile, 'utf8'));
     expect(both).toHaveLength(2);
@@ -328,11 +335,32 @@ describe('airgap registry renew', () => {
     expect(onlyOld.exitCode).not.toBe(0);
     expect(onlyOld.stderr).toMatch(/certificate signed by unknown authority|x509/);
 
-    // The ConfigMap files hold both CAs, the new one first.
+    // The ConfigMap files hold both CAs, the new one first (then the hub's other CA, kept).
     const ub = load(await readFile(join(b.dir, 'configmaps/user-ca-bundle.yaml'), 'utf8')) as {
       data: Record<string, string>;
     };
-    expect(pems(ub.data['ca-bundle.crt']!).map(fingerprint)).toEqual([newCa, oldCa].map(fingerprint));
+    expect(pems(ub.data['ca-bundle.crt']!).map(fingerprint)).toEqual(
+      [newCa, oldCa, hub!.caPem].map(fingerprint),
+    );
+    // And the hub holds both, beside what it held before.
+    const live = hub!.store.get({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace: 'clusters',
+      name: 'user-ca-bundle',
+    });
+    expect(pems((live?.data as Record<string, string>)['ca-bundle.crt']).map(fingerprint)).toEqual(
+      [newCa, oldCa, hub!.caPem].map(fingerprint),
+    );
+    const rc = hub!.store.get({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace: 'openshift-config',
+      name: 'registry-config',
+    });
+    expect(pems((rc?.data as Record<string, string>)[`localhost..${b.port}`]).map(fingerprint)).toEqual(
+      [newCa, oldCa].map(fingerprint),
+    );
   }, 300_000);
 
   it('after --new-ca, a plain renew signs with the new CA and keeps both trusted', async () => {
@@ -359,7 +387,7 @@ describe('airgap registry renew', () => {
     );
     const before = await servedByOpenssl();
     const r = await airgap(
-      ['registry', 'renew', '--dir', b.dir, '--password-file', b.passwordFile, '--new-ca'],
+      ['registry', 'renew', '--dir', b.dir, '--password-file', b.passwordFile, '--new-ca', '--no-hub'],
       { env: { ...b.env, PATH: `${wrap}:${b.env.PATH}` }, timeoutMs: 180_000 },
     );
     expect(r.exitCode).toBe(1);

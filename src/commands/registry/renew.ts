@@ -18,7 +18,9 @@ put on this host, and switches the registry to it:
               trust before anything changes, and renew refuses (exit 2,
               nothing changed) when it would not be trusted: a --ca-key that
               is not the key of certs/ca.crt, a CA clients do not trust, a CA
-              expiring within 30 days
+              expiring within 30 days, --new-ca without --kubeconfig (the
+              hub would stop trusting the registry; --no-hub when no hub
+              trusts it yet)
   trust       the CA(s) in the host's trust store and in
               /etc/containers/certs.d/<host:port>/; with --new-ca both the
               new and the old CA, before the registry switches
@@ -48,7 +50,7 @@ A renew stopped after the files changed is finished by running it again.`;
     {
       description: 'A new CA (both trusted while clients move to it); first see what would change:',
       command:
-        '<%= config.bin %> registry renew --dir /opt/registry --password-file registry.pass --new-ca --dry-run',
+        '<%= config.bin %> registry renew --dir /opt/registry --password-file registry.pass --new-ca --kubeconfig hub.kubeconfig --dry-run',
     },
   ];
 
@@ -68,6 +70,12 @@ A renew stopped after the files changed is finished by running it again.`;
     'new-ca': Flags.boolean({
       description: 'Mint a new CA (kept in <dir>/pki) and sign with it.',
       exclusive: ['ca-key'],
+    }),
+    'no-hub': Flags.boolean({
+      description:
+        'With --new-ca and no --kubeconfig: no hub trusts this registry yet (else renew refuses, as the hub would stop trusting it).',
+      dependsOn: ['new-ca'],
+      exclusive: ['kubeconfig'],
     }),
     'ca-key': Flags.string({
       description: 'The private key of the CA in certs/ca.crt, when airgap did not mint it.',
@@ -99,6 +107,7 @@ A renew stopped after the files changed is finished by running it again.`;
       ...(flags.san ? { sans: flags.san } : {}),
       ...(flags.days ? { days: flags.days } : {}),
       newCa: flags['new-ca'],
+      noHub: flags['no-hub'],
       ...(flags['ca-key'] ? { caKey: flags['ca-key'] } : {}),
       ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
       ...(flags.output ? { output: flags.output } : {}),
