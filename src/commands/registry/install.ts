@@ -67,6 +67,7 @@ command the unit would run.`;
     san: Flags.string({
       description: 'Another name or IP address (IPv4, IPv6) for the certificate; repeat it.',
       multiple: true,
+      multipleNonGreedy: true,
     }),
     port: Flags.integer({
       description: 'The port (only when the files are written now).',
