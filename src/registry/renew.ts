@@ -236,13 +236,9 @@ async function prepare(o: RenewOptions): Promise<Prepared> {
   const signer = await signingCa(o, setup, trusted);
   if (!o.dryRun) {
     if (typeof process.getuid === 'function' && process.getuid() !== 0)
-      throw usageError(
-        BastionError.SYSTEMCTL_FAILED,
-        'airgap registry renew changes the host: run it as root',
-        {
-          hint: 'sudo airgap registry renew …',
-        },
-      );
+      throw usageError(BastionError.NOT_ROOT, 'airgap registry renew changes the host: run it as root', {
+        hint: 'sudo airgap registry renew …',
+      });
     const sd = await systemdHere();
     if (!sd.ok) throw noSystemd(sd.said, shellCommand(['systemctl', 'restart', `${name}.service`]));
   }
