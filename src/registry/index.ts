@@ -1,3 +1,10 @@
 /** The bastion registry domain as the rest of airgap sees it: everything outside src/registry/ imports from here. */
 export { BastionError } from './errors.js';
 export { installRegistry, type InstallOptions, type InstallResult, type InstallStep } from './install.js';
+export { gcRegistry, type GcOptions, type GcResult, type GcPrediction, type StorageStats } from './gc.js';
+export {
+  uninstallRegistry,
+  type UninstallOptions,
+  type UninstallResult,
+  type UninstallStep,
+} from './uninstall.js';
