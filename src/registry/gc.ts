@@ -185,7 +185,9 @@ async function collect(
       BastionError.GC_FAILED,
       `garbage-collect failed (exit ${r.exitCode}): ${last.join(' | ') || 'it printed nothing'}`,
       {
-        hint: `see the whole output: ${shellCommand(['podman', 'run', '--rm', ...args])}`,
+        hint: /name "?[\w.-]+-gc"? is already in use/.test(text)
+          ? `a container ${name}-gc is left from an earlier collection: when none runs (podman ps), remove it (podman rm ${name}-gc) and run airgap registry gc again`
+          : `see the whole output: ${shellCommand(['podman', 'run', '--rm', ...args])}`,
         details: { lastLines: last },
       },
     );

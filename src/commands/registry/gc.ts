@@ -22,9 +22,10 @@ they used stay until the registry collects its garbage. This command:
 
 and reports the bytes and blobs the storage lost, beside what
 \`airgap mirror delete --generate\` predicted (the first line of its
-delete-images.yaml: --workspace or --delete-yaml-file). The blob counts should
-be equal; the bytes differ only by the registry's own bookkeeping (link files,
-directories).
+delete-images.yaml: --workspace or --delete-yaml-file). The prediction counts
+the layers and configs; the registry stores each deleted manifest as a blob
+too, so the blobs that go are the predicted ones plus one per manifest, and
+the bytes differ only by those manifests and the registry's own bookkeeping.
 
 Never --delete-untagged: in distribution 2.x it deletes every manifest no tag
 names, which are the platform manifests of every multi-arch image (their
@@ -121,11 +122,12 @@ function render(r: GcResult): string {
     const got = r.dryRun ? { blobs: e.blobs, bytes: e.bytes } : r.reclaimed!;
     const diff = got.bytes - p.bytes;
     lines.push(
-      `mirror delete --generate predicted ${p.blobs} blob(s), ${fmt(p.bytes)} (${p.file}); ${r.dryRun ? 'would go' : 'went'}: ${got.blobs} blob(s), ${fmt(got.bytes)} (${diff >= 0 ? '+' : ''}${diff.toLocaleString('en-US')} bytes${diff === 0 ? '' : ': the registry’s own bookkeeping, link files and directories'})`,
+      `mirror delete --generate predicted ${p.blobs} blob(s), ${fmt(p.bytes)}, and ${p.manifests} manifest(s) (${p.file})`,
+      `${r.dryRun ? 'would go' : 'went'}: ${got.blobs} blob(s) (the registry stores each manifest as a blob too: ${p.blobs} + ${p.manifests} expected), ${fmt(got.bytes)} (${diff >= 0 ? '+' : ''}${diff.toLocaleString('en-US')} bytes: the manifests and the registry's own bookkeeping)`,
     );
-    if (got.blobs !== p.blobs)
+    if (got.blobs !== p.blobs + p.manifests)
       lines.push(
-        `  the blob counts differ: was the delete list applied (airgap mirror delete --delete-yaml-file …), or did the mirror change since it was generated?`,
+        '  the blob counts differ: was the delete list applied (airgap mirror delete --delete-yaml-file …), or did the mirror change since it was generated?',
       );
   } else if (r.predictionNote) lines.push(r.predictionNote);
   lines.push(...r.notes);
