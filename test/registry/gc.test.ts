@@ -55,7 +55,7 @@ describe('airgap registry gc', () => {
             env: { ...process.env, ...b.env },
             reject: false,
           });
-          throw new Error(`${(e as Error).message}\n${log.stdout}${log.stderr}`);
+          throw new Error(`${(e as Error).message}\n${log.stdout}${log.stderr}`, { cause: e });
         }
         await new Promise((r) => setTimeout(r, 500));
       }
