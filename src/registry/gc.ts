@@ -327,7 +327,7 @@ async function stopCollectStart(
     if (await containerRunning(name))
       throw new AirgapError(
         BastionError.GC_FAILED,
-        `the container ${name} still runs after systemctl stop ${unit}: the registry would take pushes while its garbage is collected`,
+        `the container ${name} ${wasRunning ? `still runs after systemctl stop ${unit}` : `runs though ${unit} is not active`}: the registry would take pushes while its garbage is collected; nothing was collected`,
         {
           hint: `see who runs it (podman ps; systemctl status ${unit}), stop it, and run airgap registry gc again`,
         },
