@@ -25,6 +25,7 @@ export {
   DEFAULT_REGISTRY_DATA_DIR,
   DEFAULT_REGISTRY_IMAGE,
   DEFAULT_REGISTRY_PORT,
+  IN_CONTAINER,
   REGISTRY_FILES,
   registryMounts,
   registryRunCommand,

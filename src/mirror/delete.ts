@@ -85,7 +85,7 @@ export interface DeleteOutcome {
 /** An item's imageReference: `docker://<registry>/<repo>@sha256:<hex>` (registry, repo, digest). */
 /** How to have the registry give the space back (deleting manifests frees no blob by itself). */
 const GC_HINT =
-  'deleting manifests frees no disk until the registry collects its garbage: for distribution (docker-registry, the mirror-registry of podman), stop it or set it read-only, then run `registry garbage-collect --delete-untagged /etc/docker/registry/config.yml`; Quay collects by itself once the tags expire';
+  'deleting manifests frees no disk until the registry collects its garbage: for the registry airgap registry install runs, `airgap registry gc --workspace <workspace>`; for another distribution (docker-registry) registry, stop it or set it read-only, then run `registry garbage-collect /etc/docker/registry/config.yml` (never --delete-untagged: it deletes the platform manifests of multi-arch images and images pushed by digest); Quay collects by itself once the tags expire';
 
 /** Where a delete entry is at the destination, for the plan. */
 export interface DeleteTarget {

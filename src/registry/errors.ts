@@ -30,5 +30,11 @@ export const BastionError = {
   CONFIRM_REQUIRED: 'REGISTRY_CONFIRM_REQUIRED',
   /** garbage-collect failed: … (registry/gc.ts) */
   GC_FAILED: 'REGISTRY_GC_FAILED',
+  /** the registry … did not come back after the garbage collection: … (registry/gc.ts) */
+  GC_RESTART_FAILED: 'REGISTRY_GC_RESTART_FAILED',
+  /** --delete-yaml-file …: not what airgap mirror delete --generate writes (registry/gc.ts) */
+  GC_PREDICTION_INVALID: 'REGISTRY_GC_PREDICTION_INVALID',
+  /** --delete-data: … may not be a registry store / is / or holds the registry directory (registry/uninstall.ts) */
+  DATA_DIR_UNSAFE: 'REGISTRY_DATA_DIR_UNSAFE',
 } as const;
 export type BastionError = (typeof BastionError)[keyof typeof BastionError];

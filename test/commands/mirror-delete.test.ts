@@ -178,7 +178,8 @@ describe('airgap mirror delete', () => {
     ]);
     expect(del.exitCode, del.stderr).toBe(0);
     expect(del.stdout).toContain('deleted 1 manifest(s)');
-    expect(del.stdout).toContain('garbage-collect --delete-untagged');
+    expect(del.stdout).toContain('airgap registry gc');
+    expect(del.stdout).toContain('never --delete-untagged');
     await expect(skopeoDigest(`docker://${dst.skopeoHost}/m/app/server:1.0`, dst.skopeo)).rejects.toThrow();
 
     await dst.garbageCollect();
