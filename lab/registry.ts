@@ -95,7 +95,10 @@ export interface TestRegistry {
   skopeo: RegistrySkopeoOptions;
   /** Kill the registry and remove its temp dirs. Idempotent. */
   stop(): Promise<void>;
-  /** Run distribution's `garbage-collect --delete-untagged` on its storage; its output. */
+  /**
+   * Run distribution's `garbage-collect` on its storage (never --delete-untagged: it deletes an
+   * index's platform manifests); its output.
+   */
   garbageCollect(): Promise<string>;
   /** The registry's stdout and stderr so far (access log and warnings/errors), truncated at the front. */
   logs(): string;
@@ -375,7 +378,7 @@ export async function startRegistry(opts: StartRegistryOptions = {}): Promise<Te
         skopeo: { authFile, certDir: join(certsDir, skopeoHost), tlsVerify: tls },
         stop,
         garbageCollect: async () => {
-          const gc = await execa(REGISTRY_BIN, ['garbage-collect', '--delete-untagged', configFile], {
+          const gc = await execa(REGISTRY_BIN, ['garbage-collect', configFile], {
             env: registryEnv(),
             extendEnv: false,
             reject: false,

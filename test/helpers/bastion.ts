@@ -5,7 +5,7 @@
  * and the trust files install wrote removed (the host bundle rebuilt once), podman cleaned.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { join } from 'node:path';
@@ -52,28 +52,28 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Remove what `registry install` put on the host for `dir` (installed.json lists it). */
+/** The host trust stores install may write to (RHEL, Debian). */
+const HOST_STORES = [
+  { dir: '/etc/pki/ca-trust/source/anchors', update: ['update-ca-trust', 'extract'] },
+  { dir: '/usr/local/share/ca-certificates', update: ['update-ca-certificates'] },
+];
+
+/**
+ * Remove what `registry install` (and renew) put on the host for this bastion, found by its unit
+ * name and port, not only from installed.json (an install that failed midway never wrote it):
+ * the unit file, the certs.d directories of the port, the host store's files of the name.
+ */
 async function removeInstalled(b: Bastion): Promise<void> {
-  const record = join(b.dir, 'installed.json');
-  const unit = `/etc/systemd/system/${b.name}.service`;
-  let rebuild: string[] | undefined;
-  if (existsSync(record)) {
-    const r = JSON.parse(readFileSync(record, 'utf8')) as {
-      trustFiles?: string[];
-      hostStore?: { dir: string; update: string[] };
-    };
-    for (const f of r.trustFiles ?? []) {
-      if (!existsSync(f)) continue;
-      rmSync(f, { force: true });
-      if (r.hostStore && f.startsWith(`${r.hostStore.dir}/`)) rebuild = r.hostStore.update;
-    }
-    for (const f of r.trustFiles ?? []) {
-      const d = join(f, '..');
-      if (d.startsWith('/etc/containers/certs.d/')) rmSync(d, { recursive: true, force: true });
-    }
+  rmSync(`/etc/systemd/system/${b.name}.service`, { force: true });
+  const certsD = '/etc/containers/certs.d';
+  for (const d of existsSync(certsD) ? readdirSync(certsD) : [])
+    if (d.endsWith(`:${b.port}`)) rmSync(join(certsD, d), { recursive: true, force: true });
+  for (const store of HOST_STORES) {
+    if (!existsSync(store.dir)) continue;
+    const mine = readdirSync(store.dir).filter((f) => f.startsWith(`airgap-${b.name}`));
+    for (const f of mine) rmSync(join(store.dir, f), { force: true });
+    if (mine.length) await execa(store.update[0]!, store.update.slice(1), { reject: false });
   }
-  rmSync(unit, { force: true });
-  if (rebuild) await execa(rebuild[0]!, rebuild.slice(1), { reject: false });
 }
 
 /** A fresh bastion for the describe/file: set up in beforeAll, torn down in afterAll. */
