@@ -5,9 +5,10 @@
  * One file per CA (Debian links only a file's first certificate), written only when its content
  * differs, the system bundle rebuilt only when a file changed.
  */
-import { readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AirgapError } from '../util/errors.js';
+import { AirgapError, CommonError, hasCode } from '../util/errors.js';
+import { lockDirectory } from '../util/lock.js';
 import { isNotFound, writeFileAtomic } from '../util/fs.js';
 import { BastionError } from './errors.js';
 import { runHost } from './host.js';
@@ -102,8 +103,34 @@ export async function applyTrust(
   return changed;
 }
 
-/** Rebuild the system bundle (update-ca-trust extract / update-ca-certificates). */
+/**
+ * Rebuild the system bundle (update-ca-trust extract / update-ca-certificates), one at a time on
+ * this host: two rebuilds at once (two airgap runs, or a package update) write the same bundle,
+ * and Debian's then fails ("does not contain exactly one certificate").
+ */
 export async function rebuildBundle(store: HostTrustStore): Promise<void> {
   const [bin, ...args] = store.update;
-  await runHost(bin, args, BastionError.TRUST_FAILED);
+  const release = await lockTrust();
+  try {
+    await runHost(bin, args, BastionError.TRUST_FAILED);
+  } finally {
+    await release();
+  }
+}
+
+/** Where airgap runs on this host take turns at the trust store. */
+const TRUST_LOCK_DIR = '/run/lock/airgap-ca-trust';
+
+/** Take the host's trust lock, waiting (up to 10 minutes) while another airgap run holds it. */
+async function lockTrust(): Promise<() => Promise<void>> {
+  await mkdir(TRUST_LOCK_DIR, { recursive: true });
+  const deadline = Date.now() + 10 * 60_000;
+  for (;;) {
+    try {
+      return await lockDirectory(TRUST_LOCK_DIR);
+    } catch (e) {
+      if (!hasCode(e, CommonError.WORKSPACE_BUSY) || Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
 }
