@@ -188,26 +188,36 @@ async function readPassword(file: string): Promise<string> {
 /** A usage error (a kubeconfig that cannot be read) stops status; any other error is its line's. */
 function lineError(e: unknown): string {
   if (e instanceof AirgapError && e.exitCode === 2) throw e;
-  return messageOf(e);
+  return oneLine(e);
+}
+
+/** An error's message on one line (without the hint an AirgapError adds on the next). */
+function oneLine(e: unknown): string {
+  return (e instanceof AirgapError ? e.message : messageOf(e)).replace(/\s*\n\s*/g, ' ');
 }
 
 async function serviceStatus(name: string): Promise<ServiceStatus> {
   const out: ServiceStatus = { unit: null, container: null, log: [] };
-  const sd = await systemdHere();
-  if (!sd.ok) out.unitError = `systemd is not running as PID 1 here (${sd.said})`;
-  else {
-    try {
-      const { mainPid: _, ...unit } = await unitState(name);
-      out.unit = unit;
-    } catch (e) {
-      out.unitError = lineError(e);
+  const unit = async () => {
+    const sd = await systemdHere();
+    if (!sd.ok) out.unitError = `systemd is not running as PID 1 here (${sd.said})`;
+    else {
+      try {
+        const { mainPid: _, ...state } = await unitState(name);
+        out.unit = state;
+      } catch (e) {
+        out.unitError = lineError(e);
+      }
     }
-  }
-  try {
-    out.container = await containerRunning(name);
-  } catch (e) {
-    out.containerError = lineError(e);
-  }
+  };
+  const container = async () => {
+    try {
+      out.container = await containerRunning(name);
+    } catch (e) {
+      out.containerError = lineError(e);
+    }
+  };
+  await Promise.all([unit(), container()]);
   if (out.unit && (out.unit.active !== 'active' || out.container === false))
     out.log = (await unitLog(name, 15)).filter((l) => l !== '-- No entries --');
   return out;
@@ -240,7 +250,7 @@ async function resolveHost(host: string): Promise<string[]> {
 
 function probeFailure(address: string, ip: string, e: unknown): AddressStatus {
   const code = (e as NodeJS.ErrnoException).code;
-  const why = messageOf(e);
+  const why = oneLine(e);
   if (code === 'ECONNREFUSED') return { address, ip, state: 'refused', why };
   if (/no TLS answer within/.test(why) || code === 'ETIMEDOUT' || code === 'EHOSTUNREACH')
     return { address, ip, state: 'no-answer', why };
@@ -261,7 +271,7 @@ async function probeAddresses(
     try {
       ips = await resolveHost(host);
     } catch (e) {
-      results.push({ address, state: 'unresolved', why: messageOf(e) });
+      results.push({ address, state: 'unresolved', why: oneLine(e) });
       continue;
     }
     const probes = await Promise.all(
@@ -343,12 +353,8 @@ async function countImages(
     try {
       repositories = await client.listRepositories('airgap/registry-check');
     } catch (e) {
-      return {
-        state: 'incomplete',
-        why: `the catalog could not be listed: ${lineError(e)}`,
-        ...empty,
-        errors: [lineError(e)],
-      };
+      const error = lineError(e);
+      return { state: 'incomplete', why: 'the catalog could not be listed', ...empty, errors: [error] };
     }
     const limiter = new Limiter(concurrency);
     const errors: string[] = [];
@@ -398,7 +404,7 @@ async function deletesEnabled(setup: RegistrySetup): Promise<RegistryStatus['del
     const storage = (doc as { storage?: { delete?: { enabled?: unknown } } } | undefined)?.storage;
     return { enabled: storage?.delete?.enabled === true };
   } catch (e) {
-    return { enabled: null, error: messageOf(e) };
+    return { enabled: null, error: oneLine(e) };
   }
 }
 
@@ -433,7 +439,7 @@ async function hubTrust(
         name: 'registry-config',
         key: setup.address,
         state: 'error',
-        why: messageOf(e),
+        why: oneLine(e),
       },
     ];
   }
@@ -527,7 +533,10 @@ export async function registryStatus(o: StatusOptions): Promise<RegistryStatus> 
     problems.push(`the free space under ${storage.dataDir} could not be read: ${storage.freeError}`);
   if (storage.free && storage.free.availableBytes < storage.free.totalBytes * 0.1)
     warnings.push(`the filesystem of ${storage.dataDir} is over 90% full`);
-  if (images.state === 'incomplete') problems.push(`the image count is incomplete: ${images.why}`);
+  if (images.state === 'incomplete')
+    problems.push(
+      `the image count is incomplete: ${images.why}${images.errors[0] ? ` (${images.errors[0]}${images.errors.length > 1 ? ', …' : ''})` : ''}`,
+    );
   if (deletes.error) problems.push(`${setup.files.config} could not be read: ${deletes.error}`);
   if (hub) hubProblems(hub, problems);
 
