@@ -167,7 +167,7 @@ async function readPassword(file: string): Promise<string> {
   try {
     text = await readFile(file, 'utf8');
   } catch (e) {
-    throw usageError(BastionError.STATE_INVALID, `--password-file ${file}: ${messageOf(e)}`, {
+    throw usageError(BastionError.PASSWORD_FILE_INVALID, `--password-file ${file}: ${messageOf(e)}`, {
       where: file,
       hint: 'give the file holding the registry password, on one line',
       cause: e,
@@ -176,7 +176,7 @@ async function readPassword(file: string): Promise<string> {
   const password = text.replace(/\r?\n$/, '');
   if (!password || password.includes('\n'))
     throw usageError(
-      BastionError.STATE_INVALID,
+      BastionError.PASSWORD_FILE_INVALID,
       `--password-file ${file} must hold the password on one line`,
       {
         where: file,
@@ -248,6 +248,21 @@ async function resolveHost(host: string): Promise<string[]> {
   return [...new Set(found.map((a) => a.address))];
 }
 
+/** What OpenSSL's verification codes mean for a registry's client (the code kept for searching). */
+const VERIFY_WORDS: Record<string, string> = {
+  SELF_SIGNED_CERT_IN_CHAIN: "its chain ends in a CA that the registry's CA file does not hold",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "it was not issued by the registry's CA",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "it was not issued by the registry's CA",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "it is self-signed and is not the registry's CA",
+  CERT_HAS_EXPIRED: 'it has expired',
+  CERT_NOT_YET_VALID: 'it is not valid yet (check the clock)',
+};
+
+function verifyWords(why: string): string {
+  const words = VERIFY_WORDS[why];
+  return words ? `${words} (${why})` : why;
+}
+
 function probeFailure(address: string, ip: string, e: unknown): AddressStatus {
   const code = (e as NodeJS.ErrnoException).code;
   const why = oneLine(e);
@@ -263,33 +278,44 @@ async function probeAddresses(
   cas: string[],
   timeoutMs: number,
 ): Promise<{ results: AddressStatus[]; served?: { address: string; cert: ServedCertificate } }> {
-  const results: AddressStatus[] = [];
-  let served: { address: string; cert: ServedCertificate } | undefined;
-  for (const address of addresses) {
-    const { host } = splitAddress(address);
-    let ips: string[];
+  type Probe = { status: AddressStatus; cert?: ServedCertificate };
+  const probeIp = async (address: string, ip: string): Promise<Probe> => {
     try {
-      ips = await resolveHost(host);
+      const cert = await servedCertificate(address, cas, ip, timeoutMs);
+      const status: AddressStatus = cert.trusted
+        ? { address, ip, state: 'answers', fingerprint256: cert.fingerprint256 }
+        : {
+            address,
+            ip,
+            state: 'not-trusted',
+            why: verifyWords(cert.why ?? ''),
+            fingerprint256: cert.fingerprint256,
+          };
+      return { status, cert };
     } catch (e) {
-      results.push({ address, state: 'unresolved', why: oneLine(e) });
-      continue;
+      return { status: probeFailure(address, ip, e) };
     }
-    const probes = await Promise.all(
-      ips.map(async (ip): Promise<AddressStatus> => {
+  };
+  // Every address at once (an address that does not answer costs its timeout once, not once per address).
+  const probes = (
+    await Promise.all(
+      addresses.map(async (address): Promise<Probe[]> => {
+        let ips: string[];
         try {
-          const cert = await servedCertificate(address, cas, ip, timeoutMs);
-          served ??= { address, cert };
-          return cert.trusted
-            ? { address, ip, state: 'answers', fingerprint256: cert.fingerprint256 }
-            : { address, ip, state: 'not-trusted', why: cert.why ?? '', fingerprint256: cert.fingerprint256 };
+          ips = await resolveHost(splitAddress(address).host);
         } catch (e) {
-          return probeFailure(address, ip, e);
+          return [{ status: { address, state: 'unresolved', why: oneLine(e) } }];
         }
+        return Promise.all(ips.map((ip) => probeIp(address, ip)));
       }),
-    );
-    results.push(...probes);
-  }
-  return { results, ...(served ? { served } : {}) };
+    )
+  ).flat();
+  // What is served: as the registry's own address (listed first) shows it, else the first that answered.
+  const first = probes.find((p) => p.cert);
+  return {
+    results: probes.map((p) => p.status),
+    ...(first?.cert ? { served: { address: first.status.address, cert: first.cert } } : {}),
+  };
 }
 
 function addressProblems(results: AddressStatus[], problems: string[]): void {
@@ -297,7 +323,7 @@ function addressProblems(results: AddressStatus[], problems: string[]): void {
     const at = r.ip && r.ip !== splitAddress(r.address).host ? `${r.address} (${r.ip})` : r.address;
     if (r.state === 'answers') continue;
     if (r.state === 'not-trusted')
-      problems.push(`${at} serves a certificate the registry's CA does not verify for that name: ${r.why}`);
+      problems.push(`${at} serves a certificate that the registry's CA file does not verify: ${r.why}`);
     else if (r.state === 'unresolved') problems.push(`${at} does not resolve: ${r.why}`);
     else
       problems.push(`${at} ${r.state === 'refused' ? 'refuses connections' : 'does not answer'}: ${r.why}`);

@@ -14,6 +14,8 @@ import { testCertificates } from '../../lab/pki.js';
 import { issueServerCert } from '../../src/certs/mint.js';
 import { expiryOf, groupByPrefix, type RegistryStatus } from '../../src/registry/status.js';
 import { useBastion } from '../helpers/bastion.js';
+import { airgap } from '../helpers/cli.js';
+import { tempDir } from '../helpers/fixtures.js';
 
 describe('registry status: pure parts', () => {
   it('groups tags by the first path component, largest first', () => {
@@ -38,6 +40,59 @@ describe('registry status: pure parts', () => {
     expect(expiryOf(at(-3), now)).toBe('expired');
     expect(expiryOf(at(29.9), now)).toBe('expiring');
     expect(expiryOf(at(30), now)).toBe('ok');
+  });
+});
+
+describe('airgap registry status: bad input', () => {
+  it('a directory without registry files, and an unreadable password file, are usage errors that say what to give', async () => {
+    const dir = await tempDir('airgap-status-');
+    const none = await airgap(['registry', 'status', '--dir', dir]);
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr).toContain(
+      `error [REGISTRY_NOT_INSTALLED]: ${dir} holds no registry files (no registry.json)`,
+    );
+    expect(none.stderr).not.toContain('    at ');
+
+    // registry.json written by certs registry, without a registry behind it: the password file is read first.
+    const files = join(dir, 'reg');
+    const pass = join(dir, 'pass');
+    await writeFile(pass, 'secret-pass\n');
+    const pki = testCertificates();
+    await writeFile(join(dir, 'tls.crt'), pki.server.certPem);
+    await writeFile(join(dir, 'tls.key'), pki.server.keyPem);
+    await writeFile(join(dir, 'ca.crt'), pki.ca.certPem);
+    const w = await airgap([
+      'certs',
+      'registry',
+      '--hostname',
+      'localhost',
+      '--cert',
+      join(dir, 'tls.crt'),
+      '--key',
+      join(dir, 'tls.key'),
+      '--ca',
+      join(dir, 'ca.crt'),
+      '--username',
+      'admin',
+      '--password-file',
+      pass,
+      '--output',
+      files,
+    ]);
+    expect(w.exitCode, w.stderr).toBe(0);
+    const r = await airgap([
+      'registry',
+      'status',
+      '--dir',
+      files,
+      '--password-file',
+      join(dir, 'missing.pass'),
+    ]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(
+      `error [REGISTRY_PASSWORD_FILE_INVALID]: --password-file ${join(dir, 'missing.pass')}: `,
+    );
+    expect(r.stderr).not.toContain('    at ');
   });
 });
 
@@ -212,6 +267,27 @@ describe('airgap registry status', () => {
       );
     } finally {
       await writeFile(file, before);
+    }
+  });
+
+  it('says the registry is not trusted when its CA file does not verify what it serves, and why', async () => {
+    const b = bastion();
+    const before = await readFile(b.caFile, 'utf8');
+    await writeFile(b.caFile, testCertificates().ca.certPem);
+    try {
+      const r = await status();
+      expect(r.exitCode).toBe(1);
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `localhost:${b.port} +127\\.0\\.0\\.1 +NOT TRUSTED: its chain ends in a CA that the registry's CA file does not hold \\(SELF_SIGNED_CERT_IN_CHAIN\\)`,
+        ),
+      );
+      expect(r.stdout).toMatch(/CA +CN=airgap test CA/);
+      expect(r.stdout).toContain(
+        `localhost:${b.port} (127.0.0.1) serves a certificate that the registry's CA file does not verify`,
+      );
+    } finally {
+      await writeFile(b.caFile, before);
     }
   });
 
