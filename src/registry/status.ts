@@ -26,7 +26,14 @@ import { Limiter } from '../util/limit.js';
 import { BastionError } from './errors.js';
 import { certifiedAddresses, leafCertificate, trustedCas } from './files.js';
 import { containerRunning } from './podman.js';
-import { daysLeft, pemBlocks, servedCertificate, splitAddress, type ServedCertificate } from './probe.js';
+import {
+  CHECK_REPO,
+  daysLeft,
+  pemBlocks,
+  servedCertificate,
+  splitAddress,
+  type ServedCertificate,
+} from './probe.js';
 import { checkName, readInstall, readSetup, type RegistrySetup } from './state.js';
 import { measureStorage, type StorageStatus } from './status-storage.js';
 import { systemdHere, unitLog, unitState, type UnitState } from './systemd.js';
@@ -206,7 +213,7 @@ async function serviceStatus(name: string): Promise<ServiceStatus> {
         const { mainPid: _, ...state } = await unitState(name);
         out.unit = state;
       } catch (e) {
-        out.unitError = lineError(e);
+        out.unitError = oneLine(e);
       }
     }
   };
@@ -214,7 +221,7 @@ async function serviceStatus(name: string): Promise<ServiceStatus> {
     try {
       out.container = await containerRunning(name);
     } catch (e) {
-      out.containerError = lineError(e);
+      out.containerError = oneLine(e);
     }
   };
   await Promise.all([unit(), container()]);
@@ -377,9 +384,9 @@ async function countImages(
   try {
     let repositories: string[];
     try {
-      repositories = await client.listRepositories('airgap/registry-check');
+      repositories = await client.listRepositories(CHECK_REPO);
     } catch (e) {
-      const error = lineError(e);
+      const error = oneLine(e);
       return { state: 'incomplete', why: 'the catalog could not be listed', ...empty, errors: [error] };
     }
     const limiter = new Limiter(concurrency);
@@ -391,7 +398,7 @@ async function countImages(
           try {
             counts.push({ repository, tags: (await client.listTags(repository)).length });
           } catch (e) {
-            errors.push(`${repository}: ${lineError(e)}`);
+            errors.push(`${repository}: ${oneLine(e)}`);
           }
         }),
       ),
