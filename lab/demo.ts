@@ -10,13 +10,21 @@
  * installs a hosted cluster from the mirror on a simulated hub (install hub, install cluster,
  * cluster status) — printing what it ran.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatBytes } from '../src/util/progress.js';
 import { generateSigningKey } from './cosign.js';
+import {
+  buildRegistryImageArchive,
+  LAB_REGISTRY_REF,
+  podmanCleanup,
+  podmanEnv,
+  podmanUsable,
+} from './podman.js';
 import { createGpgSigner } from './gpg.js';
 import { startHub } from './hub/index.js';
 import { startRegistry, type TestRegistry } from './registry.js';
@@ -197,11 +205,78 @@ async function main(): Promise<void> {
 
     say('The hosted cluster on one screen');
     failed += await cli(['cluster', 'status', ...onHub]);
+
+    failed += await bastionRegistry(work);
   } finally {
     await Promise.all(stop.map((f) => f()));
   }
   say(failed === 0 ? 'Demo complete' : 'Demo finished with failures');
   process.exitCode = failed === 0 ? 0 : 1;
+}
+
+/**
+ * The bastion's own registry, installed with podman under systemd: the registry image carried as an
+ * OCI archive (built here from Debian's distribution binary), the dry run, then the install. Where
+ * podman is missing, or systemd is not PID 1 (a container), it says so plainly; nothing fails.
+ */
+async function bastionRegistry(work: string): Promise<number> {
+  say("The bastion's own registry: installed with podman under systemd, trusted, checked from outside");
+  const reason = await podmanUsable();
+  if (reason) {
+    process.stdout.write(
+      `podman cannot run containers on this machine (${reason}): the registry install is skipped here\n`,
+    );
+    return 0;
+  }
+  const dir = join(work, 'bastion');
+  const archive = await buildRegistryImageArchive({
+    env: podmanEnv(join(dir, 'build')),
+    dir: join(dir, 'carried'),
+  });
+  await writeFile(join(dir, 'registry.pass'), `${randomBytes(15).toString('base64url')}\n`, { mode: 0o600 });
+  const args = [
+    'registry',
+    'install',
+    '--dir',
+    join(dir, 'registry'),
+    '--name',
+    'airgap-demo-registry',
+    '--hostname',
+    'localhost',
+    '--san',
+    '127.0.0.1',
+    '--san',
+    '::1',
+    '--port',
+    '5443',
+    '--username',
+    'demo',
+    '--password-file',
+    join(dir, 'registry.pass'),
+    '--data-dir',
+    join(dir, 'data'),
+    '--image',
+    LAB_REGISTRY_REF,
+    '--image-archive',
+    archive,
+  ];
+  const dry = await cli([...args, '--dry-run']);
+  if (dry !== 0) return dry;
+  const systemd = await new Promise<boolean>((res) =>
+    execFile('systemctl', ['is-system-running'], (_e, out) =>
+      res(/^(running|degraded|starting|initializing)\s*$/.test(String(out))),
+    ),
+  );
+  const code = await cli(args);
+  if (code === 0)
+    process.stdout.write(
+      'installed; remove it with: airgap registry uninstall --dir .work/demo/bastion/registry --name airgap-demo-registry --delete-data --yes\n',
+    );
+  else if (!systemd)
+    process.stdout.write(
+      'not installed on this machine: systemd is not PID 1 here (a container), and install stopped before changing anything, as it said\n',
+    );
+  return systemd ? code : 0;
 }
 
 main().catch((e: unknown) => {

@@ -2,6 +2,8 @@
 export const BastionError = {
   /** systemd is not running as PID 1 here (…); nothing was changed (registry/systemd.ts) */
   NO_SYSTEMD: 'REGISTRY_NO_SYSTEMD',
+  /** airgap registry … changes the host: run it as root (registry/install.ts) */
+  NOT_ROOT: 'REGISTRY_NOT_ROOT',
   /** systemctl … failed: … (registry/systemd.ts) */
   SYSTEMCTL_FAILED: 'REGISTRY_SYSTEMCTL_FAILED',
   /** podman is not installed / podman … failed: … (registry/podman.ts) */

@@ -43,6 +43,28 @@ async function kindOf(path: string, flag: string): Promise<'file' | 'dir'> {
 }
 
 /**
+ * `DIR` or `DIR:NAME`, where NAME is an entry's ref name and may hold ':' and '/' itself
+ * (`airgap mirror` names entries `<repo>:<tag>`): the directory is the shortest prefix before a ':'
+ * that is one.
+ */
+async function splitLayout(layout: string): Promise<{ path: string; refName?: string }> {
+  for (let i = layout.indexOf(':'); i > 0; i = layout.indexOf(':', i + 1)) {
+    const dir = resolve(layout.slice(0, i));
+    const s = await stat(dir).catch((e: unknown) => {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    });
+    if (s?.isDirectory()) return { path: dir, refName: layout.slice(i + 1) };
+  }
+  const path = resolve(layout);
+  if ((await kindOf(path, '--image-layout')) !== 'dir')
+    throw usageError(BastionError.IMAGE_SOURCE_INVALID, `--image-layout ${path} is a file`, {
+      hint: 'an archive file goes to --image-archive',
+    });
+  return { path };
+}
+
+/**
  * Where the image comes from: undefined when podman has it already; else the archive or layout,
  * checked; IMAGE_MISSING (exit 2) when podman lacks it and nothing was given.
  */
@@ -70,13 +92,7 @@ export async function imageSource(
     return { ref, kind: 'archive', path, command: shellWords('podman', ['load', '--input', path]) };
   }
   if (layout) {
-    const m = /^(.*?)(?::([^/:]+))?$/.exec(layout)!;
-    const path = resolve(m[1]!);
-    if ((await kindOf(path, '--image-layout')) !== 'dir')
-      throw usageError(BastionError.IMAGE_SOURCE_INVALID, `--image-layout ${path} is a file`, {
-        hint: 'an archive file goes to --image-archive',
-      });
-    const refName = m[2];
+    const { path, refName } = await splitLayout(layout);
     return {
       ref,
       kind: 'layout',

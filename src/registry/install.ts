@@ -109,7 +109,7 @@ async function prepare(o: InstallOptions): Promise<Prepared> {
   if (!o.dryRun) {
     if (typeof process.getuid === 'function' && process.getuid() !== 0)
       throw usageError(
-        BastionError.SYSTEMCTL_FAILED,
+        BastionError.NOT_ROOT,
         'airgap registry install changes the host: run it as root',
         {
           hint: 'sudo airgap registry install …',

@@ -3,6 +3,10 @@
  * OCI archive, an OCI layout), never pulled from a network; containers by name. podman reads its
  * own configuration (CONTAINERS_CONF, CONTAINERS_STORAGE_CONF) from the environment.
  */
+import { randomBytes } from 'node:crypto';
+import { symlink, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AirgapError } from '../util/errors.js';
 import { BastionError } from './errors.js';
 import { runHost } from './host.js';
 
@@ -49,13 +53,39 @@ export function loadedNames(text: string): string[] {
   return names;
 }
 
-/** Copy an image out of an OCI layout directory into podman's storage (`podman pull oci:DIR[:NAME]`, no network). */
+/**
+ * Copy an image out of an OCI layout directory into podman's storage (`podman pull oci:DIR[:NAME]`,
+ * no network); returns its image ID. podman names the image after the directory's path and refuses
+ * a path with capitals, so it reads the layout through a link of our own naming, and that name is
+ * removed again (the caller names the image).
+ */
 export async function pullLayout(dir: string, refName: string | undefined): Promise<string> {
-  const source = `oci:${dir}${refName ? `:${refName}` : ''}`;
-  const r = await runHost('podman', ['pull', '--quiet', source], BastionError.PODMAN_FAILED, {
-    hint: `check that ${dir} is an OCI layout${refName ? ` holding ${refName}` : ' with one image (or name it: DIR:NAME)'}`,
-  });
-  return r.stdout.trim().split('\n').at(-1) ?? '';
+  const link = join('/tmp', `airgap-layout-${randomBytes(8).toString('hex')}`);
+  await symlink(dir, link);
+  try {
+    const r = await runHost(
+      'podman',
+      ['pull', '--quiet', `oci:${link}${refName ? `:${refName}` : ''}`],
+      BastionError.PODMAN_FAILED,
+      {
+        hint: `check that ${dir} is an OCI layout${refName ? ` holding ${refName}` : ' with one image (or name it: DIR:NAME)'}`,
+      },
+    );
+    const id = r.stdout.trim().split('\n').at(-1) ?? '';
+    await runHost('podman', ['untag', id, `localhost${link}:latest`], BastionError.PODMAN_FAILED, {
+      okCodes: [125],
+    });
+    return id;
+  } catch (e) {
+    if (e instanceof AirgapError)
+      throw new AirgapError(e.code, e.message.replaceAll(link, dir), {
+        ...(e.hint ? { hint: e.hint } : {}),
+        cause: e,
+      });
+    throw e;
+  } finally {
+    await unlink(link);
+  }
 }
 
 /** Give the image `from` (a name or ID) the name `to`. */

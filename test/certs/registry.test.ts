@@ -215,9 +215,22 @@ describe('airgap certs registry', () => {
       'certs/tls.key',
       'conf/config.yml',
       'install.txt',
+      'registry.json',
       'registry.service',
     ]);
     expect(Object.values(result.files).sort()).toEqual((await listFiles(out)).map((f) => join(out, f)));
+    // What `airgap registry install --dir` reads back: the registry described, no secret.
+    const described = await readFile(join(out, 'registry.json'), 'utf8');
+    expect(JSON.parse(described)).toEqual({
+      apiVersion: 'airgap/v1',
+      kind: 'MirrorRegistry',
+      address: result.registry,
+      hostname: result.hostname,
+      port: result.port,
+      username: result.username,
+      dataDir: '/srv/registry-data',
+      image: 'docker.io/library/registry:2',
+    });
     // Secrets 0600, the rest readable.
     expect(await mode(join(out, 'auth/htpasswd'))).toBe(0o600);
     expect(await mode(join(out, 'certs/tls.key'))).toBe(0o600);
@@ -356,7 +369,7 @@ describe('airgap certs registry', () => {
     const execStart = /^ExecStart=(.*)$/m.exec(unit.replace(/\s*\\\n\s*/g, ' '))![1];
     expect(execStart).toBe(
       [
-        '/usr/bin/podman run --rm --name registry --net host',
+        '/usr/bin/podman run --rm --pull never --name registry --net host',
         `-v ${out}/auth:/auth:z`,
         `-v ${out}/certs:/certs:z`,
         `-v ${out}/conf/config.yml:/etc/docker/registry/config.yml:z`,

@@ -90,6 +90,12 @@ const OTHER_PROGRAMS_FLAGS = new Set([
   'enable-uwm-telemetry-remote-write', // MCE
   'max-nested-paths', // oc-mirror
   'net', // podman
+  'pull', // podman run
+  'input', // podman load
+  'format', // podman save / inspect
+  'filter', // podman ps
+  'ignore', // podman rm
+  'pager', // journalctl --no-pager
   'rm', // podman
   'time', // podman
   'now', // systemctl

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { AirgapCommand } from '../../cli/command.js';
+import { AirgapCommand, REPEATABLE } from '../../cli/command.js';
 import { installRegistry, type InstallStep } from '../../registry/index.js';
 
 const MARK: Record<InstallStep['status'], string> = { changed: 'changed', unchanged: 'ok', planned: 'would' };
@@ -66,7 +66,7 @@ command the unit would run.`;
     hostname: Flags.string({ description: 'The name clients use (only when the files are written now).' }),
     san: Flags.string({
       description: 'Another name or IP address (IPv4, IPv6) for the certificate; repeat it.',
-      multiple: true,
+      ...REPEATABLE,
     }),
     port: Flags.integer({
       description: 'The port (only when the files are written now).',
