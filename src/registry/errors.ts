@@ -28,6 +28,8 @@ export const BastionError = {
   RENEW_UNTRUSTED: 'REGISTRY_RENEW_UNTRUSTED',
   /** --delete-data removes …: give --yes (registry/uninstall.ts) */
   CONFIRM_REQUIRED: 'REGISTRY_CONFIRM_REQUIRED',
+  /** --password-file …: cannot be read / must hold the password on one line (registry/status.ts) */
+  PASSWORD_FILE_INVALID: 'REGISTRY_PASSWORD_FILE_INVALID',
   /** garbage-collect failed: … (registry/gc.ts) */
   GC_FAILED: 'REGISTRY_GC_FAILED',
   /** the registry … did not come back after the garbage collection: … (registry/gc.ts) */

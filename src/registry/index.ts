@@ -9,3 +9,5 @@ export {
   type UninstallResult,
   type UninstallStep,
 } from './uninstall.js';
+export { registryStatus, type RegistryStatus, type StatusOptions } from './status.js';
+export { formatRegistryStatus } from './status-render.js';
