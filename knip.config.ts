@@ -14,6 +14,8 @@ const config: KnipConfig = {
     'bench/*.ts',
     // Run by bench/install.ts in a process of its own.
     'bench/lib/apply-dir.ts',
+    // Run by the systemctl/journalctl shims lab/systemd-sim/index.ts writes, in processes of their own.
+    'lab/systemd-sim/main.ts',
     'test/**/*.test.ts',
   ],
   project: ['bin/**/*.js', 'src/**/*.ts', 'scripts/**/*.mjs', 'lab/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts'],
@@ -32,10 +34,13 @@ const config: KnipConfig = {
     'gpgconf',
     'htpasswd',
     'ip',
+    'journalctl',
     'kubectl',
+    'ldd',
     'mkfifo',
     'mount',
     'openssl',
+    'podman',
     'script',
     'sha256sum',
     'skopeo',

@@ -2,7 +2,8 @@
 # Install the real programs the integration tests and benchmarks run: the CNCF distribution
 # registry, skopeo (the independent checker), htpasswd, nginx, wrk, curl, openssl, GNU time, and
 # kubectl (the independent Kubernetes client checked against the hub simulator), and gpg (release
-# signatures made and checked with skopeo standalone-sign / standalone-verify).
+# signatures made and checked with skopeo standalone-sign / standalone-verify), and podman with runc
+# (the mirror registry `airgap registry install` runs as a container).
 #   bash scripts/test-deps.sh        everything the tests and benchmarks need
 #   bash scripts/test-deps.sh demo   only what `npm run demo` needs (the registry, htpasswd, gpg)
 # Only the packages whose programs are missing are installed (a kubectl from another package is
@@ -31,6 +32,9 @@ declare -A package_of=(
   [qemu-aarch64]=qemu-user # runs the aarch64 single-file executable (npm run dist) in its test
   [/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1]=libc6-arm64-cross # the libraries it links
   [/usr/aarch64-linux-gnu/lib/libstdc++.so.6]=libstdc++6-arm64-cross
+  [podman]=podman # the bastion's mirror registry runs as a podman container (airgap registry install)
+  [runc]=runc     # podman's runtime in the tests: crun refuses the hybrid cgroups of CI containers
+  [systemd-analyze]=systemd # `systemd-analyze verify` checks the units (systemd need not run)
 )
 
 have() { if [[ $1 == /* ]]; then [ -e "$1" ]; else command -v "$1" >/dev/null 2>&1; fi; }

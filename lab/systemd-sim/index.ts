@@ -15,7 +15,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 
 export interface SystemdSim {
   /** Add to a child's environment: PATH with the shims first, and the state directory. */
-  env: { PATH: string; [SIM_ENV]: string; [UNITS_ENV]?: string };
+  env: { PATH: string; [SIM_ENV]: string; [UNITS_ENV]?: string; [name: string]: string | undefined };
   /** The state directory. */
   dir: string;
   /** Run the simulator's systemctl (for tests' own checks); stdout, stderr and exit code. */
@@ -51,15 +51,23 @@ function run(
 
 /**
  * Set the simulator up under `dir`: shims in `dir/bin`, state in `dir/state`. `unitsDir` reads unit
- * files from there instead of /etc/systemd/system (only for the simulator's own tests).
+ * files from there instead of /etc/systemd/system (only for the simulator's own tests); `env` is
+ * added to the returned `env` (e.g. podmanEnv's variables, so the units' podman uses them).
  */
-export function startSystemdSim(dir: string, opts: { unitsDir?: string } = {}): SystemdSim {
+export function startSystemdSim(
+  dir: string,
+  opts: { unitsDir?: string; env?: Record<string, string> } = {},
+): SystemdSim {
   const bin = join(dir, 'bin');
   const state = join(dir, 'state');
   mkdirSync(bin, { recursive: true });
   mkdirSync(state, { recursive: true });
   for (const tool of ['systemctl', 'journalctl']) shim(bin, tool);
-  const env: SystemdSim['env'] = { PATH: [bin, process.env.PATH ?? ''].join(delimiter), [SIM_ENV]: state };
+  const env: SystemdSim['env'] = {
+    ...opts.env,
+    PATH: [bin, process.env.PATH ?? ''].join(delimiter),
+    [SIM_ENV]: state,
+  };
   if (opts.unitsDir) env[UNITS_ENV] = opts.unitsDir;
   const systemctl = (...args: string[]) => run({ ...process.env, ...env }, join(bin, 'systemctl'), args);
   return {

@@ -95,7 +95,7 @@ export function reloadAll(dir: string, names: string[]): void {
   }
 }
 
-export function writeJson(file: string, value: unknown): void {
+function writeJson(file: string, value: unknown): void {
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify(value));
   renameSync(tmp, file);
@@ -118,7 +118,7 @@ export interface RunState {
   starts: number[];
 }
 
-export const INACTIVE: RunState = {
+const INACTIVE: RunState = {
   activeState: 'inactive',
   subState: 'dead',
   result: 'success',

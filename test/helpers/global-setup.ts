@@ -19,6 +19,9 @@ const REQUIRED = [
   'openssl',
   'kubectl',
   'gpg',
+  'podman',
+  'runc',
+  'systemd-analyze',
 ];
 
 function onPath(cmd: string): boolean {
@@ -75,7 +78,7 @@ export default function setup(): () => void {
   } catch (e) {
     throw new Error(
       `test programs missing (${missing.join(', ')}) and ${script} could not install them: ` +
-        `${(e as Error).message}. Run it as root, or install: docker-registry skopeo apache2-utils nginx-light wrk curl openssl kubernetes-client gnupg`,
+        `${(e as Error).message}. Run it as root, or install: docker-registry skopeo apache2-utils nginx-light wrk curl openssl kubernetes-client gnupg podman runc systemd`,
       { cause: e },
     );
   }
