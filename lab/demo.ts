@@ -229,10 +229,11 @@ async function bastionRegistry(work: string): Promise<number> {
     return 0;
   }
   const dir = join(work, 'bastion');
-  const archive = await buildRegistryImageArchive({
-    env: podmanEnv(join(dir, 'build')),
-    dir: join(dir, 'carried'),
-  });
+  // Built in a podman of its own (then cleaned up): what a user carries across is only the archive.
+  const build = podmanEnv(join(dir, 'build'));
+  const archive = await buildRegistryImageArchive({ env: build, dir: join(dir, 'carried') }).finally(() =>
+    podmanCleanup(build),
+  );
   await writeFile(join(dir, 'registry.pass'), `${randomBytes(15).toString('base64url')}\n`, { mode: 0o600 });
   const args = [
     'registry',

@@ -108,13 +108,9 @@ async function prepare(o: InstallOptions): Promise<Prepared> {
   const sd = await systemdHere();
   if (!o.dryRun) {
     if (typeof process.getuid === 'function' && process.getuid() !== 0)
-      throw usageError(
-        BastionError.NOT_ROOT,
-        'airgap registry install changes the host: run it as root',
-        {
-          hint: 'sudo airgap registry install …',
-        },
-      );
+      throw usageError(BastionError.NOT_ROOT, 'airgap registry install changes the host: run it as root', {
+        hint: 'sudo airgap registry install …',
+      });
     if (!sd.ok) throw noSystemd(sd.said, shellCommand(runCommand(name, setup, o)));
   }
   return {

@@ -50,7 +50,9 @@ describe('the registry image from an OCI layout', () => {
       'registry',
     );
     // Only under that name: the link podman read the layout through leaves no name behind.
-    expect(await podman(env, ['images', '--format', '{{.Repository}}:{{.Tag}}'])).not.toContain('airgap-layout');
+    expect(await podman(env, ['images', '--format', '{{.Repository}}:{{.Tag}}'])).not.toContain(
+      'airgap-layout',
+    );
     // podman has it now: nothing to load the second time.
     expect(await imageSource(ref, undefined, `${layout}:mirror/registry:2.8`)).toBeUndefined();
   });

@@ -90,6 +90,10 @@ export function registryUnit(opts: {
     ...volumes.flatMap((v, i) => (i % 2 ? [`  -v ${v} \\`] : [])),
     `  ${image}`,
     `ExecStop=/usr/bin/podman stop --time 10 ${name}`,
+    // podman run --rm may be stopped before it removes the container: the name is freed here.
+    `ExecStopPost=-/usr/bin/podman rm --force --ignore ${name}`,
+    // The registry has no SIGTERM handler: stopped, it exits 2 (or podman run 143). That is a stop, not a failure.
+    'SuccessExitStatus=2 143',
     'Restart=always',
     'RestartSec=5',
     '',
