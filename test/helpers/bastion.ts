@@ -82,7 +82,8 @@ export function useBastion(): () => Bastion {
   beforeAll(async () => {
     const root = await tempDir('airgap-bastion-');
     const podman = podmanEnv(join(root, 'podman'));
-    const systemd = startSystemdSim(join(root, 'systemd'));
+    // Its own systemctl (tests' checks, stopAll) starts units with this podman too.
+    const systemd = startSystemdSim(join(root, 'systemd'), { env: podman });
     const image = 'localhost/airgap-lab/registry:2';
     const imageArchive = await buildRegistryImageArchive({
       env: podman,
@@ -94,7 +95,8 @@ export function useBastion(): () => Bastion {
     const passwordFile = join(root, 'registry.pass');
     await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
     const name = `airgap-test-${port}`;
-    const env: Record<string, string> = { ...podman, ...systemd.env };
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries({ ...podman, ...systemd.env })) if (v !== undefined) env[k] = v;
     const dir = join(root, 'registry');
     const run = (args: string[], opts: { timeoutMs?: number } = {}) =>
       airgap(args, { env, timeoutMs: opts.timeoutMs ?? 180_000 });
