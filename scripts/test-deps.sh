@@ -5,7 +5,7 @@
 # signatures made and checked with skopeo standalone-sign / standalone-verify), and podman with runc
 # (the mirror registry `airgap registry install` runs as a container).
 #   bash scripts/test-deps.sh        everything the tests and benchmarks need
-#   bash scripts/test-deps.sh demo   only what `npm run demo` needs (the registry, htpasswd, gpg)
+#   bash scripts/test-deps.sh demo   only what `npm run demo` needs (the registry, htpasswd, gpg, podman, runc)
 # Only the packages whose programs are missing are installed (a kubectl from another package is
 # kept). Idempotent and quiet when nothing is missing: one line per package step, apt's own log
 # only when a step fails. Waits for another apt/dpkg to finish instead of failing on its lock.
@@ -20,6 +20,8 @@ declare -A package_of=(
   [docker-registry]=docker-registry
   [htpasswd]=apache2-utils
   [gpg]=gnupg # the lab's release signer (gpg --quick-gen-key) and skopeo standalone-sign/verify
+  [podman]=podman # the bastion's mirror registry runs as a podman container (airgap registry install)
+  [runc]=runc     # podman's runtime here: crun refuses the hybrid cgroups of CI containers
 )
 [ "${1:-}" = demo ] || package_of+=(
   [skopeo]=skopeo
@@ -32,8 +34,6 @@ declare -A package_of=(
   [qemu-aarch64]=qemu-user # runs the aarch64 single-file executable (npm run dist) in its test
   [/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1]=libc6-arm64-cross # the libraries it links
   [/usr/aarch64-linux-gnu/lib/libstdc++.so.6]=libstdc++6-arm64-cross
-  [podman]=podman # the bastion's mirror registry runs as a podman container (airgap registry install)
-  [runc]=runc     # podman's runtime in the tests: crun refuses the hybrid cgroups of CI containers
   [systemd-analyze]=systemd # `systemd-analyze verify` checks the units (systemd need not run)
 )
 
