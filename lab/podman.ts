@@ -89,6 +89,10 @@ function publicRegistries(): string[] {
  */
 export function podmanEnv(dir: string): PodmanEnv {
   mkdirSync(dir, { recursive: true });
+  // Run state (conmon's attach socket and exit files among it) at a short path: a socket path over
+  // 108 bytes makes every `podman run` wait 20 s for conmon ("Exceeded conmon timeout"), and test
+  // directories under TMPDIR are long. podmanCleanup removes it.
+  const run = mkdtempSync('/tmp/agp-');
   const containersConf = join(dir, 'containers.conf');
   const storageConf = join(dir, 'storage.conf');
   const registriesConf = join(dir, 'registries.conf');
@@ -102,7 +106,7 @@ export function podmanEnv(dir: string): PodmanEnv {
       'runtime = "runc"',
       'cgroup_manager = "cgroupfs"',
       'events_logger = "file"',
-      `tmp_dir = ${toml(join(dir, 'libpod'))}`,
+      `tmp_dir = ${toml(join(run, 'libpod'))}`,
       'lock_type = "file"',
       '',
     ].join('\n'),
@@ -113,7 +117,7 @@ export function podmanEnv(dir: string): PodmanEnv {
       '[storage]',
       `driver = ${toml(storageDriver(dir))}`,
       `graphroot = ${toml(join(dir, 'storage'))}`,
-      `runroot = ${toml(join(dir, 'run'))}`,
+      `runroot = ${toml(join(run, 'run'))}`,
       '',
     ].join('\n'),
   );
@@ -253,13 +257,16 @@ export async function podmanCleanup(env: PodmanEnv): Promise<void> {
     // Nothing to remove, or podman itself is broken: the unmounts below still run.
   }
   const dir = dirname(env.CONTAINERS_STORAGE_CONF);
-  for (const m of mountsUnder(dir)) {
+  const runroot = /^runroot = "(.*)"$/m.exec(readFileSync(env.CONTAINERS_STORAGE_CONF, 'utf8'))?.[1];
+  const run = runroot ? dirname(runroot) : undefined;
+  for (const m of [...mountsUnder(dir), ...(run ? mountsUnder(run) : [])]) {
     try {
       execFileSync('umount', ['-l', m], { stdio: 'ignore' });
     } catch {
       // Already gone (a lazy unmount of a parent took it).
     }
   }
+  if (run?.startsWith('/tmp/agp-')) rmSync(run, { recursive: true, force: true });
 }
 
 let usable: Promise<string | undefined> | undefined;
