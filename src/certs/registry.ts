@@ -158,8 +158,8 @@ async function readRegistryPassword(passwordFile: string): Promise<string> {
 }
 
 /** The kind of registry.json: what `airgap registry install` reads back. */
-export const REGISTRY_DESCRIPTION_KIND = 'MirrorRegistry';
-export const REGISTRY_DESCRIPTION_API = 'airgap/v1';
+const REGISTRY_DESCRIPTION_KIND = 'MirrorRegistry';
+const REGISTRY_DESCRIPTION_API = 'airgap/v1';
 
 /** registry.json: the registry these files make, for `airgap registry` (no secret in it). */
 function registryDescription(o: CheckedOptions): Record<string, unknown> {

@@ -81,7 +81,7 @@ const PREDICTION_RE =
   /^# airgap mirror delete --generate: (\d+) manifest\(s\) to delete; (\d+) blob\(s\), (\d+) bytes, /;
 
 /** The prediction in a delete-images.yaml; `undefined` (with why) when there is none to read. */
-export async function readPrediction(
+async function readPrediction(
   o: Pick<GcOptions, 'deleteYamlFile' | 'workspace'>,
 ): Promise<{ prediction?: GcPrediction; note?: string }> {
   const explicit = o.deleteYamlFile !== undefined;
@@ -123,7 +123,7 @@ export async function readPrediction(
 }
 
 /** The collector's own account: "N blobs marked, B blobs and M manifests eligible for deletion" and each blob. */
-export function parseGcOutput(text: string): { blobs: string[]; manifests: number; counted?: number } {
+function parseGcOutput(text: string): { blobs: string[]; manifests: number; counted?: number } {
   const blobs = [
     ...new Set([...text.matchAll(/blob eligible for deletion: (sha256:[0-9a-f]{64})/g)].map((m) => m[1]!)),
   ];
@@ -135,12 +135,12 @@ export function parseGcOutput(text: string): { blobs: string[]; manifests: numbe
 const EMPTY_RE = /failed to mark: filesystem: Path not found: \/docker\/registry\/v2\/repositories(?:\n|$)/;
 
 /** Whether the collector failed only because the storage has no repositories directory. */
-export function emptyStorage(text: string): boolean {
+function emptyStorage(text: string): boolean {
   return EMPTY_RE.test(text);
 }
 
 /** `podman run --rm --pull never --net none -v … image garbage-collect [--dry-run] config`. */
-export function gcCommand(setup: RegistrySetup, name: string, dryRun: boolean): string[] {
+function gcCommand(setup: RegistrySetup, name: string, dryRun: boolean): string[] {
   return [
     '--pull',
     'never',

@@ -16,16 +16,6 @@ export async function imageExists(ref: string): Promise<boolean> {
   return r.exitCode === 0;
 }
 
-/** The image ID podman gives `ref`. */
-export async function imageId(ref: string): Promise<string> {
-  const r = await runHost(
-    'podman',
-    ['image', 'inspect', '--format', '{{.Id}}', ref],
-    BastionError.PODMAN_FAILED,
-  );
-  return r.stdout.trim();
-}
-
 /**
  * Load an image from an OCI or docker archive (`podman load`); returns the names podman printed
  * (`Loaded image: localhost/x:1` or `Loaded image(s): sha256:…`).
@@ -38,7 +28,7 @@ export async function loadArchive(file: string): Promise<string[]> {
 }
 
 /** The names in `podman load`'s output. */
-export function loadedNames(text: string): string[] {
+function loadedNames(text: string): string[] {
   const names: string[] = [];
   for (const line of text.split('\n')) {
     const m = /^Loaded image(?:\(s\))?:\s*(.+)$/.exec(line.trim());

@@ -4,7 +4,6 @@
  * refusing a request without the password and answering one with it, and a small image pushed and
  * read back byte for byte.
  */
-import { X509Certificate } from 'node:crypto';
 import tls from 'node:tls';
 import { RegistryClient, RegistryError, sha256Digest } from '../mirror/index.js';
 import { AirgapError } from '../util/errors.js';
@@ -211,6 +210,3 @@ export function pemBlocks(text: string): string[] {
       ?.map((b) => (b.endsWith('\n') ? b : `${b}\n`)) ?? []
   );
 }
-
-/** Read the X.509 certificate of a PEM. */
-export const x509 = (pem: string) => new X509Certificate(pem);

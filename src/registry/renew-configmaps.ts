@@ -41,7 +41,7 @@ type ConfigMapObject = {
 };
 
 /** `ours` first, then the certificates of `live` that are not among them. */
-export function mergeBundle(ours: string[], live: string | undefined): string {
+function mergeBundle(ours: string[], live: string | undefined): string {
   const have = new Set(ours.map((p) => p.trim()));
   const rest = pemBlocks(live ?? '').filter((p) => !have.has(p.trim()));
   return [...ours, ...rest].join('');

@@ -26,7 +26,7 @@ export interface StorageStatus {
 const LSTAT_BATCH = 32;
 
 /** Bytes allocated under `dir` (see the file comment); the first error ends the walk as incomplete. */
-export async function diskUsage(
+async function diskUsage(
   dir: string,
 ): Promise<{ exists: boolean; usedBytes: number; files: number; error?: string }> {
   try {

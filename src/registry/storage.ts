@@ -17,7 +17,7 @@ export interface StorageStats {
 }
 
 /** Where distribution keeps blobs, relative to the storage root. */
-export const BLOBS_DIR = join('docker', 'registry', 'v2', 'blobs', 'sha256');
+const BLOBS_DIR = join('docker', 'registry', 'v2', 'blobs', 'sha256');
 
 const BLOB_DATA_RE = new RegExp(
   `^${BLOBS_DIR.split(sep).join('\\/')}\\/[0-9a-f]{2}\\/([0-9a-f]{64})\\/data$`,

@@ -9,7 +9,7 @@ import { BastionError } from './errors.js';
 import { runHost } from './host.js';
 
 /** Where an administrator's own units go (systemd.unit(5)). */
-export const UNIT_DIR = '/etc/systemd/system';
+const UNIT_DIR = '/etc/systemd/system';
 
 export const unitFile = (name: string): string => join(UNIT_DIR, `${name}.service`);
 

@@ -81,7 +81,7 @@ async function containerExists(name: string): Promise<boolean> {
  * directory or one holding it, a symbolic link, or a non-empty directory without distribution's
  * docker/registry/v2. Returns the path, or undefined when there is none.
  */
-export async function checkDataDir(dataDirIn: string, registryDir: string): Promise<string | undefined> {
+async function checkDataDir(dataDirIn: string, registryDir: string): Promise<string | undefined> {
   const dataDir = resolve(dataDirIn);
   const refuse = (why: string, hint: string) =>
     usageError(BastionError.DATA_DIR_UNSAFE, `refusing to delete the data directory ${dataDir}: ${why}`, {
