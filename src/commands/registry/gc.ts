@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { registryDirFlags } from '../../cli/registry-flags.js';
 import { AirgapCommand } from '../../cli/command.js';
 import { gcRegistry, type GcResult } from '../../registry/index.js';
 
@@ -56,14 +57,7 @@ nothing to collect, and says so.`;
   ];
 
   static override flags = {
-    dir: Flags.string({
-      description: 'The registry directory (registry.json, installed.json).',
-      default: '/opt/registry',
-    }),
-    name: Flags.string({
-      description:
-        "The systemd unit and podman container name (default: the installed one's, else registry).",
-    }),
+    ...registryDirFlags,
     'delete-yaml-file': Flags.string({
       description: 'The delete-images.yaml of airgap mirror delete --generate, for its prediction.',
       exclusive: ['workspace'],

@@ -1,8 +1,7 @@
 import { Flags } from '@oclif/core';
+import { stepPrinter } from '../../cli/registry-flags.js';
 import { AirgapCommand, REPEATABLE } from '../../cli/command.js';
-import { installRegistry, type InstallStep } from '../../registry/index.js';
-
-const MARK: Record<InstallStep['status'], string> = { changed: 'changed', unchanged: 'ok', planned: 'would' };
+import { installRegistry } from '../../registry/index.js';
 
 export default class RegistryInstall extends AirgapCommand {
   static override summary =
@@ -128,11 +127,7 @@ command the unit would run.`;
       trustPodman: !flags['no-trust-podman'],
       dryRun: flags['dry-run'],
       readyTimeoutMs: flags.timeout * 1000,
-      report: (s) => {
-        if (json) return;
-        process.stdout.write(`[${s.step}] ${MARK[s.status]}: ${s.message}\n`);
-        if (flags['dry-run']) for (const c of s.commands ?? []) process.stdout.write(`    $ ${c}\n`);
-      },
+      report: stepPrinter({ json, dryRun: flags['dry-run'] }),
     });
     if (json) {
       this.printJson(result);

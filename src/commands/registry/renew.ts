@@ -1,8 +1,7 @@
 import { Flags } from '@oclif/core';
+import { stepPrinter } from '../../cli/registry-flags.js';
 import { AirgapCommand, REPEATABLE } from '../../cli/command.js';
-import { renewRegistry, type RenewStep } from '../../registry/index.js';
-
-const MARK: Record<RenewStep['status'], string> = { changed: 'changed', unchanged: 'ok', planned: 'would' };
+import { renewRegistry } from '../../registry/index.js';
 
 export default class RegistryRenew extends AirgapCommand {
   static override summary =
@@ -114,11 +113,7 @@ A renew stopped after the files changed is finished by running it again.`;
       hostedClusterNamespace: flags['hosted-cluster-namespace'],
       dryRun: flags['dry-run'],
       readyTimeoutMs: flags.timeout * 1000,
-      report: (s) => {
-        if (json) return;
-        process.stdout.write(`[${s.step}] ${MARK[s.status]}: ${s.message}\n`);
-        if (flags['dry-run']) for (const c of s.commands ?? []) process.stdout.write(`    $ ${c}\n`);
-      },
+      report: stepPrinter({ json, dryRun: flags['dry-run'] }),
     });
     if (json) {
       this.printJson(r);

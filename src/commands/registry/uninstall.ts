@@ -1,9 +1,8 @@
 import { createInterface } from 'node:readline/promises';
 import { Flags } from '@oclif/core';
+import { registryDirFlags, stepPrinter } from '../../cli/registry-flags.js';
 import { AirgapCommand } from '../../cli/command.js';
-import { uninstallRegistry, type UninstallStep } from '../../registry/index.js';
-
-const MARK: Record<UninstallStep['status'], string> = { changed: 'removed', planned: 'would' };
+import { uninstallRegistry } from '../../registry/index.js';
 
 /** Ask at the terminal (on stderr) and compare the typed line with `expected`. */
 async function typed(question: string, expected: string): Promise<boolean> {
@@ -52,14 +51,7 @@ Where systemd is not PID 1 it stops before changing anything.`;
   ];
 
   static override flags = {
-    dir: Flags.string({
-      description: 'The registry directory (registry.json, installed.json).',
-      default: '/opt/registry',
-    }),
-    name: Flags.string({
-      description:
-        "The systemd unit and podman container name (default: the installed one's, else registry).",
-    }),
+    ...registryDirFlags,
     'delete-data': Flags.boolean({
       description: "Delete the registry's data directory (every image) too.",
     }),
@@ -78,11 +70,7 @@ Where systemd is not PID 1 it stops before changing anything.`;
       yes: flags.yes,
       dryRun: flags['dry-run'],
       ...(process.stdin.isTTY && process.stderr.isTTY ? { confirm: typed } : {}),
-      report: (s) => {
-        if (json) return;
-        process.stdout.write(`[${s.step}] ${MARK[s.status]}: ${s.message}\n`);
-        if (flags['dry-run']) for (const c of s.commands ?? []) process.stdout.write(`    $ ${c}\n`);
-      },
+      report: stepPrinter({ json, dryRun: flags['dry-run'], changedWord: 'removed' }),
     });
     if (json) {
       this.printJson(result);
