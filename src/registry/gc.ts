@@ -22,7 +22,7 @@ import { trustedCas } from './files.js';
 import { shellCommand } from './host.js';
 import { containerRunning, runOnce } from './podman.js';
 import { waitServing } from './probe.js';
-import { checkName, readInstall, readSetup, type RegistrySetup } from './state.js';
+import { locateRegistry, type RegistrySetup } from './state.js';
 import { measureStorage, sizeOf, type StorageStats } from './storage.js';
 import { systemctl, systemdHere, unitState } from './systemd.js';
 
@@ -196,19 +196,6 @@ async function collect(
   return { blobs: out.blobs, manifests: out.manifests, empty: false };
 }
 
-/** The registry's files, its unit name, and whether the unit is there at all. */
-async function locate(o: GcOptions): Promise<{ setup: RegistrySetup; name: string }> {
-  const setup = await readSetup(o.dir);
-  const record = await readInstall(setup.dir);
-  if (o.name !== undefined && record && record.name !== o.name)
-    throw usageError(
-      BastionError.NAME_INVALID,
-      `--name ${o.name}: ${setup.dir} was installed as ${record.name}`,
-      { hint: `leave out --name, or give --name ${record.name}` },
-    );
-  return { setup, name: checkName(o.name ?? record?.name ?? 'registry') };
-}
-
 /**
  * Whether the registry runs now (its unit active; with --dry-run where systemd is not PID 1, its
  * container). Without systemd, or without the unit, a collection refuses before changing anything.
@@ -241,7 +228,7 @@ async function runningBefore(
 
 /** Collect the registry's garbage (see the file comment); with dryRun only count it. */
 export async function gcRegistry(o: GcOptions): Promise<GcResult> {
-  const { setup, name } = await locate(o);
+  const { setup, name } = await locateRegistry(o.dir, o.name);
   const { prediction, note } = await readPrediction(o);
   const say = o.report ?? (() => undefined);
   const command = shellCommand(['podman', 'run', '--rm', ...gcCommand(setup, name, !!o.dryRun)]);

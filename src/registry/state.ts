@@ -169,3 +169,25 @@ export async function readInstall(dir: string): Promise<InstallRecord | undefine
 export async function writeInstall(dir: string, record: InstallRecord): Promise<void> {
   await writeFileAtomic(join(resolve(dir), INSTALLED_FILE), `${JSON.stringify(record, null, 2)}\n`);
 }
+
+/**
+ * The directory's registry and what install recorded; the unit name is --name, else the one
+ * install recorded, else `registry`. A --name other than the recorded one is refused: it would
+ * act on another unit than the one this directory runs under.
+ */
+export async function locateRegistry(
+  dir: string,
+  nameFlag: string | undefined,
+): Promise<{ setup: RegistrySetup; record?: InstallRecord; name: string }> {
+  const setup = await readSetup(dir);
+  const record = await readInstall(setup.dir);
+  if (nameFlag !== undefined && record && record.name !== nameFlag)
+    throw usageError(
+      BastionError.NAME_INVALID,
+      `--name ${nameFlag}: ${setup.dir} was installed as ${record.name}`,
+      {
+        hint: `leave out --name, or give --name ${record.name}`,
+      },
+    );
+  return { setup, ...(record ? { record } : {}), name: checkName(nameFlag ?? record?.name ?? 'registry') };
+}

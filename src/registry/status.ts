@@ -34,7 +34,7 @@ import {
   splitAddress,
   type ServedCertificate,
 } from './probe.js';
-import { checkName, readInstall, readSetup, type RegistrySetup } from './state.js';
+import { locateRegistry, type RegistrySetup } from './state.js';
 import { measureStorage, type StorageStatus } from './status-storage.js';
 import { systemdHere, unitLog, unitState, type UnitState } from './systemd.js';
 
@@ -526,9 +526,7 @@ function hubProblems(maps: ConfigMapTrust[], problems: string[]): void {
 /** Read every part of the registry's status (see the file comment). */
 export async function registryStatus(o: StatusOptions): Promise<RegistryStatus> {
   const now = o.now ?? new Date();
-  const setup = await readSetup(o.dir);
-  const record = await readInstall(setup.dir);
-  const name = checkName(o.name ?? record?.name ?? 'registry');
+  const { setup, record, name } = await locateRegistry(o.dir, o.name);
   const password = o.passwordFile ? await readPassword(o.passwordFile) : undefined;
   const leaf = await leafCertificate(setup);
   const cas = await trustedCas(setup);

@@ -13,7 +13,7 @@ import { isNotFound, statIfExists } from '../util/fs.js';
 import { BastionError } from './errors.js';
 import { runHost, shellWords } from './host.js';
 import { removeContainer } from './podman.js';
-import { checkName, INSTALLED_FILE, readInstall, readSetup, type RegistrySetup } from './state.js';
+import { INSTALLED_FILE, locateRegistry, type RegistrySetup } from './state.js';
 import { systemctl, systemdHere, unitFile, unitState } from './systemd.js';
 import { PODMAN_CERTS_D, rebuildBundle } from './trust.js';
 
@@ -131,17 +131,7 @@ function refuseNoSystemd(said: string, name: string): AirgapError {
 }
 
 async function survey(o: UninstallOptions): Promise<Found> {
-  const setup = await readSetup(o.dir);
-  const record = await readInstall(setup.dir);
-  if (o.name !== undefined && record && record.name !== o.name)
-    throw usageError(
-      BastionError.NAME_INVALID,
-      `--name ${o.name}: ${setup.dir} was installed as ${record.name}`,
-      {
-        hint: `leave out --name, or give --name ${record.name}`,
-      },
-    );
-  const name = checkName(o.name ?? record?.name ?? 'registry');
+  const { setup, record, name } = await locateRegistry(o.dir, o.name);
   // Before asking systemd anything: without it, systemctl show fails, and nothing may change.
   const sd = await systemdHere();
   if (!sd.ok && !o.dryRun) throw refuseNoSystemd(sd.said, name);
