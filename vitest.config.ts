@@ -10,14 +10,23 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * (a second run in the same checkout), those decide.
  */
 export const LONGEST_FIRST = [
-  'test/cluster/faults.test.ts',
-  'test/cluster/day2.test.ts',
-  'test/cluster/upgrade.test.ts',
-  'test/cluster/install.test.ts',
   'test/lab/demo-clone.test.ts',
+  'test/cluster/faults.test.ts',
+  'test/registry/status.test.ts',
+  'test/registry/renew.test.ts',
+  'test/cluster/install.test.ts',
+  'test/registry/gc.test.ts',
+  'test/cluster/day2.test.ts',
   'test/commands/mirror.test.ts',
+  'test/cluster/upgrade.test.ts',
   'test/mirror/list.test.ts',
+  'test/mirror/hostile-surfaces.test.ts',
+  'test/certs/registry.test.ts',
   'test/cluster/upgrade-graph-data.test.ts',
+  'test/lab/systemd-sim.test.ts',
+  'test/mirror/signatures/mirror-signatures.test.ts',
+  'test/registry/install.test.ts',
+  'test/registry/uninstall.test.ts',
 ];
 
 class LongestFirst extends BaseSequencer {
