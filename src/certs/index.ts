@@ -27,6 +27,8 @@ export {
   DEFAULT_REGISTRY_PORT,
   IN_CONTAINER,
   REGISTRY_FILES,
+  checkHost,
+  checkUnitPath,
   registryMounts,
   registryRunCommand,
   registryUnit,

@@ -56,7 +56,7 @@ export {
   type RegistryFileKind,
 } from './registry/layout.js';
 export { checkServerCertificate } from './registry/server-cert.js';
-export { registryMounts, registryRunCommand, registryUnit } from './registry/unit.js';
+export { checkUnitPath, registryMounts, registryRunCommand, registryUnit } from './registry/unit.js';
 
 export interface RegistryFilesOptions {
   /** The name clients use for the registry (the certificate must name it). */

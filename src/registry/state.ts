@@ -6,10 +6,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { REGISTRY_FILES } from '../certs/index.js';
+import { REGISTRY_FILES, checkHost, checkUnitPath } from '../certs/index.js';
+import { formatReference, parseReference } from '../mirror/index.js';
 import { AirgapError, usageError } from '../util/errors.js';
 import { isNotFound, writeFileAtomic } from '../util/fs.js';
 import { BastionError } from './errors.js';
+import { unitFile } from './systemd.js';
+import { HOST_TRUST_STORES, PODMAN_CERTS_D } from './trust.js';
 
 /** A unit and container name: systemd's and podman's rules, kept to what needs no escaping. */
 const NAME_RE = /^[a-z0-9][a-z0-9_.-]{0,62}$/;
@@ -120,14 +123,27 @@ export async function readSetup(dirIn: string): Promise<RegistrySetup> {
       },
     );
   const f = (k: RegistrySetupFile) => join(dir, REGISTRY_FILES[k]);
+  // What goes into the unit's command line and names files is checked as certs registry checked
+  // it when it wrote the file: a hand-edited registry.json cannot smuggle in another command.
+  const port = field(doc, path, 'port', isPort, 'a port number');
+  const hostname = field(doc, path, 'hostname', isString, 'a host name');
+  const host = checked(path, 'hostname', () => checkHost(hostname, 'hostname'));
+  const address = field(doc, path, 'address', isString, 'host:port');
+  if (address !== `${host.display}:${port}`)
+    throw invalid(path, 'address', `address ${address} is not hostname:port (${host.display}:${port})`);
+  const rawDataDir = field(doc, path, 'dataDir', isString, 'a directory');
+  const dataDir = checked(path, 'dataDir', () => checkUnitPath(rawDataDir, 'dataDir'));
+  const image = field(doc, path, 'image', isString, 'an image reference');
+  const canonical = checked(path, 'image', () => formatReference(parseReference(image)));
+  if (canonical !== image) throw invalid(path, 'image', `image ${image} is not written as ${canonical}`);
   return {
     dir,
-    address: field(doc, path, 'address', isString, 'host:port'),
-    hostname: field(doc, path, 'hostname', isString, 'a host name'),
-    port: field(doc, path, 'port', isPort, 'a port number'),
+    address,
+    hostname: host.host,
+    port,
     username: field(doc, path, 'username', isString, 'a user name'),
-    dataDir: field(doc, path, 'dataDir', isString, 'a directory'),
-    image: field(doc, path, 'image', isString, 'an image reference'),
+    dataDir,
+    image,
     files: {
       certificate: f('certificate'),
       key: f('key'),
@@ -140,30 +156,80 @@ export async function readSetup(dirIn: string): Promise<RegistrySetup> {
 }
 type RegistrySetupFile = 'certificate' | 'key' | 'ca' | 'config' | 'htpasswd' | 'unit';
 
-/** installed.json of the directory; undefined when install never ran there. */
+/**
+ * installed.json of the directory; undefined when install never ran there. uninstall removes the
+ * files it lists and runs its trust store's rebuild command, so each is held to what install
+ * writes: the unit file of the name, a known store and its command, files of this name in the
+ * store, and `ca*.crt` in a certs.d directory of one address.
+ */
 export async function readInstall(dir: string): Promise<InstallRecord | undefined> {
   const path = join(resolve(dir), INSTALLED_FILE);
   const doc = await readJson(path);
   if (!doc) return undefined;
-  const store = doc.hostStore as Record<string, unknown> | undefined;
+  const name = checkName(field(doc, path, 'name', isString, 'a unit name'));
+  const unit = field(doc, path, 'unitFile', isString, 'a path');
+  if (unit !== unitFile(name)) throw invalid(path, 'unitFile', `unitFile ${unit} is not ${unitFile(name)}`);
+  let hostStore: InstallRecord['hostStore'];
+  if (doc.hostStore !== undefined) {
+    const raw = doc.hostStore as Record<string, unknown>;
+    const known = HOST_TRUST_STORES.find(
+      (s) => raw && s.dir === raw.dir && JSON.stringify(s.update) === JSON.stringify(raw.update),
+    );
+    if (!known)
+      throw invalid(path, 'hostStore', `hostStore ${JSON.stringify(raw)} is not a trust store airgap knows`);
+    hostStore = { dir: known.dir, update: [...known.update] };
+  }
+  const trustFiles = Array.isArray(doc.trustFiles)
+    ? field(doc, path, 'trustFiles', isStrings, 'a list of paths')
+    : [];
+  for (const f of trustFiles)
+    if (!isTrustFile(f, name, hostStore?.dir))
+      throw invalid(
+        path,
+        'trustFiles',
+        `trustFiles holds ${JSON.stringify(f)}, not a trust file install writes for ${name}`,
+      );
   return {
     apiVersion: 'airgap/v1',
     kind: 'InstalledRegistry',
-    name: checkName(field(doc, path, 'name', isString, 'a unit name')),
-    unitFile: field(doc, path, 'unitFile', isString, 'a path'),
+    name,
+    unitFile: unit,
     addresses: field(doc, path, 'addresses', isStrings, 'a list of host:port'),
-    trustFiles: Array.isArray(doc.trustFiles)
-      ? field(doc, path, 'trustFiles', isStrings, 'a list of paths')
-      : [],
-    ...(store
-      ? {
-          hostStore: {
-            dir: field(store, path, 'dir', isString, 'a directory'),
-            update: field(store, path, 'update', isStrings, 'a command'),
-          },
-        }
-      : {}),
+    trustFiles,
+    ...(hostStore ? { hostStore } : {}),
   };
+}
+
+/** `<store>/airgap-<name>[-N].crt`, or `/etc/containers/certs.d/<host:port>/ca[-N].crt`. */
+function isTrustFile(f: string, name: string, storeDir: string | undefined): boolean {
+  const n = '(?:-[1-9][0-9]{0,2})?\\.crt';
+  const esc = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  if (storeDir && new RegExp(`^${esc(storeDir)}/airgap-${esc(name)}${n}$`).test(f)) return true;
+  return new RegExp(
+    `^${esc(PODMAN_CERTS_D)}/(?:\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}/ca${n}$`,
+  ).test(f);
+}
+
+function invalid(path: string, key: string, message: string): AirgapError {
+  return new AirgapError(BastionError.STATE_INVALID, `${path}: ${message}`, {
+    where: `${path} ${key}`,
+    hint: 'this file is written by airgap; write it again (airgap certs registry --force, or airgap registry install) rather than by hand',
+  });
+}
+
+/** `check()`'s value; its error, if any, said as the file's. */
+function checked<T>(path: string, key: string, check: () => T): T {
+  try {
+    return check();
+  } catch (e) {
+    // Only the check's own verdict (a usage error) is the file's; anything else goes on as it is.
+    if (!(e instanceof AirgapError) || e.exitCode !== 2) throw e;
+    throw new AirgapError(BastionError.STATE_INVALID, `${path}: ${e.message}`, {
+      where: `${path} ${key}`,
+      hint: 'this file is written by airgap certs registry; write it again with --force rather than by hand',
+      cause: e,
+    });
+  }
 }
 
 export async function writeInstall(dir: string, record: InstallRecord): Promise<void> {

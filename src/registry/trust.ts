@@ -19,7 +19,7 @@ export interface HostTrustStore {
   update: [string, ...string[]];
 }
 
-const STORES: HostTrustStore[] = [
+export const HOST_TRUST_STORES: readonly HostTrustStore[] = [
   { dir: '/etc/pki/ca-trust/source/anchors', update: ['update-ca-trust', 'extract'] },
   { dir: '/usr/local/share/ca-certificates', update: ['update-ca-certificates'] },
 ];
@@ -38,10 +38,10 @@ async function isDir(path: string): Promise<boolean> {
 
 /** The host's trust store (RHEL first), or an error saying how to trust a CA by hand. */
 export async function hostTrustStore(): Promise<HostTrustStore> {
-  for (const s of STORES) if (await isDir(s.dir)) return s;
+  for (const s of HOST_TRUST_STORES) if (await isDir(s.dir)) return s;
   throw new AirgapError(
     BastionError.TRUST_FAILED,
-    `this host has neither ${STORES.map((s) => s.dir).join(' nor ')}: airgap cannot tell how it trusts a CA`,
+    `this host has neither ${HOST_TRUST_STORES.map((s) => s.dir).join(' nor ')}: airgap cannot tell how it trusts a CA`,
     {
       hint: 'install ca-certificates (Debian) or ca-certificates/p11-kit (RHEL), or give --no-trust-host and add the CA to the system trust yourself',
     },
