@@ -15,7 +15,7 @@ import {
   issueServerFiles,
   writeRegistryFiles,
 } from '../certs/index.js';
-import { usageError } from '../util/errors.js';
+import { messageOf, usageError } from '../util/errors.js';
 import { isNotFound, statIfExists } from '../util/fs.js';
 import { BastionError } from './errors.js';
 import { pemBlocks } from './probe.js';
@@ -123,4 +123,28 @@ export function certifiedAddresses(leaf: X509Certificate, setup: RegistrySetup):
     if (!out.includes(a)) out.push(a);
   }
   return out;
+}
+
+/** The registry password from --password-file: one line (a final newline dropped), never printed. */
+export async function readPassword(file: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw usageError(BastionError.PASSWORD_FILE_INVALID, `--password-file ${file}: ${messageOf(e)}`, {
+      where: file,
+      hint: 'give the file holding the registry password, on one line',
+      cause: e,
+    });
+  }
+  const password = text.replace(/\r?\n$/, '');
+  if (!password || password.includes('\n'))
+    throw usageError(
+      BastionError.PASSWORD_FILE_INVALID,
+      `--password-file ${file} must hold the password on one line`,
+      {
+        where: file,
+      },
+    );
+  return password;
 }

@@ -24,6 +24,7 @@ import {
   trustedCas,
   writeNewSetup,
   type NewRegistryFiles,
+  readPassword,
 } from './files.js';
 import { shellCommand } from './host.js';
 import { ensureImage, imageSource, type ImageSource } from './image.js';
@@ -163,7 +164,7 @@ export async function installRegistry(o: InstallOptions): Promise<InstallResult>
   await installTrust(p, setup, addresses, cas, add);
   await startService(p.name, unitChanged || filesWritten, add);
 
-  const password = (await readFile(o.passwordFile, 'utf8')).replace(/\r?\n$/, '');
+  const password = await readPassword(o.passwordFile);
   const access: Access = { address: setup.address, caFiles: [], username: setup.username, password };
   const served = await waitServing(setup.address, cas, o.readyTimeoutMs ?? 60_000);
   if (!served.trusted)

@@ -30,7 +30,7 @@ import {
 import { AirgapError, usageError } from '../util/errors.js';
 import { statIfExists, writeFilesAtomic } from '../util/fs.js';
 import { BastionError } from './errors.js';
-import { certifiedAddresses, leafCertificate, pkiDir, trustedCas } from './files.js';
+import { certifiedAddresses, leafCertificate, pkiDir, readPassword, trustedCas } from './files.js';
 import { shellCommand } from './host.js';
 import { checkPassword, pemBlocks, pushAndReadBack, waitServing, type ServedCertificate } from './probe.js';
 import { emitTrustConfigMaps, trustConfigMapNames } from './renew-configmaps.js';
@@ -404,7 +404,7 @@ async function restartAndCheck(
     message: `${unit} restarted`,
     commands: [`systemctl restart ${unit}`],
   });
-  const password = (await readFile(o.passwordFile, 'utf8')).replace(/\r?\n$/, '');
+  const password = await readPassword(o.passwordFile);
   const served = await waitNewLeaf(p.setup.address, s, o.readyTimeoutMs ?? 60_000);
   if (!served.trusted)
     throw new AirgapError(

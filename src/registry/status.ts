@@ -20,11 +20,10 @@ import { EXPIRY_WARNING_DAYS, buildTrustObjects, registryConfigKey } from '../ce
 import { readHubObject, type HubConnection } from '../cluster/index.js';
 import { parseYaml } from '../config/yaml-load.js';
 import { RegistryClient } from '../mirror/index.js';
-import { AirgapError, messageOf, usageError } from '../util/errors.js';
+import { AirgapError, messageOf } from '../util/errors.js';
 import { isNotFound } from '../util/fs.js';
 import { Limiter } from '../util/limit.js';
-import { BastionError } from './errors.js';
-import { certifiedAddresses, leafCertificate, trustedCas } from './files.js';
+import { certifiedAddresses, leafCertificate, readPassword, trustedCas } from './files.js';
 import { containerRunning } from './podman.js';
 import {
   CHECK_REPO,
@@ -167,29 +166,6 @@ export function groupByPrefix(counts: readonly { repository: string; tags: numbe
     by.set(prefix, g);
   }
   return [...by.values()].sort((a, b) => b.tags - a.tags || a.prefix.localeCompare(b.prefix));
-}
-
-async function readPassword(file: string): Promise<string> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    throw usageError(BastionError.PASSWORD_FILE_INVALID, `--password-file ${file}: ${messageOf(e)}`, {
-      where: file,
-      hint: 'give the file holding the registry password, on one line',
-      cause: e,
-    });
-  }
-  const password = text.replace(/\r?\n$/, '');
-  if (!password || password.includes('\n'))
-    throw usageError(
-      BastionError.PASSWORD_FILE_INVALID,
-      `--password-file ${file} must hold the password on one line`,
-      {
-        where: file,
-      },
-    );
-  return password;
 }
 
 /** A usage error (a kubeconfig that cannot be read) stops status; any other error is its line's. */
