@@ -77,42 +77,54 @@ async function readIfExists(path: string): Promise<string | undefined> {
 
 /**
  * Make the files hold exactly these CAs; remove `stale` ones (an earlier run's second CA, say).
- * Rebuilds the host bundle when a host file changed. Returns the paths changed.
+ * Rebuilds the host bundle when a host file changed. Returns the paths changed. The host store is
+ * changed and rebuilt under the trust lock: a file removed while another run's rebuild reads the
+ * store leaves it a dangling link, and that rebuild fails.
  */
 export async function applyTrust(
   store: HostTrustStore | undefined,
   files: { path: string; pem: string; host: boolean }[],
   stale: string[] = [],
 ): Promise<string[]> {
-  const changed: string[] = [];
-  let hostChanged = false;
-  for (const f of files) {
-    if ((await readIfExists(f.path)) === f.pem) continue;
-    await writeFileAtomic(f.path, f.pem, { mode: 0o644 });
-    changed.push(f.path);
-    hostChanged ||= f.host;
-  }
-  const keep = new Set(files.map((f) => f.path));
-  for (const path of stale) {
-    if (keep.has(path) || (await readIfExists(path)) === undefined) continue;
-    await rm(path, { force: true });
-    changed.push(path);
-    hostChanged ||= store !== undefined && path.startsWith(`${store.dir}/`);
-  }
-  if (hostChanged && store) await rebuildBundle(store);
-  return changed;
+  return withTrustLock(async () => {
+    const changed: string[] = [];
+    let hostChanged = false;
+    for (const f of files) {
+      if ((await readIfExists(f.path)) === f.pem) continue;
+      await writeFileAtomic(f.path, f.pem, { mode: 0o644 });
+      changed.push(f.path);
+      hostChanged ||= f.host;
+    }
+    const keep = new Set(files.map((f) => f.path));
+    for (const path of stale) {
+      if (keep.has(path) || (await readIfExists(path)) === undefined) continue;
+      await rm(path, { force: true });
+      changed.push(path);
+      hostChanged ||= store !== undefined && path.startsWith(`${store.dir}/`);
+    }
+    if (hostChanged && store) await rebuildBundle(store);
+    return changed;
+  });
 }
 
 /**
- * Rebuild the system bundle (update-ca-trust extract / update-ca-certificates), one at a time on
- * this host: two rebuilds at once (two airgap runs, or a package update) write the same bundle,
- * and Debian's then fails ("does not contain exactly one certificate").
+ * Rebuild the system bundle (update-ca-trust extract / update-ca-certificates). Call it inside
+ * withTrustLock, with the store's files changed in the same turn: two rebuilds at once (two airgap
+ * runs) write the same bundle, and Debian's then fails.
  */
 export async function rebuildBundle(store: HostTrustStore): Promise<void> {
   const [bin, ...args] = store.update;
+  await runHost(bin, args, BastionError.TRUST_FAILED);
+}
+
+/**
+ * Run `fn` holding the host's trust lock, waiting (up to 10 minutes) while another airgap run
+ * holds it. Every change to the host store and its rebuild happen inside one turn.
+ */
+export async function withTrustLock<T>(fn: () => Promise<T>): Promise<T> {
   const release = await lockTrust();
   try {
-    await runHost(bin, args, BastionError.TRUST_FAILED);
+    return await fn();
   } finally {
     await release();
   }
@@ -121,7 +133,6 @@ export async function rebuildBundle(store: HostTrustStore): Promise<void> {
 /** Where airgap runs on this host take turns at the trust store. */
 const TRUST_LOCK_DIR = '/run/lock/airgap-ca-trust';
 
-/** Take the host's trust lock, waiting (up to 10 minutes) while another airgap run holds it. */
 async function lockTrust(): Promise<() => Promise<void>> {
   await mkdir(TRUST_LOCK_DIR, { recursive: true });
   const deadline = Date.now() + 10 * 60_000;

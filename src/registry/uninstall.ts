@@ -15,7 +15,7 @@ import { runHost, shellWords } from './host.js';
 import { removeContainer } from './podman.js';
 import { INSTALLED_FILE, locateRegistry, type RegistrySetup } from './state.js';
 import { systemctl, systemdHere, unitFile, unitState } from './systemd.js';
-import { PODMAN_CERTS_D, rebuildBundle } from './trust.js';
+import { PODMAN_CERTS_D, rebuildBundle, withTrustLock } from './trust.js';
 
 export interface UninstallOptions {
   dir: string;
@@ -265,24 +265,29 @@ async function act(s: UninstallStep, f: Found): Promise<void> {
   }
 }
 
-/** Remove the trust files (and certs.d directories left empty); rebuild the host bundle once if one was there. */
+/**
+ * Remove the trust files (and certs.d directories left empty); rebuild the host bundle once if one
+ * was there, in the same turn of the trust lock.
+ */
 async function removeTrust(f: Found): Promise<void> {
-  let host = false;
-  for (const path of f.trustFiles) {
-    await rm(path, { force: true });
-    if (f.hostStore && path.startsWith(`${f.hostStore.dir}/`)) host = true;
-    const parent = dirname(path);
-    if (dirname(parent) === PODMAN_CERTS_D) await removeIfEmpty(parent);
-  }
-  if (host && f.hostStore) {
-    const [bin, ...args] = f.hostStore.update;
-    if (!bin)
-      throw new AirgapError(
-        BastionError.STATE_INVALID,
-        `installed.json names no command to rebuild ${f.hostStore.dir}`,
-      );
-    await rebuildBundle({ dir: f.hostStore.dir, update: [bin, ...args] });
-  }
+  await withTrustLock(async () => {
+    let host = false;
+    for (const path of f.trustFiles) {
+      await rm(path, { force: true });
+      if (f.hostStore && path.startsWith(`${f.hostStore.dir}/`)) host = true;
+      const parent = dirname(path);
+      if (dirname(parent) === PODMAN_CERTS_D) await removeIfEmpty(parent);
+    }
+    if (host && f.hostStore) {
+      const [bin, ...args] = f.hostStore.update;
+      if (!bin)
+        throw new AirgapError(
+          BastionError.STATE_INVALID,
+          `installed.json names no command to rebuild ${f.hostStore.dir}`,
+        );
+      await rebuildBundle({ dir: f.hostStore.dir, update: [bin, ...args] });
+    }
+  });
 }
 
 async function removeIfEmpty(dir: string): Promise<void> {

@@ -13,6 +13,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll } from 'vitest';
 import { buildRegistryImageArchive, podmanCleanup, podmanEnv, type PodmanEnv } from '../../lab/podman.js';
 import { startSystemdSim, type SystemdSim } from '../../lab/systemd-sim/index.js';
+import { HOST_TRUST_STORES, withTrustLock } from '../../src/registry/trust.js';
 import { airgap, type CliResult } from './cli.js';
 import { tempDir } from './fixtures.js';
 
@@ -52,12 +53,6 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** The host trust stores install may write to (RHEL, Debian). */
-const HOST_STORES = [
-  { dir: '/etc/pki/ca-trust/source/anchors', update: ['update-ca-trust', 'extract'] },
-  { dir: '/usr/local/share/ca-certificates', update: ['update-ca-certificates'] },
-];
-
 /**
  * Remove what `registry install` (and renew) put on the host for this bastion, found by its unit
  * name and port, not only from installed.json (an install that failed midway never wrote it):
@@ -68,12 +63,16 @@ async function removeInstalled(b: Bastion): Promise<void> {
   const certsD = '/etc/containers/certs.d';
   for (const d of existsSync(certsD) ? readdirSync(certsD) : [])
     if (d.endsWith(`:${b.port}`)) rmSync(join(certsD, d), { recursive: true, force: true });
-  for (const store of HOST_STORES) {
-    if (!existsSync(store.dir)) continue;
-    const mine = readdirSync(store.dir).filter((f) => f.startsWith(`airgap-${b.name}`));
-    for (const f of mine) rmSync(join(store.dir, f), { force: true });
-    if (mine.length) await execa(store.update[0]!, store.update.slice(1), { reject: false });
-  }
+  // In the product's trust lock: a file removed while another file's install rebuilds the store
+  // leaves a dangling link there, and that rebuild fails.
+  await withTrustLock(async () => {
+    for (const store of HOST_TRUST_STORES) {
+      if (!existsSync(store.dir)) continue;
+      const mine = readdirSync(store.dir).filter((f) => f.startsWith(`airgap-${b.name}`));
+      for (const f of mine) rmSync(join(store.dir, f), { force: true });
+      if (mine.length) await execa(store.update[0], store.update.slice(1), { reject: false });
+    }
+  });
 }
 
 /** A fresh bastion for the describe/file: set up in beforeAll, torn down in afterAll. */
