@@ -236,6 +236,12 @@ export const MirrorError = {
   RELEASE_VERSION_INVALID: 'RELEASE_VERSION_INVALID',
   /** the update graph has no OpenShift … release for … (mirror/list/releases.ts) */
   RELEASE_VERSION_UNKNOWN: 'RELEASE_VERSION_UNKNOWN',
+  /** …: …: … is not … (an inventory file that is not what airgap writes) (mirror/inventory/format.ts) */
+  INVENTORY_INVALID: 'INVENTORY_INVALID',
+  /** the inventory of … could not read …: it lists only part of what is there (mirror/inventory/walk.ts) */
+  INVENTORY_INCOMPLETE: 'INVENTORY_INCOMPLETE',
+  /** … needs blobs neither the archive nor the destination holds: … (mirror/archive/preflight.ts) */
+  MIRROR_BLOB_UNAVAILABLE: 'MIRROR_BLOB_UNAVAILABLE',
   /** the workspace … holds the state of mirroring to …, not … (mirror/run.ts) */
   WORKSPACE_OTHER_DESTINATION: 'WORKSPACE_OTHER_DESTINATION',
 } as const;

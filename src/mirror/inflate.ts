@@ -17,7 +17,7 @@ import { AirgapError } from '../util/errors.js';
 import { MirrorError } from './errors.js';
 
 /** The kinds of compressed input airgap reads. */
-export type InflateKind = 'layer' | 'graph-data' | 'chart' | 'signature';
+export type InflateKind = 'layer' | 'graph-data' | 'chart' | 'signature' | 'inventory';
 
 export interface InflateLimit {
   /** The kind as messages name it: "the limit for an image layer". */
@@ -57,6 +57,11 @@ export const INFLATE_LIMITS: Readonly<Record<InflateKind, Readonly<InflateLimit>
    * compressed: 1 MiB is a thousand times what one holds.
    */
   signature: { label: 'a signature', max: 1 * MiB, ratio: 200, ratioFrom: 64 * KiB },
+  /**
+   * A registry inventory (mirror/inventory/format.ts): digests compress about 2×, the JSON around
+   * them more; 512 MiB is the limit of the file itself.
+   */
+  inventory: { label: 'a registry inventory', max: 512 * MiB, ratio: 200, ratioFrom: 8 * MiB },
 };
 
 /** `256 KiB`, `1 MiB`, `1.5 GiB`. */
