@@ -25,6 +25,12 @@ function parseSize(v: string): number {
   return n;
 }
 
+/** `--inventory`, for `airgap mirror` and `mirror plan`: the far side's inventory. */
+export const inventoryFlag = Flags.string({
+  description:
+    'Mirror → disk: an inventory of the disconnected registry (written there by `airgap mirror inventory`); the archive leaves out every blob it lists at the same size, and records which inventory it was cut against. Combines with the workspace history and --since.',
+});
+
 /** `--since`: a day (`2026-11-01`, midnight UTC) or an RFC 3339 time. */
 function parseSince(v: string): Date {
   const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v.trim());
@@ -198,6 +204,7 @@ export function mirrorOptions(
     plan?: string;
     'archive-size'?: string;
     since?: string;
+    inventory?: string;
     'dry-run'?: boolean;
     'remove-signatures'?: boolean;
     'signature-url'?: string;
@@ -231,6 +238,7 @@ export function mirrorOptions(
     plan: flags.plan,
     archiveSize: flags['archive-size'] ? parseSize(flags['archive-size']) : undefined,
     since: flags.since ? parseSince(flags.since) : undefined,
+    inventory: flags.inventory,
     dryRun: flags['dry-run'],
     removeSignatures: flags['remove-signatures'],
     signatureUrl: flags['signature-url'],

@@ -8,6 +8,8 @@ import { formatBytes, formatDuration } from '../util/progress.js';
 import type { ArchiveManifest } from './archive/archive.js';
 import type { CopySummary } from './copy/engine.js';
 import type { PlanMeasure } from './copy/measure.js';
+import type { PreflightResult } from './archive/preflight.js';
+import type { InventoryStamp, InventorySummary } from './inventory/format.js';
 import {
   BUILD_SOURCE,
   type BlockedImage,
@@ -29,6 +31,8 @@ export interface ReportPair {
   /** Dry runs: the image's blob bytes, whether it is already at the destination, why it could not be read. */
   bytes?: number;
   present?: boolean;
+  /** Dry runs of an archive: bytes of its blobs the far side is known to hold (not carried). */
+  covered?: number;
   error?: string;
 }
 
@@ -61,7 +65,17 @@ export interface MirrorReport {
   /** Dry runs: bytes to move and what the destination already holds. */
   measure?: PlanMeasure;
   summary?: CopySummary;
-  archive?: { dir: string; parts: ArchiveManifest['parts']; previouslyArchived: number };
+  archive?: {
+    dir: string;
+    parts: ArchiveManifest['parts'];
+    previouslyArchived: number;
+    /** The inventory the archive was cut against (--inventory). */
+    inventory?: InventoryStamp;
+  };
+  /** Dry runs with --inventory: what the inventory given covers. */
+  inventory?: InventorySummary;
+  /** Disk → mirror: what the archive left out, checked at the destination before any push. */
+  delta?: PreflightResult & { inventory?: InventoryStamp };
   /** Files written to `<workspace>/cluster-resources/` (runs that end in a registry). */
   clusterResources?: string[];
 }
@@ -238,7 +252,7 @@ export function renderReport(r: MirrorReport): string {
         : p.present
           ? '  (already there)'
           : p.bytes !== undefined
-            ? `  (${formatBytes(p.bytes)})`
+            ? `  (${formatBytes(p.bytes)}${p.covered ? `, ${formatBytes(p.covered)} of it already on the far side, ${formatBytes(p.bytes - p.covered)} to carry` : ''})`
             : '';
       lines.push(`  ${p.source} → ${p.destination}${state}`);
     }
@@ -256,6 +270,14 @@ export function renderReport(r: MirrorReport): string {
           `${m.presentBlobs} already at the destination (${formatBytes(m.presentBytes)}), ${m.presentImages} image(s) complete there` +
           (m.unmeasured ? `; ${m.unmeasured} image(s) could not be measured and are not counted` : ''),
       );
+      if (m.coveredBytes !== undefined)
+        lines.push(
+          `  of which ${m.coveredBlobs} blob(s) (${formatBytes(m.coveredBytes)}) the far side holds` +
+            (r.inventory
+              ? ` (the inventory ${r.inventory.sha256} of ${r.inventory.destination}, taken ${r.inventory.takenAt}${r.inventory.complete ? '' : ', incomplete'}, or earlier archives)`
+              : ' (earlier archives of this workspace)') +
+            `: the archive leaves them out`,
+        );
     }
     lines.push(`plan written to ${r.planFile}; mapping to ${r.workspace}/dry-run/mapping.txt`);
     return lines.join('\n');
@@ -282,10 +304,23 @@ export function renderReport(r: MirrorReport): string {
       lines.push(`archive part ${r.archive.dir}/${p.file} (${formatBytes(p.size)}) ${p.sha256}`);
     if (r.archive.previouslyArchived > 0) {
       lines.push(
-        `${r.archive.previouslyArchived} blob(s) were carried by an earlier archive and are not repeated`,
+        r.archive.inventory
+          ? `a delta: ${r.archive.previouslyArchived} blob(s) the inventory ${r.archive.inventory.sha256} of ${r.archive.inventory.destination} (taken ${r.archive.inventory.takenAt}) lists, or an earlier archive carried, are left out`
+          : `${r.archive.previouslyArchived} blob(s) were carried by an earlier archive and are not repeated`,
       );
     }
   }
+  if (r.delta && r.delta.expected > 0)
+    lines.push(
+      `delta: the archive left out ${r.delta.expected} blob(s) the destination was to hold` +
+        (r.delta.inventory
+          ? ` (inventory ${r.delta.inventory.sha256} of ${r.delta.inventory.destination}, taken ${r.delta.inventory.takenAt})`
+          : '') +
+        (r.delta.missing.length > 0
+          ? `; it lacks ${r.delta.missing.length} of them: ${r.delta.failed} image(s) not pushed`
+          : '; it holds them all') +
+        (r.delta.mounted > 0 ? `; ${r.delta.mounted} mounted from where the inventory placed them` : ''),
+    );
   if (r.clusterResources && r.clusterResources.length > 0) {
     lines.push(`cluster resources (apply on the cluster, or use registries.conf on hosts):`);
     for (const f of r.clusterResources) lines.push(`  ${f}`);

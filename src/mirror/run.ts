@@ -29,6 +29,9 @@ import {
   type Target,
 } from './session.js';
 import { resolveWorkflow, type Workflow } from './workflow.js';
+import type { ArchiveManifest } from './archive/archive.js';
+import { preflightArchive } from './archive/preflight.js';
+import { readInventory, type Inventory } from './inventory/format.js';
 import { MirrorError } from './errors.js';
 
 export type { MirrorReport } from './report.js';
@@ -48,7 +51,18 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
       hint: 'drop --since, or give a file:// destination',
     });
   }
+  if (o.inventory && (flow.destination.kind !== 'directory' || flow.mode === 'diskToMirror')) {
+    throw usageError(
+      CommonError.FLAG_INVALID,
+      '--inventory applies to archives: mirror → disk (file://<dir>), and `mirror plan` of one',
+      {
+        hint: 'take the inventory on the disconnected side (airgap mirror inventory), carry it here, and give it with a file:// destination',
+      },
+    );
+  }
   if (flow.archiveDir) await refuseUnsafeArchiveEntries(flow.archiveDir);
+  // Read (and checked) before anything is taken or written: a bad file is a usage error.
+  const inventory = o.inventory ? await readInventory(o.inventory) : undefined;
   const inputs = await readRunInputs(flow, {
     ...o,
     releaseKeys: {
@@ -60,18 +74,25 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
   await mkdir(flow.workspace, { recursive: true });
   const unlock = await lockDirectory(flow.workspace);
   const run = openSession(o, flow, inputs);
+  if (inventory && !inventory.doc.complete)
+    run.progress({
+      type: 'warning',
+      message: `the inventory ${inventory.path} is incomplete (${inventory.doc.problems.length} read(s) failed when it was taken): what it lists is left out, and what it could not read is carried`,
+    });
   try {
     const target = await openTarget(run);
     // After the preflight: a destination that could not even be reached claims nothing.
     await claimWorkspace(flow);
-    const { plan, sourceLayout } = await obtainPlan(run);
+    const { plan, sourceLayout, archive } = await obtainPlan(run);
     const planText = await recordPlan(run, plan);
     const report = reportOf(flow, o.destination, plan, (e) =>
       target.endpoint.display(target.repo(e), e.destTag),
     );
     refuseFlattenedCollisions(plan, target, run.o.maxNestedPaths);
     const pairs = await pairsOf(run, plan, target, sourceLayout);
-    if (flow.dryRun) return await measureDryRun(run, report, pairs, plan, target);
+    if (flow.dryRun) return await measureDryRun(run, report, pairs, plan, target, inventory);
+    if (archive && flow.destination.kind === 'registry')
+      report.delta = await checkDelta(run, pairs, archive, flow.destination.registry);
     run.progress({
       type: 'phase',
       name: 'copy',
@@ -91,7 +112,7 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorReport> {
         { forceRepositoryScope: !!run.o.maxNestedPaths, version: run.o.version },
       );
     }
-    if (target.pack) report.archive = await writeArchive(run, target.pack, plan, planText);
+    if (target.pack) report.archive = await writeArchive(run, target.pack, plan, planText, inventory);
     await writeFileAtomic(join(flow.workspace, 'last-run.json'), JSON.stringify(report, null, 2));
     return report;
   } finally {
@@ -161,20 +182,60 @@ async function refuseUnsafeArchiveEntries(archiveDir: string): Promise<void> {
  * The plan of the run: unpacked with the archive (disk → mirror; the images are then read from
  * the unpacked layout), the plan file given, or resolved from the configuration now.
  */
-async function obtainPlan(run: Session): Promise<{ plan: MirrorPlan; sourceLayout?: OciLayout }> {
+async function obtainPlan(
+  run: Session,
+): Promise<{ plan: MirrorPlan; sourceLayout?: OciLayout; archive?: ArchiveManifest }> {
   if (run.flow.mode === 'diskToMirror') return unpackPlan(run);
   if (run.inputs.plan) return { plan: run.inputs.plan };
   return { plan: await resolveConfig(run) };
 }
 
 /** Disk → mirror: unpack the archive into the workspace's layout and read the plan it carries. */
-async function unpackPlan(run: Session): Promise<{ plan: MirrorPlan; sourceLayout: OciLayout }> {
+async function unpackPlan(
+  run: Session,
+): Promise<{ plan: MirrorPlan; sourceLayout: OciLayout; archive: ArchiveManifest }> {
   const { unpackArchive, ARCHIVE_PLAN } = await import('./archive/archive.js'); // tar loads only for archives
   const archiveDir = run.flow.archiveDir!;
   const sourceLayout = await OciLayout.open(join(run.flow.workspace, 'layout'));
   run.progress({ type: 'phase', name: 'unpack', detail: archiveDir, moves: true });
-  await unpackArchive(archiveDir, sourceLayout, run.progress, run.o.version, run.flow.workspace);
-  return { plan: await readPlanFile(join(sourceLayout.dir, ARCHIVE_PLAN)), sourceLayout };
+  const archive = await unpackArchive(
+    archiveDir,
+    sourceLayout,
+    run.progress,
+    run.o.version,
+    run.flow.workspace,
+  );
+  return { plan: await readPlanFile(join(sourceLayout.dir, ARCHIVE_PLAN)), sourceLayout, archive };
+}
+
+/**
+ * Disk → mirror of a delta: before anything is pushed, every blob the archive left out must be at
+ * the destination (preflight.ts); an image lacking one fails alone. Said in the report: which
+ * inventory the archive expected, and what this registry lacks of it.
+ */
+async function checkDelta(
+  run: Session,
+  pairs: CopyPair[],
+  archive: ArchiveManifest,
+  registry: string,
+): Promise<NonNullable<MirrorReport['delta']>> {
+  run.progress({ type: 'phase', name: 'check', detail: 'what the archive left out is at the destination' });
+  const r = await preflightArchive(pairs, archive, {
+    arches: run.o.arches,
+    parallel: run.o.parallel,
+    destinationRegistry: registry,
+  });
+  if (r.missing.length > 0)
+    run.progress({
+      type: 'warning',
+      message:
+        `${registry} lacks ${r.missing.length} of the ${r.expected} blob(s) the archive left out` +
+        (archive.inventory
+          ? ` because the inventory ${archive.inventory.sha256} of ${archive.inventory.destination} (taken ${archive.inventory.takenAt}) listed them`
+          : ' because an earlier archive carried them') +
+        `: ${r.failed} image(s) are not pushed`,
+    });
+  return { ...r, ...(archive.inventory ? { inventory: archive.inventory } : {}) };
 }
 
 /** Say what the plan leaves out, and write it to `<workspace>/plan.json`; returns its text. */
@@ -199,18 +260,24 @@ async function measureDryRun(
   pairs: CopyPair[],
   plan: MirrorPlan,
   target: Target,
+  inventory: Inventory | undefined,
 ): Promise<MirrorReport> {
   run.progress({ type: 'phase', name: 'measure', detail: `${pairs.length} images` });
   const { measurePairs } = await import('./copy/measure.js');
+  // An archive's plan: what the far side is known to hold would be left out of it.
+  const farSide = target.pack ? await knownAtFarSide(run, inventory) : undefined;
   report.measure = await measurePairs(pairs, {
     arches: run.o.arches,
     parallel: run.o.parallel,
     progress: run.progress,
+    ...(farSide ? { covered: farSide.covers } : {}),
   });
+  if (inventory) report.inventory = inventory.summary();
   report.measure.images.forEach((m, i) => {
     const entry = report.plan[i]!;
     entry.bytes = m.bytes;
     entry.present = m.present;
+    if (m.covered !== undefined) entry.covered = m.covered;
     if (m.error) entry.error = m.error;
   });
   const dir = join(run.flow.workspace, 'dry-run');
@@ -278,27 +345,58 @@ async function writeArchive(
   pack: NonNullable<Target['pack']>,
   plan: MirrorPlan,
   planText: string,
+  inventory: Inventory | undefined,
 ): Promise<NonNullable<MirrorReport['archive']>> {
-  const { packArchive, readHistory, writeHistory } = await import('./archive/archive.js');
-  const historyPath = join(run.flow.workspace, 'archive-history.txt');
-  const history = await readHistory(historyPath);
-  // What earlier archives carried before --since is at the destination; the rest is carried again.
-  const carried = new Set(
-    [...history].filter(([, at]) => !run.o.since || at === undefined || at < run.o.since).map(([d]) => d),
-  );
+  const { packArchive, writeHistory } = await import('./archive/archive.js');
+  const farSide = await knownAtFarSide(run, inventory);
   const maxPart = run.o.archiveSize ?? (run.inputs.config?.archiveSize ?? 500) * GiB;
   const archive = await packArchive(pack.layout, pack.dir, {
     maxPartBytes: maxPart,
-    history: carried,
+    history: farSide.carried,
+    ...(inventory ? { inventory } : {}),
     progress: run.progress,
     plan: { text: planText, config: plan.config.sha256 },
     version: run.o.version,
     files: await carriedHelmFiles(run.flow.workspace, pack.layout.dir, plan),
   });
   await writeHistory(
-    historyPath,
-    history,
+    farSide.historyPath,
+    farSide.history,
     archive.parts.flatMap((p) => p.blobs),
   );
-  return { dir: pack.dir, parts: archive.parts, previouslyArchived: archive.previouslyArchived.length };
+  return {
+    dir: pack.dir,
+    parts: archive.parts,
+    previouslyArchived: archive.previouslyArchived.length,
+    ...(archive.inventory ? { inventory: archive.inventory } : {}),
+  };
+}
+
+/**
+ * What the far side is known to hold, for mirror → disk: the blobs earlier archives of this
+ * workspace carried (before --since, if given), and those the inventory lists at the same size.
+ * The union: both are checked again on the far side before anything is pushed.
+ */
+async function knownAtFarSide(
+  run: Session,
+  inventory: Inventory | undefined,
+): Promise<{
+  historyPath: string;
+  history: Map<string, Date | undefined>;
+  carried: Set<string>;
+  covers: (digest: string, size: number) => boolean;
+}> {
+  const { readHistory } = await import('./archive/archive.js');
+  const historyPath = join(run.flow.workspace, 'archive-history.txt');
+  const history = await readHistory(historyPath);
+  // What earlier archives carried before --since is at the destination; the rest is carried again.
+  const carried = new Set(
+    [...history].filter(([, at]) => !run.o.since || at === undefined || at < run.o.since).map(([d]) => d),
+  );
+  return {
+    historyPath,
+    history,
+    carried,
+    covers: (digest, size) => carried.has(digest) || (inventory?.holdsBlob(digest, size) ?? false),
+  };
 }

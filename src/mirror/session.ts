@@ -46,6 +46,11 @@ export interface MirrorOptions {
   maxNestedPaths?: number;
   /** Mirror → disk: what earlier archives carried from this time on is carried again (--since). */
   since?: Date;
+  /**
+   * Mirror → disk: an inventory of the far side (`airgap mirror inventory`); the blobs it lists are
+   * left out of the archive (--inventory).
+   */
+  inventory?: string;
   /** Largest archive part in bytes (default: the config's archiveSize GiB, else 500 GiB). */
   archiveSize?: number;
   dryRun?: boolean;

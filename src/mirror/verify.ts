@@ -27,5 +27,12 @@ export function renderVerifyReport(report: VerifyReport): string {
         ? `archive is damaged: ${report.problems.length} problem(s); copy the broken parts again`
         : `archive is incomplete: ${new Set(report.missing.map((m) => m.image)).size} image(s) lack ${report.missing.length} blob(s) no part carries; make the archive again on the connected side (those images would fail to push)`,
   );
+  const d = report.delta;
+  if (d)
+    lines.push(
+      d.inventory
+        ? `a delta: cut against the inventory ${d.inventory.sha256} of ${d.inventory.destination} (taken ${d.inventory.takenAt}${d.inventory.complete ? '' : ', an incomplete one'}); ${d.previouslyArchived} blob(s) are left out and must be at the destination, which \`airgap mirror --from\` checks before it pushes`
+        : `a delta: ${d.previouslyArchived} blob(s) earlier archives carried are left out and must be at the destination, which \`airgap mirror --from\` checks before it pushes`,
+    );
   return `${lines.join('\n')}\n`;
 }

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { AirgapCommand } from '../../cli/command.js';
-import { mirrorFlags, mirrorOptions, withProgress } from '../../cli/mirror-flags.js';
+import { inventoryFlag, mirrorFlags, mirrorOptions, withProgress } from '../../cli/mirror-flags.js';
 import { renderReport, reportFailed, runMirror } from '../../mirror/index.js';
 
 export default class Mirror extends AirgapCommand {
@@ -48,6 +48,12 @@ $XDG_RUNTIME_DIR/containers/auth.json, ~/.config/containers/auth.json, then ~/.d
       command:
         '<%= config.bin %> mirror -c imageset-config.yaml --from file:///media/usb docker://mirror.example.com:8443/ocp',
     },
+    {
+      description:
+        'Connected side, next time: carry only what the disconnected registry lacks, by the inventory taken there (`airgap mirror inventory`):',
+      command:
+        '<%= config.bin %> mirror -c imageset-config.yaml --inventory inventory.json.gz file:///media/usb',
+    },
   ];
 
   static override args = {
@@ -72,6 +78,7 @@ $XDG_RUNTIME_DIR/containers/auth.json, ~/.config/containers/auth.json, then ~/.d
       description:
         'Mirror → disk: carry again what earlier archives of this workspace carried since this date (yyyy-mm-dd, or an RFC 3339 time); what they carried before it is taken to be at the destination. Without it, nothing an earlier archive carried is carried again.',
     }),
+    inventory: inventoryFlag,
     'dry-run': Flags.boolean({
       description: 'Plan only: resolve, pin and measure, write plan.json and mapping.txt, copy nothing.',
     }),

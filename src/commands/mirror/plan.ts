@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { AirgapCommand } from '../../cli/command.js';
-import { mirrorFlags, mirrorOptions, withProgress } from '../../cli/mirror-flags.js';
+import { inventoryFlag, mirrorFlags, mirrorOptions, withProgress } from '../../cli/mirror-flags.js';
 import { renderReport, reportFailed, runMirror } from '../../mirror/index.js';
 
 export default class MirrorPlan extends AirgapCommand {
@@ -38,7 +38,7 @@ tags have moved since. Same arguments as \`airgap mirror\`; this is its --dry-ru
     }),
   };
 
-  static override flags = mirrorFlags;
+  static override flags = { ...mirrorFlags, inventory: inventoryFlag };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(MirrorPlan);

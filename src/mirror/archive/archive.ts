@@ -15,6 +15,9 @@ import { OciLayout } from '../layout/store.js';
 import { MirrorError } from '../errors.js';
 import { ArchiveContents, type ContentProblem } from './contents.js';
 import { tarUntilEnd } from '../tar-read.js';
+import { isDigest } from '../digest.js';
+import { isValidRepository } from '../reference.js';
+import { inventoryStamp, type Inventory, type InventoryStamp } from '../inventory/format.js';
 
 /** The parts manifest written beside the tar parts: what each part holds and its checksum. */
 export interface ArchiveManifest {
@@ -29,6 +32,13 @@ export interface ArchiveManifest {
   previouslyArchived: string[];
   /** The plan packed in part 1 (`airgap-plan.json`): its digest and the digest of its configuration. */
   plan?: { sha256: string; config: string };
+  /** A delta cut against an inventory of the far side (`--inventory`): which one. */
+  inventory?: InventoryStamp;
+  /**
+   * Of the blobs left out because the inventory lists them: a repository of the inventory's
+   * registry that holds each (the far side mounts it from there into another repository).
+   */
+  homes?: Record<string, string>;
 }
 
 /** The plan file an archive carries in its first part (beside index.json), covered by the part checksum. */
@@ -70,6 +80,8 @@ export interface PackOptions {
   maxPartBytes: number;
   /** Blobs carried by earlier archives: not packed again. */
   history?: Set<string>;
+  /** An inventory of the far side: the blobs it lists (by digest, at the same size) are not packed. */
+  inventory?: Inventory;
   progress?: ProgressSink;
   /** The plan to carry (written as {@link ARCHIVE_PLAN} into part 1). */
   plan?: { text: string; config: string };
@@ -112,10 +124,15 @@ export async function packArchive(
   const history = opts.history ?? new Set<string>();
   const include: { digest: string; size: number }[] = [];
   const previouslyArchived: string[] = [];
+  const homes: Record<string, string> = {};
+  // Manifests always travel: a few KiB each, they carry the tags, and they let the far side check
+  // every image whole before it pushes any (preflight.ts).
   for (const [digest, size] of manifests) include.push({ digest, size });
   for (const [digest, size] of blobs) {
     if (manifests.has(digest)) continue;
-    if (history.has(digest)) previouslyArchived.push(digest);
+    const listed = opts.inventory?.holdsBlob(digest, size) ? opts.inventory.blob(digest) : undefined;
+    if (listed) homes[digest] = listed.repository;
+    if (history.has(digest) || listed) previouslyArchived.push(digest);
     else include.push({ digest, size });
   }
   // Group into parts: first-fit in order, never splitting a blob.
@@ -197,6 +214,7 @@ export async function packArchive(
       ...(e.source ? { source: e.source } : {}),
     })),
     previouslyArchived,
+    ...(opts.inventory ? { inventory: inventoryStamp(opts.inventory), homes } : {}),
     ...(opts.plan
       ? {
           plan: {
@@ -229,6 +247,7 @@ export async function readArchiveManifest(dir: string): Promise<ArchiveManifest>
   try {
     const m = JSON.parse(text) as ArchiveManifest;
     if (m.kind !== 'AirgapArchive' || !Array.isArray(m.parts)) throw new Error('not an archive manifest');
+    checkDeltaFields(m);
     return m;
   } catch (e) {
     throw usageError(
@@ -236,6 +255,39 @@ export async function readArchiveManifest(dir: string): Promise<ArchiveManifest>
       `${path} is not a valid archive manifest: ${(e as Error).message}`,
     );
   }
+}
+
+/**
+ * The fields of a delta archive name repositories the far side mounts from and the inventory it
+ * was cut against: held to what airgap writes before anything acts on them.
+ */
+function checkDeltaFields(m: ArchiveManifest): void {
+  if (
+    m.previouslyArchived !== undefined &&
+    (!Array.isArray(m.previouslyArchived) || !m.previouslyArchived.every(isDigest))
+  )
+    throw new Error('previouslyArchived is not a list of digests');
+  if (m.homes !== undefined) {
+    if (typeof m.homes !== 'object' || m.homes === null || Array.isArray(m.homes))
+      throw new Error('homes is not an object');
+    for (const [d, repo] of Object.entries(m.homes))
+      if (!isDigest(d) || typeof repo !== 'string' || !isValidRepository(repo))
+        throw new Error(
+          `homes: ${JSON.stringify(d)} → ${JSON.stringify(repo)} is not a digest and a repository`,
+        );
+  }
+  const inv = m.inventory;
+  if (inv === undefined) return;
+  if (
+    typeof inv !== 'object' ||
+    inv === null ||
+    !isDigest(inv.sha256) ||
+    typeof inv.destination !== 'string' ||
+    !inv.destination.startsWith('docker://') ||
+    typeof inv.takenAt !== 'string' ||
+    typeof inv.complete !== 'boolean'
+  )
+    throw new Error('inventory is not {sha256, destination, takenAt, complete}');
 }
 
 export interface VerifyReport {
@@ -247,6 +299,11 @@ export interface VerifyReport {
   missing: ContentProblem[];
   images: number;
   blobs: number;
+  /**
+   * A delta: the blobs it leaves out because the far side holds them (earlier archives, or the
+   * inventory it was cut against, named here).
+   */
+  delta?: { previouslyArchived: number; inventory?: InventoryStamp };
 }
 
 /** Stream a part: check its size and sha256, and tell `contents` what its tar holds. */
@@ -318,6 +375,14 @@ export async function verifyArchive(dir: string, progress: ProgressSink = noProg
     missing,
     images: m.images.length,
     blobs: m.parts.reduce((a, p) => a + p.blobs.length, 0),
+    ...(m.inventory || (m.previouslyArchived ?? []).length > 0
+      ? {
+          delta: {
+            previouslyArchived: (m.previouslyArchived ?? []).length,
+            ...(m.inventory ? { inventory: m.inventory } : {}),
+          },
+        }
+      : {}),
   };
 }
 

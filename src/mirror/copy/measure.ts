@@ -16,6 +16,8 @@ export interface PairMeasure {
   blobs: number;
   /** The destination tag already points at the pinned digest: nothing to do. */
   present: boolean;
+  /** Bytes of the image's blobs the far side is known to hold (the inventory, earlier archives). */
+  covered?: number;
   error?: string;
 }
 
@@ -28,7 +30,13 @@ export interface PlanMeasure {
   presentBlobs: number;
   presentBytes: number;
   presentImages: number;
-  /** What a run would send: bytes minus presentBytes. */
+  /**
+   * Unique blobs (not at the destination) the far side is known to hold: an archive leaves them
+   * out (`--inventory`, earlier archives). Counted only when the run says what is known there.
+   */
+  coveredBlobs?: number;
+  coveredBytes?: number;
+  /** What a run would send (or carry): bytes minus presentBytes and coveredBytes. */
   bytesToMove: number;
   /**
    * Images that could not be measured (their `error` says why: the source could not be read, or the
@@ -54,13 +62,20 @@ const DEFAULT_PARALLEL = 16;
  */
 export async function measurePairs(
   pairs: CopyPair[],
-  opts: { arches?: string[]; parallel?: number; progress?: ProgressSink } = {},
+  opts: {
+    arches?: string[];
+    parallel?: number;
+    progress?: ProgressSink;
+    /** Blobs the far side is known to hold (an archive would leave them out). */
+    covered?: (digest: string, size: number) => boolean;
+  } = {},
 ): Promise<PlanMeasure> {
   const progress = opts.progress ?? noProgress;
   progress({ type: 'items-total', total: pairs.length });
   const limit = new Limiter(opts.parallel ?? DEFAULT_PARALLEL);
   const sizes = new Map<string, number>();
   const present = new Set<string>();
+  const covered = new Set<string>();
   const manifests = new Once<ManifestData>();
   const blobChecks = new Once<boolean>();
   const tagLists = new Once<Set<string> | undefined>();
@@ -114,7 +129,14 @@ export async function measurePairs(
       // Counted only once every question about the image was answered.
       for (const b of blobs) sizes.set(b.digest, b.size);
       blobs.forEach((b, i) => there[i] && present.add(b.digest));
-      return { bytes: blobs.reduce((n, b) => n + b.size, 0), blobs: blobs.length, present: done };
+      const known = opts.covered ? blobs.filter((b, i) => !there[i] && opts.covered!(b.digest, b.size)) : [];
+      for (const b of known) covered.add(b.digest);
+      return {
+        bytes: blobs.reduce((n, b) => n + b.size, 0),
+        blobs: blobs.length,
+        present: done,
+        ...(opts.covered ? { covered: known.reduce((n, b) => n + b.size, 0) } : {}),
+      };
     } catch (e) {
       return { bytes: 0, blobs: 0, present: false, error: isAirgapError(e) ? e.message : messageOf(e) };
     }
@@ -134,9 +156,15 @@ export async function measurePairs(
   );
   let bytes = 0;
   let presentBytes = 0;
+  let coveredBytes = 0;
+  let coveredBlobs = 0;
   for (const [d, n] of sizes) {
     bytes += n;
     if (present.has(d)) presentBytes += n;
+    else if (covered.has(d)) {
+      coveredBytes += n;
+      coveredBlobs++;
+    }
   }
   return {
     images,
@@ -145,7 +173,8 @@ export async function measurePairs(
     presentBlobs: present.size,
     presentBytes,
     presentImages: images.filter((i) => i.present).length,
-    bytesToMove: bytes - presentBytes,
+    ...(opts.covered ? { coveredBlobs, coveredBytes } : {}),
+    bytesToMove: bytes - presentBytes - coveredBytes,
     unmeasured: images.filter((i) => i.error !== undefined).length,
   };
 }

@@ -1,0 +1,317 @@
+/**
+ * Deltas from what the far side really holds (issue 29), with real registries and skopeo as the
+ * independent reader: a release-shaped set goes to the enclave through a full archive, the
+ * connected workspace is lost, newer releases are added, and an inventory of the enclave's registry
+ * decides what the next archive carries. Then the same delta meets an enclave that holds nothing,
+ * and an inventory that lies.
+ */
+import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import * as yaml from 'js-yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildUpstream, type Upstream } from '../../lab/upstream.js';
+import { inventoryText, readInventory } from '../../src/mirror/inventory/format.js';
+import type { MirrorReport } from '../../src/mirror/report.js';
+import { MirrorError } from '../../src/mirror/errors.js';
+import { airgap } from '../helpers/cli.js';
+import { clientFor, tempDir } from '../helpers/fixtures.js';
+import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { skopeoCopy } from '../helpers/skopeo.js';
+
+const KiB = 1024;
+
+interface ArchiveJson {
+  parts: { file: string; size: number; blobs: string[] }[];
+  previouslyArchived: string[];
+  inventory?: { sha256: string; destination: string };
+}
+
+/** Carry an archive across: only its parts and its manifest, never the connected side's working-dir. */
+async function carry(from: string, to: string): Promise<string> {
+  await mkdir(to, { recursive: true });
+  for (const f of await readdir(from))
+    if (/^mirror_\d+\.tar$/.test(f) || f === 'airgap-archive.json')
+      await copyFile(join(from, f), join(to, f));
+  return to;
+}
+
+const archiveJson = async (dir: string): Promise<ArchiveJson> =>
+  JSON.parse(await readFile(join(dir, 'airgap-archive.json'), 'utf8')) as ArchiveJson;
+
+const archiveBytes = async (dir: string) => {
+  let n = 0;
+  for (const p of (await archiveJson(dir)).parts) n += (await stat(join(dir, p.file))).size;
+  return n;
+};
+
+describe('mirror inventory → --inventory → --from', () => {
+  let src: TestRegistry;
+  let enclave: TestRegistry;
+  let empty: TestRegistry;
+  let up: Upstream;
+  let dir: string;
+  let authFile: string;
+  let certDir: string;
+
+  const isc = async (name: string, maxVersion: string) => {
+    const path = join(dir, name);
+    await writeFile(
+      path,
+      yaml.dump({
+        kind: 'ImageSetConfiguration',
+        apiVersion: 'mirror.openshift.io/v2alpha1',
+        mirror: { platform: { channels: [{ name: up.channel, minVersion: '4.18.1', maxVersion }] } },
+      }),
+    );
+    return path;
+  };
+  const access = () => ['--authfile', authFile, '--cert-dir', certDir];
+  const toDisk = (config: string, out: string, ...rest: string[]) =>
+    airgap([
+      'mirror',
+      '-c',
+      config,
+      ...access(),
+      '--graph-url',
+      up.graph.url,
+      '--remove-signatures',
+      `file://${out}`,
+      '--json',
+      ...rest,
+    ]);
+  const fromDisk = (config: string, archive: string, reg: TestRegistry, ws: string) =>
+    airgap([
+      'mirror',
+      '-c',
+      config,
+      ...access(),
+      '--from',
+      `file://${archive}`,
+      '--workspace',
+      `file://${ws}`,
+      `docker://${reg.host}/mirror`,
+      '--json',
+    ]);
+  const inventory = (reg: TestRegistry, out: string) =>
+    airgap(['mirror', 'inventory', ...access(), `docker://${reg.host}/mirror`, '-o', out, '--json']);
+
+  beforeAll(async () => {
+    [src, enclave, empty] = await Promise.all([startRegistry(), startRegistry(), startRegistry()]);
+    dir = await tempDir();
+    // Components share a base layer (as a release's do) and have one of their own each.
+    up = await buildUpstream({
+      registry: src,
+      dir: join(dir, 'upstream'),
+      versions: ['4.18.1', '4.18.2', '4.18.3'],
+      components: 6,
+      baseBytes: [256 * KiB],
+      componentBytes: 24 * KiB,
+      packages: 1,
+      risk: false,
+    });
+    authFile = join(dir, 'auth.json');
+    const auths = {};
+    for (const r of [src, enclave, empty])
+      Object.assign(auths, (JSON.parse(await readFile(r.authFile, 'utf8')) as { auths: object }).auths);
+    await writeFile(authFile, JSON.stringify({ auths }), { mode: 0o600 });
+    certDir = join(dir, 'certs.d');
+    for (const r of [src, enclave, empty]) {
+      await mkdir(join(certDir, r.host), { recursive: true });
+      await copyFile(r.caFile, join(certDir, r.host, 'ca.crt'));
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all([src?.stop(), enclave?.stop(), empty?.stop(), up?.stop()]);
+  });
+
+  it('an inventory of the enclave, taken after the connected workspace was lost, cuts an archive of only the new blobs', async () => {
+    // The first archive, whole, into the enclave.
+    const first = await isc('isc-1.yaml', '4.18.1');
+    const a1 = join(dir, 'a1');
+    expect((await toDisk(first, a1)).exitCode).toBe(0);
+    const pushed = await fromDisk(first, await carry(a1, join(dir, 'far-a1')), enclave, join(dir, 'ws-far'));
+    expect(pushed.exitCode, pushed.stderr).toBe(0);
+    await rm(a1, { recursive: true, force: true }); // the connected workspace is gone
+
+    const inv = join(dir, 'enclave.inventory.json.gz');
+    const taken = await inventory(enclave, inv);
+    expect(taken.exitCode, taken.stderr).toBe(0);
+    const listed = await readInventory(inv);
+    expect(listed.doc.complete).toBe(true);
+
+    // Newer releases; the same configuration cut whole, and against the inventory.
+    const second = await isc('isc-2.yaml', '4.18.3');
+    const full = join(dir, 'full');
+    const delta = join(dir, 'delta');
+    expect((await toDisk(second, full)).exitCode).toBe(0);
+    const cut = await toDisk(second, delta, '--inventory', inv);
+    expect(cut.exitCode, cut.stderr).toBe(0);
+    const report = JSON.parse(cut.stdout) as MirrorReport;
+    const sha = `sha256:${createHash('sha256')
+      .update(await readFile(inv))
+      .digest('hex')}`;
+    expect(report.archive!.inventory!.sha256).toBe(sha);
+    const d = await archiveJson(delta);
+    const f = await archiveJson(full);
+    expect(d.inventory).toMatchObject({ sha256: sha, destination: `docker://${enclave.host}/mirror` });
+    // Carried: exactly what the full archive carries that the inventory does not list.
+    const carried = new Set(d.parts.flatMap((p) => p.blobs));
+    for (const b of f.parts.flatMap((p) => p.blobs)) {
+      const size = listed.blob(b)?.size;
+      if (size === undefined) expect(carried.has(b), `${b} must travel`).toBe(true);
+    }
+    const manifests = new Set(f.parts.flatMap((p) => p.blobs).filter((b) => listed.manifest(b)));
+    for (const b of carried)
+      if (!manifests.has(b)) expect(listed.blob(b), `${b} is there already`).toBeUndefined();
+    expect(new Set(d.previouslyArchived).size).toBeGreaterThan(0);
+    const ratio = (await archiveBytes(delta)) / (await archiveBytes(full));
+    console.log(`delta archive / full archive: ${ratio.toFixed(3)}`);
+    expect(ratio).toBeLessThan(0.5); // the shared base layer (256 KiB of every component) stays behind
+
+    const verify = await airgap(['mirror', 'verify', `file://${delta}`]);
+    expect(verify.exitCode).toBe(0);
+    expect(verify.stdout).toContain(
+      `a delta: cut against the inventory ${sha} of docker://${enclave.host}/mirror`,
+    );
+
+    // Across: the enclave takes it, and skopeo reads every image of the plan whole from there.
+    const far = await carry(delta, join(dir, 'far-delta'));
+    const r = await fromDisk(second, far, enclave, join(dir, 'ws-far'));
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    const done = JSON.parse(r.stdout) as MirrorReport;
+    expect(done.delta!.missing).toEqual([]);
+    expect(done.delta!.expected).toBeGreaterThan(0);
+    for (const i of done.summary!.images) {
+      expect(i.status).not.toBe('failed');
+      await skopeoCopy(
+        `docker://${i.destination}`,
+        `dir:${join(dir, 'read', createHash('sha1').update(i.destination).digest('hex'))}`,
+        {
+          ...enclave.skopeo,
+          all: true,
+        },
+      );
+    }
+  }, 300_000);
+
+  it('an enclave that holds nothing: each image needing what the delta left out fails alone, naming it, nothing of it pushed; its own inventory cuts a complete archive', async () => {
+    const second = join(dir, 'isc-2.yaml');
+    const far = join(dir, 'far-delta');
+    const r = await fromDisk(second, far, empty, join(dir, 'ws-empty'));
+    expect(r.exitCode).toBe(1);
+    const report = JSON.parse(r.stdout) as MirrorReport;
+    const failed = report.summary!.images.filter((i) => i.status === 'failed');
+    expect(failed.length).toBeGreaterThan(0);
+    for (const i of failed) {
+      expect(i.error!.code).toBe(MirrorError.MIRROR_BLOB_UNAVAILABLE);
+      expect(i.error!.message).toMatch(
+        /needs \d+ blob\(s\) neither the archive nor the destination holds: sha256:/,
+      );
+      expect(i.error!.hint).toContain('inventory');
+    }
+    expect(report.delta!.missing.length).toBeGreaterThan(0);
+    expect(r.stderr).toContain(`lacks ${report.delta!.missing.length} of the`);
+    // Nothing half-pushed: no blob the failed images lack, and none of their manifests, is there.
+    const client = clientFor(empty);
+    try {
+      for (const i of failed) {
+        const [repo, ref] = splitRef(i.destination.slice(empty.host.length + 1));
+        expect(await client.headManifest(repo, ref)).toBeUndefined();
+      }
+    } finally {
+      await client.close();
+    }
+    // Its own inventory: the archive cut against it carries what it lacks, and goes in whole.
+    const inv = join(dir, 'empty.inventory.json');
+    expect((await inventory(empty, inv)).exitCode).toBe(0);
+    const own = join(dir, 'own');
+    expect((await toDisk(second, own, '--inventory', inv)).exitCode).toBe(0);
+    const again = await fromDisk(
+      second,
+      await carry(own, join(dir, 'far-own')),
+      empty,
+      join(dir, 'ws-empty'),
+    );
+    expect(again.exitCode, again.stdout).toBe(0);
+  }, 300_000);
+
+  it('an inventory that lies (lists blobs the registry lacks) is caught before any push of the images that need them', async () => {
+    const liar = await startRegistry();
+    try {
+      const inv = join(dir, 'liar.inventory.json');
+      const auths = JSON.parse(await readFile(authFile, 'utf8')) as { auths: Record<string, unknown> };
+      Object.assign(
+        auths.auths,
+        (JSON.parse(await readFile(liar.authFile, 'utf8')) as { auths: object }).auths,
+      );
+      await writeFile(authFile, JSON.stringify(auths), { mode: 0o600 });
+      await mkdir(join(certDir, liar.host), { recursive: true });
+      await copyFile(liar.caFile, join(certDir, liar.host, 'ca.crt'));
+      expect((await inventory(liar, inv)).exitCode).toBe(0);
+      // The lie: it claims the release components' shared base layer.
+      const full = await archiveJson(join(dir, 'full'));
+      const honest = await readInventory(inv);
+      const sizes = await blobSizes(join(dir, 'full'));
+      const base = [...sizes].filter(([, n]) => n === 256 * KiB).map(([b]) => b);
+      expect(base).toHaveLength(1);
+      const doc = {
+        ...honest.doc,
+        repositories: ['mirror/openshift-release-dev/ocp-v4.0-art-dev'],
+        blobs: [[base[0]!, 256 * KiB, 0] as [string, number, number]],
+      };
+      await writeFile(inv, inventoryText(doc));
+      expect(full.parts.length).toBeGreaterThan(0);
+      const cut = join(dir, 'lie');
+      expect((await toDisk(join(dir, 'isc-2.yaml'), cut, '--inventory', inv)).exitCode).toBe(0);
+      const r = await fromDisk(
+        join(dir, 'isc-2.yaml'),
+        await carry(cut, join(dir, 'far-lie')),
+        liar,
+        join(dir, 'ws-lie'),
+      );
+      expect(r.exitCode).toBe(1);
+      const report = JSON.parse(r.stdout) as MirrorReport;
+      const failed = report.summary!.images.filter((i) => i.status === 'failed');
+      expect(failed.length).toBeGreaterThan(0);
+      for (const i of failed) expect(i.error!.message).toContain(base[0]!);
+      expect(report.delta!.missing).toEqual([base[0]]);
+      // Every other image went in; the components needing the base did not, not even their own layer.
+      expect(report.summary!.images.filter((i) => i.status === 'copied').length).toBeGreaterThan(0);
+      const client = clientFor(liar);
+      try {
+        for (const i of failed) {
+          const [repo, ref] = splitRef(i.destination.slice(liar.host.length + 1));
+          expect(await client.headManifest(repo, ref)).toBeUndefined();
+        }
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await liar.stop();
+    }
+  }, 300_000);
+});
+
+/** `repo:tag` or `repo@sha256:…` → [repo, ref]. */
+function splitRef(s: string): [string, string] {
+  const at = s.indexOf('@');
+  if (at > 0) return [s.slice(0, at), s.slice(at + 1)];
+  const colon = s.lastIndexOf(':');
+  return [s.slice(0, colon), s.slice(colon + 1)];
+}
+
+/** The size of every blob of an archive's parts, from the tar headers (tar -tv). */
+async function blobSizes(archive: string): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const p of (await archiveJson(archive)).parts) {
+    const r = await execa('tar', ['-tvf', join(archive, p.file)]);
+    for (const line of r.stdout.split('\n')) {
+      const m = /\s(\d+)\s+\S+\s+\S+\s+blobs\/sha256\/([0-9a-f]{64})$/.exec(line);
+      if (m) out.set(`sha256:${m[2]}`, Number(m[1]));
+    }
+  }
+  return out;
+}
