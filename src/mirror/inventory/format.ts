@@ -37,7 +37,7 @@ export const INVENTORY_API_VERSION = 'airgap/v1';
 export const INVENTORY_KIND = 'RegistryInventory';
 
 /** The largest inventory read, as stored (a registry of 100,000 images is some 40 MiB of JSON). */
-export const MAX_INVENTORY_BYTES = 512 * 1024 * 1024;
+const MAX_INVENTORY_BYTES = 512 * 1024 * 1024;
 
 /** The file as written: see the module comment. */
 export interface InventoryDocument {

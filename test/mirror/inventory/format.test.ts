@@ -7,7 +7,13 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { inventoryDocument, readInventory, writeInventory } from '../../../src/mirror/inventory/format.js';
+import {
+  inventoryDocument,
+  inventoryStamp,
+  inventoryText,
+  readInventory,
+  writeInventory,
+} from '../../../src/mirror/inventory/format.js';
 import { tempDir } from '../../helpers/fixtures.js';
 
 const d = (c: string) => `sha256:${c.repeat(64)}`;
@@ -104,6 +110,20 @@ describe('inventory format', () => {
     }
     const plain = await readFile(join(dir, 'inv.json'));
     expect(gunzipSync(await readFile(join(dir, 'inv.json.gz')))).toEqual(plain);
+  });
+
+  it('is one list entry per line (a diff of two inventories shows what changed), and stamps what it is', async () => {
+    const text = inventoryText(inventoryDocument(findings()));
+    expect(text.split('\n')).toContain(`    ["${d('b')}",20,0],`);
+    expect(text.split('\n')).toContain(`    [0,"multi",2],`);
+    const path = join(dir, 'stamped.json.gz');
+    const sha256 = await writeInventory(path, inventoryDocument(findings()));
+    expect(inventoryStamp(await readInventory(path))).toEqual({
+      sha256,
+      destination: 'docker://mirror.example.com:8443/ocp',
+      takenAt: '2026-11-27T10:00:00.000Z',
+      complete: true,
+    });
   });
 
   it('refuses a file that says complete with problems listed, naming the field', async () => {

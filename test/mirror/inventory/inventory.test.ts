@@ -21,6 +21,7 @@ import { startRegistry, type TestRegistry } from '../../helpers/registry.js';
 import { skopeoCopy, skopeoListTags, skopeoRawManifest } from '../../helpers/skopeo.js';
 import { testCertificates } from '../../helpers/tls.js';
 import { sha256Digest } from '../../../src/mirror/digest.js';
+import { PLAN_API_VERSION } from '../../../src/mirror/plan.js';
 
 interface Held {
   tags: Map<string, string>;
@@ -220,6 +221,54 @@ describe('airgap mirror inventory', () => {
       const text = await airgap(['mirror', 'inventory', '--verify', file]);
       expect(text.exitCode).toBe(1);
       expect(text.stdout).toMatch(/INCOMPLETE .*2 read\(s\) failed/);
+    }, 120_000);
+
+    it('a registry that refuses its catalog is walked through the plan, and says so', async () => {
+      proxy.setRules([{ match: { path: /^\/v2\/_catalog/ }, fault: 'status', status: 401, times: Infinity }]);
+      const auth = await writeAuthFile(join(dir, 'proxy-auth.json'), [{ ...reg, host: proxy.host }]);
+      const args = [
+        'mirror',
+        'inventory',
+        `docker://${proxy.host}/m`,
+        '--authfile',
+        auth,
+        '--ca-file',
+        reg.caFile,
+      ];
+      // Without a plan there is nothing to go by: said, with the fix, and no file.
+      const none = await airgap([...args, '-o', join(dir, 'none.json')]);
+      expect(none.exitCode).toBe(1);
+      expect(none.stderr).toMatch(/does not list its repositories/);
+      expect(none.stderr).toMatch(/--workspace|--plan/);
+      // A plan that mirrored m/app/server (and names a repository that is not there).
+      const plan = join(dir, 'plan.json');
+      const entry = (repo: string, tag: string) => ({
+        kind: 'additional',
+        origin: `quay.io/org/${repo}:${tag}`,
+        source: `quay.io/org/${repo}@sha256:${'a'.repeat(64)}`,
+        digest: `sha256:${'a'.repeat(64)}`,
+        destRepo: `app/${repo}`,
+        destTag: tag,
+        byTag: true,
+        byDigest: false,
+        context: 'additionalImages[0]',
+      });
+      await writeFile(
+        plan,
+        JSON.stringify({
+          apiVersion: PLAN_API_VERSION,
+          kind: 'MirrorPlan',
+          images: [entry('server', '1.0'), entry('gone', '1')],
+        }),
+      );
+      const file = join(dir, 'by-plan.json');
+      const r = await airgap([...args, '--plan', plan, '-o', file]);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/note: .* did not list its repositories .* the plan .*plan\.json/);
+      const inv = await readInventory(file);
+      expect(inv.doc.complete).toBe(true);
+      expect(inv.doc.repositories).toEqual(['m/app/server']);
+      expect(inv.doc.tags.map((t) => t[1])).toEqual(['1.0', '2.0', 'stable']);
     }, 120_000);
   });
 
