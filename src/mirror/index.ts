@@ -39,3 +39,4 @@ export { renderDeletion } from './delete.js';
 export { renderCheckReport } from './check.js';
 export { renderVerifyReport, verifyArchiveAt } from './verify.js';
 export { MirrorError } from './errors.js';
+export { DEFAULT_INVENTORY_FILE, renderInventory, runInventory, verifyInventory } from './inventory/run.js';

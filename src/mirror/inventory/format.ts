@@ -25,7 +25,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
-import { usageError } from '../../util/errors.js';
+import { messageOf, usageError } from '../../util/errors.js';
 import { isNotFound, writeFileAtomic } from '../../util/fs.js';
 import { isDigest } from '../digest.js';
 import { MirrorError } from '../errors.js';
@@ -37,7 +37,7 @@ export const INVENTORY_API_VERSION = 'airgap/v1';
 export const INVENTORY_KIND = 'RegistryInventory';
 
 /** The largest inventory read, as stored (a registry of 100,000 images is some 40 MiB of JSON). */
-export const MAX_INVENTORY_BYTES = 512 * 1024 * 1024;
+const MAX_INVENTORY_BYTES = 512 * 1024 * 1024;
 
 /** The file as written: see the module comment. */
 export interface InventoryDocument {
@@ -288,9 +288,16 @@ export async function readInventory(path: string): Promise<Inventory> {
       `is ${bytes.length} bytes, over the ${MAX_INVENTORY_BYTES / 1024 / 1024} MiB an inventory may be`,
     );
   const sha256 = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
-  const text = (
-    bytes[0] === 0x1f && bytes[1] === 0x8b ? inflateSync(bytes, 'inventory', `the inventory ${path}`) : bytes
-  ).toString('utf8');
+  let plain = bytes;
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    try {
+      plain = inflateSync(bytes, 'inventory', 'it');
+    } catch (e) {
+      // Past the limits (a gzip bomb) or not gzip after all: the file is not an inventory (exit 2).
+      invalid(path, 'the file (gzip)', messageOf(e).split('\n')[0]!);
+    }
+  }
+  const text = plain.toString('utf8');
   let doc: unknown;
   try {
     doc = JSON.parse(text);
