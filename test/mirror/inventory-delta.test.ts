@@ -12,8 +12,9 @@ import { execa } from 'execa';
 import * as yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildUpstream, type Upstream } from '../../lab/upstream.js';
-import { inventoryText, readInventory } from '../../src/mirror/inventory/format.js';
+import { inventoryText, readInventory, type Inventory } from '../../src/mirror/inventory/format.js';
 import type { MirrorReport } from '../../src/mirror/report.js';
+import type { ImageResult } from '../../src/mirror/copy/engine.js';
 import { MirrorError } from '../../src/mirror/errors.js';
 import { airgap } from '../helpers/cli.js';
 import { clientFor, tempDir } from '../helpers/fixtures.js';
@@ -54,6 +55,8 @@ describe('mirror inventory → --inventory → --from', () => {
   let dir: string;
   let authFile: string;
   let certDir: string;
+  /** The enclave's inventory after the first archive went in. */
+  let enclaveInventory: Inventory;
 
   const isc = async (name: string, maxVersion: string) => {
     const path = join(dir, name);
@@ -81,7 +84,7 @@ describe('mirror inventory → --inventory → --from', () => {
       '--json',
       ...rest,
     ]);
-  const fromDisk = (config: string, archive: string, reg: TestRegistry, ws: string) =>
+  const fromDisk = (config: string, archive: string, reg: TestRegistry) =>
     airgap([
       'mirror',
       '-c',
@@ -89,8 +92,6 @@ describe('mirror inventory → --inventory → --from', () => {
       ...access(),
       '--from',
       `file://${archive}`,
-      '--workspace',
-      `file://${ws}`,
       `docker://${reg.host}/mirror`,
       '--json',
     ]);
@@ -132,7 +133,7 @@ describe('mirror inventory → --inventory → --from', () => {
     const first = await isc('isc-1.yaml', '4.18.1');
     const a1 = join(dir, 'a1');
     expect((await toDisk(first, a1)).exitCode).toBe(0);
-    const pushed = await fromDisk(first, await carry(a1, join(dir, 'far-a1')), enclave, join(dir, 'ws-far'));
+    const pushed = await fromDisk(first, await carry(a1, join(dir, 'far-a1')), enclave);
     expect(pushed.exitCode, pushed.stderr).toBe(0);
     await rm(a1, { recursive: true, force: true }); // the connected workspace is gone
 
@@ -167,9 +168,60 @@ describe('mirror inventory → --inventory → --from', () => {
     for (const b of carried)
       if (!manifests.has(b)) expect(listed.blob(b), `${b} is there already`).toBeUndefined();
     expect(new Set(d.previouslyArchived).size).toBeGreaterThan(0);
+    // The bytes left behind are the fraction of the full archive the enclave already holds.
+    const sizes = await blobSizes(full);
+    let all = 0;
+    let held = 0;
+    for (const [b, n] of sizes) {
+      all += n;
+      if (listed.holdsBlob(b, n)) held += n;
+    }
     const ratio = (await archiveBytes(delta)) / (await archiveBytes(full));
-    console.log(`delta archive / full archive: ${ratio.toFixed(3)}`);
-    expect(ratio).toBeLessThan(0.5); // the shared base layer (256 KiB of every component) stays behind
+    console.log(
+      `delta archive / full archive: ${ratio.toFixed(3)}; shared fraction ${(held / all).toFixed(3)}`,
+    );
+    expect(held / all).toBeGreaterThan(0.3);
+    expect(Math.abs(ratio - (1 - held / all))).toBeLessThan(0.05);
+    enclaveInventory = listed;
+
+    // The plan says the same before anything is cut: per image, what the far side holds and what is left to carry.
+    const planned = await airgap([
+      'mirror',
+      'plan',
+      '-c',
+      second,
+      ...access(),
+      '--graph-url',
+      up.graph.url,
+      '--remove-signatures',
+      '--inventory',
+      inv,
+      `file://${join(dir, 'plan-only')}`,
+      '--json',
+    ]);
+    expect(planned.exitCode, planned.stderr).toBe(0);
+    const plan = JSON.parse(planned.stdout) as MirrorReport;
+    expect(plan.inventory).toMatchObject({ sha256: sha, complete: true });
+    expect(plan.measure!.coveredBytes).toBe(held);
+    expect(plan.measure!.bytesToMove).toBe(plan.measure!.bytes - held); // layers and configs: manifests are not counted
+    const components = plan.plan.filter((p) => p.kind === 'release-component');
+    for (const c of components) expect(c.covered).toBeGreaterThan(0);
+    const text = await airgap([
+      'mirror',
+      'plan',
+      '-c',
+      second,
+      ...access(),
+      '--graph-url',
+      up.graph.url,
+      '--remove-signatures',
+      '--inventory',
+      inv,
+      `file://${join(dir, 'plan-only')}`,
+    ]);
+    expect(text.stdout).toContain(
+      `the far side holds (the inventory ${sha} of docker://${enclave.host}/mirror`,
+    );
 
     const verify = await airgap(['mirror', 'verify', `file://${delta}`]);
     expect(verify.exitCode).toBe(0);
@@ -179,11 +231,12 @@ describe('mirror inventory → --inventory → --from', () => {
 
     // Across: the enclave takes it, and skopeo reads every image of the plan whole from there.
     const far = await carry(delta, join(dir, 'far-delta'));
-    const r = await fromDisk(second, far, enclave, join(dir, 'ws-far'));
+    const r = await fromDisk(second, far, enclave);
     expect(r.exitCode, r.stdout + r.stderr).toBe(0);
     const done = JSON.parse(r.stdout) as MirrorReport;
     expect(done.delta!.missing).toEqual([]);
     expect(done.delta!.expected).toBeGreaterThan(0);
+    await mkdir(join(dir, 'read'));
     for (const i of done.summary!.images) {
       expect(i.status).not.toBe('failed');
       await skopeoCopy(
@@ -200,7 +253,7 @@ describe('mirror inventory → --inventory → --from', () => {
   it('an enclave that holds nothing: each image needing what the delta left out fails alone, naming it, nothing of it pushed; its own inventory cuts a complete archive', async () => {
     const second = join(dir, 'isc-2.yaml');
     const far = join(dir, 'far-delta');
-    const r = await fromDisk(second, far, empty, join(dir, 'ws-empty'));
+    const r = await fromDisk(second, far, empty);
     expect(r.exitCode).toBe(1);
     const report = JSON.parse(r.stdout) as MirrorReport;
     const failed = report.summary!.images.filter((i) => i.status === 'failed');
@@ -214,27 +267,18 @@ describe('mirror inventory → --inventory → --from', () => {
     }
     expect(report.delta!.missing.length).toBeGreaterThan(0);
     expect(r.stderr).toContain(`lacks ${report.delta!.missing.length} of the`);
-    // Nothing half-pushed: no blob the failed images lack, and none of their manifests, is there.
-    const client = clientFor(empty);
-    try {
-      for (const i of failed) {
-        const [repo, ref] = splitRef(i.destination.slice(empty.host.length + 1));
-        expect(await client.headManifest(repo, ref)).toBeUndefined();
-      }
-    } finally {
-      await client.close();
-    }
+    // Nothing half-pushed: none of the failed images' manifests, nor what the archive carried for them.
+    await expectNothingOf(
+      empty,
+      report.summary!.images,
+      (await archiveJson(far)).parts.flatMap((p) => p.blobs),
+    );
     // Its own inventory: the archive cut against it carries what it lacks, and goes in whole.
     const inv = join(dir, 'empty.inventory.json');
     expect((await inventory(empty, inv)).exitCode).toBe(0);
     const own = join(dir, 'own');
     expect((await toDisk(second, own, '--inventory', inv)).exitCode).toBe(0);
-    const again = await fromDisk(
-      second,
-      await carry(own, join(dir, 'far-own')),
-      empty,
-      join(dir, 'ws-empty'),
-    );
+    const again = await fromDisk(second, await carry(own, join(dir, 'far-own')), empty);
     expect(again.exitCode, again.stdout).toBe(0);
   }, 300_000);
 
@@ -254,46 +298,60 @@ describe('mirror inventory → --inventory → --from', () => {
       // The lie: it claims the release components' shared base layer.
       const full = await archiveJson(join(dir, 'full'));
       const honest = await readInventory(inv);
-      const sizes = await blobSizes(join(dir, 'full'));
-      const base = [...sizes].filter(([, n]) => n === 256 * KiB).map(([b]) => b);
-      expect(base).toHaveLength(1);
+      // The largest blob the first archive carried: the components' shared base layer.
+      const [base, size] = [...(await blobSizes(join(dir, 'full')))]
+        .filter(([b, n]) => enclaveInventory.holdsBlob(b, n))
+        .sort((a, b) => b[1] - a[1])[0]!;
       const doc = {
         ...honest.doc,
         repositories: ['mirror/openshift-release-dev/ocp-v4.0-art-dev'],
-        blobs: [[base[0]!, 256 * KiB, 0] as [string, number, number]],
+        blobs: [[base, size, 0] as [string, number, number]],
       };
       await writeFile(inv, inventoryText(doc));
       expect(full.parts.length).toBeGreaterThan(0);
       const cut = join(dir, 'lie');
       expect((await toDisk(join(dir, 'isc-2.yaml'), cut, '--inventory', inv)).exitCode).toBe(0);
-      const r = await fromDisk(
-        join(dir, 'isc-2.yaml'),
-        await carry(cut, join(dir, 'far-lie')),
-        liar,
-        join(dir, 'ws-lie'),
-      );
+      const r = await fromDisk(join(dir, 'isc-2.yaml'), await carry(cut, join(dir, 'far-lie')), liar);
       expect(r.exitCode).toBe(1);
       const report = JSON.parse(r.stdout) as MirrorReport;
       const failed = report.summary!.images.filter((i) => i.status === 'failed');
       expect(failed.length).toBeGreaterThan(0);
-      for (const i of failed) expect(i.error!.message).toContain(base[0]!);
-      expect(report.delta!.missing).toEqual([base[0]]);
+      for (const i of failed) expect(i.error!.message).toContain(base);
+      expect(report.delta!.missing).toEqual([base]);
       // Every other image went in; the components needing the base did not, not even their own layer.
       expect(report.summary!.images.filter((i) => i.status === 'copied').length).toBeGreaterThan(0);
-      const client = clientFor(liar);
-      try {
-        for (const i of failed) {
-          const [repo, ref] = splitRef(i.destination.slice(liar.host.length + 1));
-          expect(await client.headManifest(repo, ref)).toBeUndefined();
-        }
-      } finally {
-        await client.close();
-      }
+      await expectNothingOf(
+        liar,
+        report.summary!.images,
+        (await archiveJson(cut)).parts.flatMap((p) => p.blobs),
+      );
     } finally {
       await liar.stop();
     }
   }, 300_000);
 });
+
+/**
+ * Nothing of a failed image is at the destination: not its manifest, and, in a repository where
+ * every image failed, none of the blobs the archive carried.
+ */
+async function expectNothingOf(reg: TestRegistry, images: ImageResult[], carried: string[]): Promise<void> {
+  const client = clientFor(reg);
+  try {
+    const repoOf = (i: ImageResult) => splitRef(i.destination.slice(reg.host.length + 1));
+    const failedRepos = new Set(images.filter((i) => i.status === 'failed').map((i) => repoOf(i)[0]));
+    for (const i of images) if (i.status !== 'failed') failedRepos.delete(repoOf(i)[0]);
+    expect(failedRepos.size).toBeGreaterThan(0);
+    for (const i of images.filter((x) => x.status === 'failed')) {
+      const [repo, ref] = repoOf(i);
+      expect(await client.headManifest(repo, ref), i.destination).toBeUndefined();
+    }
+    for (const repo of failedRepos)
+      for (const b of carried) expect(await client.hasBlob(repo, b), `${repo}@${b}`).toBe(false);
+  } finally {
+    await client.close();
+  }
+}
 
 /** `repo:tag` or `repo@sha256:…` → [repo, ref]. */
 function splitRef(s: string): [string, string] {
