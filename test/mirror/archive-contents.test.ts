@@ -108,13 +108,21 @@ describe('an archive that lacks a blob its image needs', () => {
     expect(Date.now() - started).toBeLessThan(20_000);
     const images = (
       JSON.parse(r.stdout) as {
-        summary: { images: { source: string; status: string; error?: { code: string; message: string } }[] };
+        summary: {
+          images: {
+            source: string;
+            status: string;
+            error?: { code: string; message: string; hint?: string };
+          }[];
+        };
       }
     ).summary.images;
     const broken = images.find((i) => i.source.includes('broken/app'))!;
     expect(broken.status).toBe('failed');
-    expect(broken.error?.code).toBe(MirrorError.LAYOUT_BLOB_MISSING);
+    // Refused before any of it is pushed, saying the archive is incomplete.
+    expect(broken.error?.code).toBe(MirrorError.MIRROR_BLOB_UNAVAILABLE);
     expect(broken.error?.message).toContain(missing);
+    expect(broken.error?.hint).toContain('the archive neither carries these nor left them out on purpose');
     expect(r.stdout).not.toContain('keeps dropping the connection');
     expect(images.find((i) => i.source.includes('fine/app'))?.status).toBe('copied');
     expect(await skopeoDigest(`docker://${dst.skopeoHost}/mirror/fine/app:v1`, dst.skopeo)).toMatch(

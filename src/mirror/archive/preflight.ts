@@ -40,7 +40,7 @@ interface Needs {
  */
 export async function preflightArchive(
   pairs: CopyPair[],
-  archive: Pick<ArchiveManifest, 'inventory' | 'homes'>,
+  archive: Pick<ArchiveManifest, 'inventory' | 'homes' | 'previouslyArchived'>,
   o: { arches?: string[]; parallel?: number; destinationRegistry?: string },
 ): Promise<PreflightResult> {
   const limit = new Limiter(o.parallel ?? 16);
@@ -55,6 +55,8 @@ export async function preflightArchive(
     registryOf(archive.inventory.destination) === o.destinationRegistry
       ? (archive.homes ?? {})
       : {};
+  // What the connected side left out because the far side was said to hold it.
+  const leftOnPurpose = new Set(archive.previouslyArchived ?? []);
   let failed = 0;
   await Promise.all(
     pairs.map(async (p) => {
@@ -99,9 +101,11 @@ export async function preflightArchive(
         p.refused = {
           code: MirrorError.MIRROR_BLOB_UNAVAILABLE,
           message: `${p.dest.endpoint.display(p.dest.repo, p.dest.ref)} needs ${lacking.length} blob(s) neither the archive nor the destination holds: ${lacking.join(', ')}; nothing of it was pushed`,
-          hint: archive.inventory
-            ? `the archive was cut against the inventory ${archive.inventory.sha256} of ${archive.inventory.destination} (taken ${archive.inventory.takenAt}); this registry does not hold what it listed: take an inventory of this registry (airgap mirror inventory) and cut a new archive against it`
-            : 'an earlier archive carried these blobs (archive-history.txt of the connected workspace); push that archive here first, or cut a new archive with --since or --inventory',
+          hint: lacking.some((d) => !leftOnPurpose.has(d))
+            ? 'the archive neither carries these nor left them out on purpose: it is incomplete (`airgap mirror verify` names what it lacks); make it again on the connected side'
+            : archive.inventory
+              ? `the archive was cut against the inventory ${archive.inventory.sha256} of ${archive.inventory.destination} (taken ${archive.inventory.takenAt}); this registry does not hold what it listed: take an inventory of this registry (airgap mirror inventory) and cut a new archive against it`
+              : 'an earlier archive carried these blobs (archive-history.txt of the connected workspace); push that archive here first, or cut a new archive with --since or --inventory',
         };
       } catch (e) {
         failed++;
