@@ -14,7 +14,7 @@
  * sample of its processes through the proxy, and scaled).
  *
  * Usage: node build/bench/inventory.js [--releases 20] [--components 150] [--operators 100]
- *                                      [--parallel 16] [--cli path/to/bin/run.js]
+ *                                      [--parallel 16] [--no-peer] [--cli path/to/bin/run.js]
  */
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
@@ -25,7 +25,8 @@ import { buildImages, type ImageSpec } from '../lab/images.js';
 import { writeRegistryStorage, type StorageEntry } from '../lab/registry-storage.js';
 import { OciLayout } from '../src/mirror/layout/store.js';
 import { Limiter } from '../src/util/limit.js';
-import { startFaultProxy } from '../test/helpers/fault-proxy.js';
+import { startFaultProxy, type FaultProxy } from '../test/helpers/fault-proxy.js';
+import type { TestRegistry } from '../test/helpers/registry.js';
 import { writeAuthFile } from '../test/helpers/fixtures.js';
 import { testCertificates } from '../test/helpers/tls.js';
 import { log, skopeoVersion, writeResults } from './lib/common.js';
@@ -42,11 +43,14 @@ import { startBenchRegistry } from './lib/setup.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const { values } = parseArgs({
+  allowNegative: true,
   options: {
     releases: { type: 'string', default: '20' },
     components: { type: 'string', default: '150' },
     operators: { type: 'string', default: '100' },
     parallel: { type: 'string', default: '16' },
+    // --no-peer: airgap alone (the skopeo loop takes minutes per thousand tags).
+    peer: { type: 'boolean', default: true },
     cli: { type: 'string', default: resolve(import.meta.dirname, '../../bin/run.js') },
   },
 });
@@ -150,26 +154,59 @@ async function skopeoPeer(
   return { ...all, wallMs: lists.wallMs + tops.wallMs + kids.wallMs, processes };
 }
 
+/** Build the mirror-shaped set and write it into the registry's storage. */
+async function seedMirror(reg: TestRegistry, work: string): Promise<{ tags: number; repos: string[] }> {
+  log(`seeding: ${R} releases × ${C} components, ${O} operators (multi-arch)…`);
+  const seeded = Date.now();
+  const layout = await OciLayout.open(join(work, 'layout'));
+  const shape = mirrorShape();
+  const built = await buildImages(layout, shape.specs);
+  const entries: StorageEntry[] = shape.tags.map((t) => ({
+    repo: t.repo,
+    ref: t.tag,
+    digest: built[t.spec]!.digest,
+  }));
+  await writeRegistryStorage(reg.storageDir, layout, entries);
+  const repos = [...new Set(shape.tags.map((t) => t.repo))].sort();
+  log(
+    `seeded ${entries.length} tags, ${built.length} images in ${repos.length} repositories in ${((Date.now() - seeded) / 1000).toFixed(0)} s`,
+  );
+  return { tags: entries.length, repos };
+}
+
+/** The peer timed over the registry, its requests counted on a sample of repositories through the proxy. */
+async function peerMeasure(reg: TestRegistry, proxy: FaultProxy, repos: string[], work: string) {
+  const flags = (auth: string, certDir: string) => ['--authfile', auth, '--cert-dir', certDir];
+  log('peer: skopeo list-tags + inspect --raw per tag and child, 4 at a time…');
+  const peer = await skopeoPeer(reg.host, repos, flags(reg.authFile, join(reg.certsDir, reg.host)), work);
+  const proxyCerts = join(work, 'proxy-certs');
+  await mkdir(proxyCerts, { recursive: true });
+  await writeFile(join(proxyCerts, 'ca.crt'), await readFile(reg.caFile));
+  const proxyAuth = await writeAuthFile(join(work, 'proxy-auth.json'), [{ ...reg, host: proxy.host }]);
+  const before = proxy.stats().requests;
+  const sampled = await skopeoPeer(proxy.host, repos.slice(0, 2), flags(proxyAuth, proxyCerts), work);
+  const perProcess = (proxy.stats().requests - before) / sampled.processes;
+  return {
+    version: await skopeoVersion(),
+    wallS: peer.wallMs / 1000,
+    cpuS: peer.userS + peer.sysS,
+    peakRssMiB: peer.peakRssKiB / 1024,
+    processes: peer.processes,
+    requestsEstimated: Math.round(perProcess * peer.processes),
+    requestsPerProcessSampled: perProcess,
+  };
+}
+
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'airgap-bench-inventory-'));
   const reg = await startBenchRegistry();
+  const proxy = await startFaultProxy({
+    target: reg.reg.url,
+    caFile: reg.reg.caFile,
+    tls: testCertificates().server,
+  });
   try {
-    log(`seeding: ${R} releases × ${C} components, ${O} operators (multi-arch)…`);
-    const seeded = Date.now();
-    const layout = await OciLayout.open(join(work, 'layout'));
-    const shape = mirrorShape();
-    const built = await buildImages(layout, shape.specs);
-    const entries: StorageEntry[] = shape.tags.map((t) => ({
-      repo: t.repo,
-      ref: t.tag,
-      digest: built[t.spec]!.digest,
-    }));
-    await writeRegistryStorage(reg.reg.storageDir, layout, entries);
-    const repos = [...new Set(shape.tags.map((t) => t.repo))].sort();
-    log(
-      `seeded ${entries.length} tags, ${built.length} images in ${repos.length} repositories in ${((Date.now() - seeded) / 1000).toFixed(0)} s`,
-    );
-
+    const { tags, repos } = await seedMirror(reg.reg, work);
     const [cmd, pre] = airgapCommand(values.cli!);
     const file = join(work, 'inventory.json');
     const args = (host: string, out: string, auth: string) => [
@@ -188,11 +225,6 @@ async function main(): Promise<void> {
     const gz = gzipSync(await readFile(file), { level: 9 }).length;
 
     // The same again through the counting proxy (not timed): the requests airgap sends.
-    const proxy = await startFaultProxy({
-      target: reg.reg.url,
-      caFile: reg.reg.caFile,
-      tls: testCertificates().server,
-    });
     const proxyAuth = await writeAuthFile(join(work, 'proxy-auth.json'), [{ ...reg.reg, host: proxy.host }]);
     const counted = await timed(cmd, args(proxy.host, join(work, 'counted.json.gz'), proxyAuth), {
       timeFile: join(work, 'time.txt'),
@@ -200,26 +232,12 @@ async function main(): Promise<void> {
     if (counted.exitCode !== 0)
       throw new Error(`counted run exited ${counted.exitCode}: ${counted.stderr.slice(-2000)}`);
     const airgapRequests = proxy.stats().requests;
-
-    // The peer, timed over the registry; its requests counted on a sample through the proxy.
-    const flags = (auth: string, certDir: string) => ['--authfile', auth, '--cert-dir', certDir];
-    log('peer: skopeo list-tags + inspect --raw per tag and child, 4 at a time…');
-    const regCert = join(reg.reg.certsDir, reg.reg.host);
-    const peer = await skopeoPeer(reg.reg.host, repos, flags(reg.reg.authFile, regCert), work);
-    const proxyCerts = join(work, 'proxy-certs');
-    await mkdir(proxyCerts, { recursive: true });
-    await writeFile(join(proxyCerts, 'ca.crt'), await readFile(reg.reg.caFile));
-    const before = proxy.stats().requests;
-    const sample = repos.slice(0, 2);
-    const sampled = await skopeoPeer(proxy.host, sample, flags(proxyAuth, proxyCerts), work);
-    const perProcess = (proxy.stats().requests - before) / sampled.processes;
-    await proxy.stop();
-    const peerRequests = Math.round(perProcess * peer.processes);
+    const skopeo = values.peer ? await peerMeasure(reg.reg, proxy, repos, work) : undefined;
 
     const res = {
       date: new Date().toISOString(),
       cores: cpus().length,
-      shape: { releases: R, components: C, operators: O, tags: entries.length, repositories: repos.length },
+      shape: { releases: R, components: C, operators: O, tags, repositories: repos.length },
       airgap: {
         wallS: r.wallMs / 1000,
         cpuS: r.userS + r.sysS,
@@ -231,29 +249,33 @@ async function main(): Promise<void> {
         parallel: Number(values.parallel),
         report,
       },
-      skopeo: {
-        version: await skopeoVersion(),
-        wallS: peer.wallMs / 1000,
-        cpuS: peer.userS + peer.sysS,
-        peakRssMiB: peer.peakRssKiB / 1024,
-        processes: peer.processes,
-        requestsEstimated: peerRequests,
-        requestsPerProcessSampled: perProcess,
-      },
-      ratio: { wall: peer.wallMs / r.wallMs, requests: peerRequests / airgapRequests },
+      ...(skopeo
+        ? {
+            skopeo,
+            ratio: {
+              wall: skopeo.wallS / (r.wallMs / 1000),
+              requests: skopeo.requestsEstimated / airgapRequests,
+            },
+          }
+        : {}),
     };
     process.stdout.write(
       [
-        `mirror inventory of ${entries.length} tags in ${repos.length} repositories: ${String(report.manifests)} manifests, ${String(report.blobs)} blobs, complete: ${String(report.complete)}`,
+        `mirror inventory of ${tags} tags in ${repos.length} repositories: ${String(report.manifests)} manifests, ${String(report.blobs)} blobs, complete: ${String(report.complete)}`,
         `  airgap: wall ${res.airgap.wallS.toFixed(1)} s, CPU ${res.airgap.cpuS.toFixed(1)} s, peak RSS ${res.airgap.peakRssMiB.toFixed(0)} MiB, ${airgapRequests} requests (--parallel ${values.parallel}), registry CPU ${registryCpu.toFixed(1)} s`,
         `  file: ${(plain / 1024).toFixed(0)} KiB plain, ${(gz / 1024).toFixed(0)} KiB gzip`,
-        `  skopeo ${res.skopeo.version} (list-tags + inspect --raw, 4 at a time): wall ${res.skopeo.wallS.toFixed(1)} s, CPU ${res.skopeo.cpuS.toFixed(1)} s, ${peer.processes} processes, ~${peerRequests} requests (${perProcess.toFixed(1)} per process, sampled)`,
-        `  skopeo / airgap: wall ${res.ratio.wall.toFixed(1)}×, requests ${res.ratio.requests.toFixed(1)}× (${cpus().length} cores)`,
+        ...(skopeo && res.ratio
+          ? [
+              `  skopeo ${skopeo.version} (list-tags + inspect --raw, 4 at a time): wall ${skopeo.wallS.toFixed(1)} s, CPU ${skopeo.cpuS.toFixed(1)} s, ${skopeo.processes} processes, ~${skopeo.requestsEstimated} requests (${skopeo.requestsPerProcessSampled.toFixed(1)} per process, sampled)`,
+              `  skopeo / airgap: wall ${res.ratio.wall.toFixed(1)}×, requests ${res.ratio.requests.toFixed(1)}× (${cpus().length} cores)`,
+            ]
+          : []),
         '',
       ].join('\n'),
     );
     log(`results written to ${await writeResults(ROOT, 'inventory', res.date, res)}`);
   } finally {
+    await proxy.stop();
     await reg.reg.stop();
     await rm(work, { recursive: true, force: true });
   }
