@@ -42,6 +42,7 @@ import { tagsKeeping } from './delete-guard.js';
 import { isDigest } from './digest.js';
 import type { RegistryClient } from './registry/client.js';
 import { RegistryError } from './registry/errors.js';
+import { takeInventory } from './inventory/walk.js';
 
 /** One manifest to delete, as oc-mirror's delete-images.yaml lists it. */
 export interface DeleteItem {
@@ -107,46 +108,42 @@ interface Held {
 }
 
 /**
- * Walk every tag of every repository below the prefix, except those being deleted: their manifests
- * (index children included) and blobs stay. A registry that does not list its repositories leaves
- * only what the workspace's last plan keeps to go by, and the report says so.
+ * Walk every tag of every repository below the prefix (the inventory walk, inventory/walk.ts),
+ * except those being deleted: their manifests (index children included) and blobs stay. A
+ * registry that does not list its repositories leaves only what the workspace's last plan keeps
+ * to go by, and the report says so; any other read that fails stops the list being made.
  */
-async function walkDestination(target: DeleteTarget, doomed: Set<string>, limit: Limiter): Promise<Held> {
+async function walkDestination(target: DeleteTarget, doomed: Set<string>, parallel?: number): Promise<Held> {
   const held: Held = { manifests: new Map(), blobs: new Set(), tags: 0 };
-  const under = (r: string) => !target.prefix || r === target.prefix || r.startsWith(`${target.prefix}/`);
-  let repos: string[];
-  try {
-    repos = (await target.client.listRepositories(target.prefix || 'airgap')).filter(under);
-  } catch (e) {
-    // Only a registry that does not serve the catalog to us leaves the walk to the plan (said in a
-    // note); a listing that fails otherwise, or is bounded or malformed, stops the list being made.
-    if (!(e instanceof RegistryError && [401, 403, 404, 405].includes(e.status ?? 0))) throw e;
-    held.note = `${target.registry} did not list its repositories (${messageOf(e)}): what else it holds was not read, only what the workspace's last plan keeps is kept`;
-    return held;
+  const taken = await takeInventory({
+    client: target.client,
+    destination: `docker://${target.registry}${target.prefix ? `/${target.prefix}` : ''}`,
+    prefix: target.prefix,
+    ...(parallel ? { parallel } : {}),
+    catalogRefused: async (e) => ({
+      repositories: [],
+      note: `${target.registry} did not list its repositories (${messageOf(e)}): what else it holds was not read, only what the workspace's last plan keeps is kept`,
+    }),
+  });
+  if (taken.firstFailure !== undefined) throw taken.firstFailure;
+  held.note = taken.notes[0];
+  const doc = taken.document;
+  /** A manifest's blobs and, for an index, its children's, each child kept at `repo@child`. */
+  const keep = (repo: string, m: number, tag: string) => {
+    const [, , , blobs, children] = doc.manifests[m]!;
+    for (const b of blobs) held.blobs.add(doc.blobs[b]![0]);
+    for (const c of children) {
+      held.manifests.set(`${repo}@${doc.manifests[c]![0]}`, tag);
+      keep(repo, c, tag);
+    }
+  };
+  for (const [r, tag, m] of doc.tags) {
+    const repo = doc.repositories[r]!;
+    if (doomed.has(`${repo}:${tag}`)) continue;
+    held.tags++;
+    held.manifests.set(`${repo}@${doc.manifests[m]![0]}`, `${repo}:${tag}`);
+    keep(repo, m, `${repo}:${tag}`);
   }
-  await Promise.all(
-    repos.map((repo) =>
-      limit.run(async () => {
-        const tags = await target.client.listTags(repo).catch((e: unknown) => {
-          // A repository deleted since the catalog was read holds nothing; any other failure stops the walk.
-          if (e instanceof RegistryError && e.status === 404) return [] as string[];
-          throw e;
-        });
-        await Promise.all(
-          tags
-            .filter((t) => !doomed.has(`${repo}:${t}`))
-            .map(async (tag) => {
-              const b = await blobsAt(target.client, repo, tag); // undefined only for a 404
-              if (!b) return;
-              held.tags++;
-              held.manifests.set(`${repo}@${b.digest}`, `${repo}:${tag}`);
-              for (const c of b.children) held.manifests.set(`${repo}@${c}`, `${repo}:${tag}`);
-              for (const d of b.blobs.keys()) held.blobs.add(d);
-            }),
-        );
-      }),
-    ),
-  );
   return held;
 }
 
@@ -216,7 +213,7 @@ async function planDeletion(
 
   // What the destination holds under the prefix besides what is deleted (this workspace's images,
   // other workspaces', images pushed by hand): their manifests and blobs stay.
-  const held = await walkDestination(target, doomed, limit);
+  const held = await walkDestination(target, doomed, opts.parallel);
   const keptBlobs = new Set(held.blobs);
   const keptManifests = new Set(held.manifests.keys());
   // What the last plan keeps and the walk did not read (no catalog, or a tag moved since): read by digest.

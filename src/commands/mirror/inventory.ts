@@ -27,7 +27,8 @@ list its repositories (the catalog refused) is walked through the repositories o
 mirrored to it (--workspace, or --plan), and the output says so.
 
 --verify <file> reads an inventory back and says what it covers (destination, when and by what
-it was taken, complete or not, counts, bytes, sha256); a file that is not one exits 2 naming the field.`;
+it was taken, complete or not, counts, bytes, sha256); a file that is not one exits 2 naming the
+field, and one that says it is incomplete exits 1.`;
 
   static override examples = [
     {

@@ -4,7 +4,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CommonError, usageError } from '../../util/errors.js';
+import { CommonError, messageOf, usageError } from '../../util/errors.js';
 import { statIfExists } from '../../util/fs.js';
 import { formatBytes, noProgress } from '../../util/progress.js';
 import { ClientPool } from '../copy/pool.js';
@@ -12,6 +12,7 @@ import { MirrorError } from '../errors.js';
 import { readPlanFile } from '../inputs.js';
 import { parseLocation, type RegistryLocation } from '../location.js';
 import { flattenRepo, joinRepo } from '../plan.js';
+import type { RegistryError } from '../registry/errors.js';
 import { clientOptions, type MirrorOptions } from '../session.js';
 import { Inventory, readInventory, writeInventory, type InventorySummary } from './format.js';
 import { takeInventory } from './walk.js';
@@ -55,7 +56,7 @@ export async function runInventory(o: InventoryRunOptions): Promise<InventoryRep
       prefix: dest.prefix,
       parallel: o.parallel,
       progress: o.progress ?? noProgress,
-      ...(plan ? { planRepositories: plan } : {}),
+      ...(plan ? { catalogRefused: plan } : {}),
       ...(o.version ? { version: o.version } : {}),
     });
     const sha256 = await writeInventory(o.output, document);
@@ -84,11 +85,11 @@ export async function verifyInventory(path: string): Promise<InventoryReport> {
 function planRepositories(
   o: InventoryRunOptions,
   dest: RegistryLocation,
-): (() => Promise<{ repositories: string[]; from: string }>) | undefined {
+): ((e: RegistryError) => Promise<{ repositories: string[]; note: string }>) | undefined {
   const file =
     o.plan ?? (o.workspace ? join(parseLocation(o.workspace, '--workspace').path, 'plan.json') : '');
   if (!file) return undefined;
-  return async () => {
+  return async (e) => {
     if (!o.plan && !(await statIfExists(file))) {
       throw usageError(
         MirrorError.INVENTORY_INCOMPLETE,
@@ -99,9 +100,12 @@ function planRepositories(
       );
     }
     const plan = await readPlanFile(file);
+    const repositories = [
+      ...new Set(plan.images.map((i) => flattenRepo(joinRepo(dest.prefix, i.destRepo), o.maxNestedPaths))),
+    ];
     return {
-      repositories: plan.images.map((e) => flattenRepo(joinRepo(dest.prefix, e.destRepo), o.maxNestedPaths)),
-      from: `the plan ${file}`,
+      repositories,
+      note: `${dest.registry} did not list its repositories (${messageOf(e).split('\n')[0]}): the ${repositories.length} repositories the plan ${file} names were read instead; repositories it does not name are not in the inventory`,
     };
   };
 }

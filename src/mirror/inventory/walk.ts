@@ -30,10 +30,11 @@ export interface InventoryWalkOptions {
   parallel?: number;
   progress?: ProgressSink;
   /**
-   * The repositories to read where the registry does not list them to us (401/403/404/405 on the
-   * catalog): a workspace plan's, at this destination. Without them such a registry cannot be walked.
+   * Where the registry does not list its repositories to us (401/403/404/405 on the catalog): the
+   * repositories to read instead (a workspace plan's, at this destination) and the note saying so.
+   * Without it such a registry cannot be walked (INVENTORY_INCOMPLETE, with how to give a plan).
    */
-  planRepositories?: () => Promise<{ repositories: string[]; from: string }>;
+  catalogRefused?: (e: RegistryError) => Promise<{ repositories: string[]; note: string }>;
   /** The airgap release (takenBy). */
   version?: string;
 }
@@ -42,6 +43,8 @@ export interface InventoryTaken {
   document: InventoryDocument;
   /** What the reader should know that is not a failed read (the catalog refused, the plan used instead). */
   notes: string[];
+  /** The first read that failed, as it was thrown (the document's problems say them all). */
+  firstFailure?: unknown;
 }
 
 type FoundManifest = InventoryFindings['manifests'] extends Iterable<infer M> ? M : never;
@@ -57,8 +60,10 @@ export async function takeInventory(o: InventoryWalkOptions): Promise<InventoryT
   const notes: string[] = [];
   const problems: string[] = [];
   let untold = 0;
-  const problem = (what: string) => {
-    if (problems.length < MAX_PROBLEMS) problems.push(what);
+  let firstFailure: unknown;
+  const failed = (what: string, e: unknown) => {
+    firstFailure ??= e;
+    if (problems.length < MAX_PROBLEMS) problems.push(`${what}: ${firstLine(e)}`);
     else untold++;
   };
   progress({ type: 'phase', name: 'inventory', detail: o.destination });
@@ -76,7 +81,7 @@ export async function takeInventory(o: InventoryWalkOptions): Promise<InventoryT
     try {
       parsed = parseManifest(m.bytes, m.mediaType, what);
     } catch (e) {
-      problem(`${what}: ${firstLine(e)}`);
+      failed(what, e);
       return;
     }
     if (parsed.kind === 'image') {
@@ -104,7 +109,7 @@ export async function takeInventory(o: InventoryWalkOptions): Promise<InventoryT
       try {
         m = await limit.run(() => o.client.getManifest(repo, digest));
       } catch (e) {
-        if (!notFound(e)) problem(`${what}: ${firstLine(e)}`); // 404: a sparse copy left it out
+        if (!notFound(e)) failed(what, e); // 404: a sparse copy left it out
         return undefined;
       }
       await record(repo, m, what);
@@ -117,7 +122,7 @@ export async function takeInventory(o: InventoryWalkOptions): Promise<InventoryT
     try {
       m = await limit.run(() => o.client.getManifest(repo, tag));
     } catch (e) {
-      if (!notFound(e)) problem(`${what}: ${firstLine(e)}`); // 404: deleted since its tag was listed
+      if (!notFound(e)) failed(what, e); // 404: deleted since its tag was listed
       return;
     }
     await seen.get(`${repo}@${m.digest}`, async () => {
@@ -134,7 +139,7 @@ export async function takeInventory(o: InventoryWalkOptions): Promise<InventoryT
         list = await limit.run(() => o.client.listTags(repo));
       } catch (e) {
         // 404: a repository deleted since the catalog was read, or one a plan names that is not here.
-        if (!notFound(e)) problem(`${repo}: the tag list: ${firstLine(e)}`);
+        if (!notFound(e)) failed(`${repo}: the tag list`, e);
         progress({ type: 'item-done', ok: notFound(e), name: repo });
         return;
       }
@@ -157,12 +162,13 @@ export async function takeInventory(o: InventoryWalkOptions): Promise<InventoryT
       tags,
     }),
     notes,
+    ...(firstFailure !== undefined ? { firstFailure } : {}),
   };
 }
 
 /**
  * The repositories to walk: the catalog's at or below the prefix; where the registry does not
- * serve the catalog to us, the plan's (with a note), and without a plan, an error saying what to give.
+ * serve the catalog to us, those `catalogRefused` gives (with its note), and without it, an error.
  */
 async function repositoriesOf(o: InventoryWalkOptions, notes: string[]): Promise<string[]> {
   const under = (r: string) => !o.prefix || r === o.prefix || r.startsWith(`${o.prefix}/`);
@@ -171,7 +177,7 @@ async function repositoriesOf(o: InventoryWalkOptions, notes: string[]): Promise
   } catch (e) {
     // Only a refusal of the catalog leaves the walk to the plan; any other failure stops it.
     if (!(e instanceof RegistryError && [401, 403, 404, 405].includes(e.status ?? 0))) throw e;
-    if (!o.planRepositories) {
+    if (!o.catalogRefused) {
       throw new AirgapError(
         MirrorError.INVENTORY_INCOMPLETE,
         `${o.client.registry} does not list its repositories to these credentials (${firstLine(e)}): the inventory cannot know what it holds`,
@@ -181,10 +187,8 @@ async function repositoriesOf(o: InventoryWalkOptions, notes: string[]): Promise
         },
       );
     }
-    const plan = await o.planRepositories();
-    notes.push(
-      `${o.client.registry} did not list its repositories (${firstLine(e)}): the ${plan.repositories.length} repositories ${plan.from} names were read instead; repositories it does not name are not in the inventory`,
-    );
-    return [...new Set(plan.repositories.filter(under))].sort();
+    const instead = await o.catalogRefused(e);
+    notes.push(instead.note);
+    return [...new Set(instead.repositories.filter(under))].sort();
   }
 }
