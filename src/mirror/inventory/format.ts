@@ -13,7 +13,8 @@
  *     "tags":      [[0, "4.18.1-x86_64", 12], …] }             [repository, tag, manifest], sorted
  *
  * A repository index names where the registry holds the blob or manifest (one of them, the first
- * in order); configs and layers are blobs, index children are manifests. `complete: false` means a
+ * in order); configs and layers are blobs, index children are manifests (those present in any
+ * repository: a copy filtered by architecture holds only some). `complete: false` means a
  * read failed (`problems` says which): what is listed is there, but not all that is there is listed.
  *
  * The file is input from the other side of the air gap: it is read bounded (gzip included),
@@ -92,13 +93,17 @@ export function inventoryDocument(f: InventoryFindings): InventoryDocument {
   const blobs = new Map<string, { size: number; repository: string }>();
   for (const m of f.manifests) {
     const had = manifests.get(m.digest);
+    // An index's children present in any repository: a sparse copy in one and a whole one in
+    // another list different children of the same index (`mirror delete` keeps them all).
+    const children = [...new Set([...(had?.children ?? []), ...m.children])];
     if (!had || byString(m.repository, had.repository) < 0)
       manifests.set(m.digest, {
         repository: m.repository,
         size: m.size,
         blobs: m.blobs.map((b) => b.digest),
-        children: m.children,
+        children,
       });
+    else had.children = children;
     for (const b of m.blobs) {
       const seen = blobs.get(b.digest);
       if (!seen || byString(m.repository, seen.repository) < 0)

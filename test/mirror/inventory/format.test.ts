@@ -136,4 +136,26 @@ describe('inventory format', () => {
       message: expect.stringMatching(/lying\.json: complete: says true with 1 problem/),
     });
   });
+
+  it('lists an index with every child some repository holds (one copy filtered by architecture, one whole)', () => {
+    const d = (c: string) => `sha256:${c.repeat(64)}`;
+    const doc = inventoryDocument({
+      destination: 'docker://m.example.com/ocp',
+      takenAt: new Date(0),
+      problems: [],
+      repositories: ['ocp/a', 'ocp/b'],
+      manifests: [
+        { repository: 'ocp/a', digest: d('1'), size: 10, blobs: [], children: [d('2')] },
+        { repository: 'ocp/b', digest: d('1'), size: 10, blobs: [], children: [d('2'), d('3')] },
+        { repository: 'ocp/a', digest: d('2'), size: 5, blobs: [], children: [] },
+        { repository: 'ocp/b', digest: d('3'), size: 5, blobs: [], children: [] },
+      ],
+      tags: [
+        { repository: 'ocp/a', tag: 'v1', digest: d('1') },
+        { repository: 'ocp/b', tag: 'v1', digest: d('1') },
+      ],
+    });
+    const index = doc.manifests.find((m) => m[0] === d('1'))!;
+    expect(index[4].map((c) => doc.manifests[c]![0])).toEqual([d('2'), d('3')]);
+  });
 });
