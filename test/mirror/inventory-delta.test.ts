@@ -71,19 +71,18 @@ describe('mirror inventory → --inventory → --from', () => {
     return path;
   };
   const access = () => ['--authfile', authFile, '--cert-dir', certDir];
+  /** `-c <config> <access> --graph-url … --remove-signatures file://<out>`: mirror → disk, or its plan. */
+  const toDiskArgs = (config: string, out: string) => [
+    '-c',
+    config,
+    ...access(),
+    '--graph-url',
+    up.graph.url,
+    '--remove-signatures',
+    `file://${out}`,
+  ];
   const toDisk = (config: string, out: string, ...rest: string[]) =>
-    airgap([
-      'mirror',
-      '-c',
-      config,
-      ...access(),
-      '--graph-url',
-      up.graph.url,
-      '--remove-signatures',
-      `file://${out}`,
-      '--json',
-      ...rest,
-    ]);
+    airgap(['mirror', ...toDiskArgs(config, out), '--json', ...rest]);
   const fromDisk = (config: string, archive: string, reg: TestRegistry) =>
     airgap([
       'mirror',
@@ -185,20 +184,8 @@ describe('mirror inventory → --inventory → --from', () => {
     enclaveInventory = listed;
 
     // The plan says the same before anything is cut: per image, what the far side holds and what is left to carry.
-    const planned = await airgap([
-      'mirror',
-      'plan',
-      '-c',
-      second,
-      ...access(),
-      '--graph-url',
-      up.graph.url,
-      '--remove-signatures',
-      '--inventory',
-      inv,
-      `file://${join(dir, 'plan-only')}`,
-      '--json',
-    ]);
+    const planArgs = ['plan', ...toDiskArgs(second, join(dir, 'plan-only')), '--inventory', inv];
+    const planned = await airgap(['mirror', ...planArgs, '--json']);
     expect(planned.exitCode, planned.stderr).toBe(0);
     const plan = JSON.parse(planned.stdout) as MirrorReport;
     expect(plan.inventory).toMatchObject({ sha256: sha, complete: true });
@@ -206,19 +193,7 @@ describe('mirror inventory → --inventory → --from', () => {
     expect(plan.measure!.bytesToMove).toBe(plan.measure!.bytes - held); // layers and configs: manifests are not counted
     const components = plan.plan.filter((p) => p.kind === 'release-component');
     for (const c of components) expect(c.covered).toBeGreaterThan(0);
-    const text = await airgap([
-      'mirror',
-      'plan',
-      '-c',
-      second,
-      ...access(),
-      '--graph-url',
-      up.graph.url,
-      '--remove-signatures',
-      '--inventory',
-      inv,
-      `file://${join(dir, 'plan-only')}`,
-    ]);
+    const text = await airgap(['mirror', ...planArgs]);
     expect(text.stdout).toContain(
       `the far side holds (the inventory ${sha} of docker://${enclave.host}/mirror`,
     );
