@@ -27,6 +27,7 @@ export const LONGEST_FIRST = [
   'test/mirror/signatures/mirror-signatures.test.ts',
   'test/registry/install.test.ts',
   'test/registry/uninstall.test.ts',
+  'test/mirror/inventory-delta.test.ts',
 ];
 
 class LongestFirst extends BaseSequencer {
