@@ -28,7 +28,7 @@ import {
   loadImageSetConfig,
   type ImageSetConfig,
 } from './isc/index.js';
-import { parseLocation } from './location.js';
+import { parseLocation, registryLocationText } from './location.js';
 import { joinRepo } from './plan.js';
 import { loadRegistriesConf } from './registry/registries-conf.js';
 import { clientOptions, openSession, openTarget, resolveConfig, type MirrorOptions } from './session.js';
@@ -117,7 +117,7 @@ async function walkDestination(target: DeleteTarget, doomed: Set<string>, parall
   const held: Held = { manifests: new Map(), blobs: new Set(), tags: 0 };
   const taken = await takeInventory({
     client: target.client,
-    destination: `docker://${target.registry}${target.prefix ? `/${target.prefix}` : ''}`,
+    destination: registryLocationText(target),
     prefix: target.prefix,
     ...(parallel ? { parallel } : {}),
     catalogRefused: async (e) => ({

@@ -75,6 +75,11 @@ export function parseLocation(input: string, role: LocationRole): Location {
   }
 }
 
+/** A registry location as it is written: `docker://host[:port][/prefix]`. */
+export function registryLocationText(l: Pick<RegistryLocation, 'registry' | 'prefix'>): string {
+  return `docker://${l.registry}${l.prefix ? `/${l.prefix}` : ''}`;
+}
+
 /** The schemes a destination is written with; without one, what was meant is a guess, so none is made. */
 const SCHEMES = ['docker://', 'file://', 'oci:'] as const;
 

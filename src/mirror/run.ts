@@ -29,6 +29,7 @@ import {
   type Target,
 } from './session.js';
 import { resolveWorkflow, type Workflow } from './workflow.js';
+import { registryLocationText } from './location.js';
 import type { ArchiveManifest } from './archive/archive.js';
 import { preflightArchive } from './archive/preflight.js';
 import { readInventory, type Inventory } from './inventory/format.js';
@@ -135,7 +136,7 @@ async function claimWorkspace(flow: Workflow): Promise<void> {
   // Disk → mirror keeps its state in the archive's working-dir, as oc-mirror does: one archive
   // may be unpacked into several registries, each run writing the cluster resources of its own.
   if (dest.kind !== 'registry' || flow.dryRun || flow.mode !== 'mirrorToMirror') return;
-  const mine = `docker://${dest.registry}${dest.prefix ? `/${dest.prefix}` : ''}`;
+  const mine = registryLocationText(dest);
   const file = join(flow.workspace, WORKSPACE_DESTINATION);
   let recorded: string | undefined;
   try {

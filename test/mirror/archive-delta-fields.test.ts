@@ -35,6 +35,18 @@ describe('an archive manifest’s delta fields, as input', () => {
     ['a home keyed by something not a digest', { homes: { 'sha256:zz': 'ocp/release' } }, 'homes'],
     ['previouslyArchived holding a path', { previouslyArchived: ['../x'] }, 'previouslyArchived'],
     [
+      'an inventory stamp naming no registry',
+      {
+        inventory: {
+          sha256: `sha256:${'c'.repeat(64)}`,
+          destination: 'docker:///ocp',
+          takenAt: '2026-11-20T10:00:00.000Z',
+          complete: true,
+        },
+      },
+      'inventory.destination',
+    ],
+    [
       'an inventory stamp without its digest',
       { inventory: { destination: 'docker://m.example.com/ocp', takenAt: 'x', complete: true } },
       'inventory',

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { create as tarCreate, Parser, type ReadEntry } from 'tar';
-import { AirgapError, unreadableReason, usageError } from '../../util/errors.js';
+import { AirgapError, messageOf, unreadableReason, usageError } from '../../util/errors.js';
 import { isNotFound, tempPathFor, writeFileAtomic } from '../../util/fs.js';
 import { withPath } from '../../util/fs-errors.js';
 import { noProgress, type ProgressSink } from '../../util/progress.js';
@@ -17,6 +17,7 @@ import { ArchiveContents, type ContentProblem } from './contents.js';
 import { tarUntilEnd } from '../tar-read.js';
 import { isDigest } from '../digest.js';
 import { isValidRepository } from '../reference.js';
+import { parseLocation } from '../location.js';
 import { inventoryStamp, type Inventory, type InventoryStamp } from '../inventory/format.js';
 
 /** The parts manifest written beside the tar parts: what each part holds and its checksum. */
@@ -288,6 +289,13 @@ function checkDeltaFields(m: ArchiveManifest): void {
     typeof inv.complete !== 'boolean'
   )
     throw new Error('inventory is not {sha256, destination, takenAt, complete}');
+  let kind: string;
+  try {
+    kind = parseLocation(inv.destination, 'destination').kind;
+  } catch (e) {
+    throw new Error(`inventory.destination: ${messageOf(e)}`, { cause: e });
+  }
+  if (kind !== 'registry') throw new Error('inventory.destination is not docker://host[:port][/prefix]');
 }
 
 export interface VerifyReport {

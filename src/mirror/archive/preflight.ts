@@ -15,6 +15,7 @@ import type { CopyPair } from '../copy/engine.js';
 import { MirrorError } from '../errors.js';
 import { blobsOf, matchesPlatform, parseManifest, type Descriptor } from '../manifest.js';
 import type { ArchiveManifest } from './archive.js';
+import { parseLocation } from '../location.js';
 
 export interface PreflightResult {
   /** Blobs the images need that the archive does not carry (the delta's expectation of the destination). */
@@ -52,7 +53,7 @@ export async function preflightArchive(
   const homes =
     archive.inventory &&
     o.destinationRegistry &&
-    registryOf(archive.inventory.destination) === o.destinationRegistry
+    registryOfLocation(archive.inventory.destination) === o.destinationRegistry
       ? (archive.homes ?? {})
       : {};
   // What the connected side left out because the far side was said to hold it.
@@ -143,9 +144,10 @@ export async function preflightArchive(
   return { expected: expected.size, missing: [...missing].sort(), failed, mounted };
 }
 
-/** The registry (`host[:port]`) of a `docker://host[:port]/prefix` location. */
-function registryOf(location: string): string {
-  return location.replace(/^docker:\/\//, '').split('/')[0] ?? '';
+/** The registry (`host[:port]`, as on the wire) of a `docker://host[:port]/prefix` location. */
+function registryOfLocation(location: string): string | undefined {
+  const l = parseLocation(location, 'destination'); // checked when the archive manifest was read
+  return l.kind === 'registry' ? l.registry : undefined;
 }
 
 /**

@@ -10,7 +10,7 @@ import { formatBytes, noProgress } from '../../util/progress.js';
 import { ClientPool } from '../copy/pool.js';
 import { MirrorError } from '../errors.js';
 import { readPlanFile } from '../inputs.js';
-import { parseLocation, type RegistryLocation } from '../location.js';
+import { parseLocation, registryLocationText, type RegistryLocation } from '../location.js';
 import { flattenRepo, joinRepo } from '../plan.js';
 import type { RegistryError } from '../registry/errors.js';
 import { clientOptions, type MirrorOptions } from '../session.js';
@@ -52,7 +52,7 @@ export async function runInventory(o: InventoryRunOptions): Promise<InventoryRep
     const plan = planRepositories(o, dest);
     const { document, notes } = await takeInventory({
       client,
-      destination: `docker://${dest.registry}${dest.prefix ? `/${dest.prefix}` : ''}`,
+      destination: registryLocationText(dest),
       prefix: dest.prefix,
       parallel: o.parallel,
       progress: o.progress ?? noProgress,
