@@ -24,8 +24,9 @@
  * anything is pushed (mirror/archive/preflight.ts).
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import { readBounded } from '../../net/body.js';
 import { messageOf, usageError } from '../../util/errors.js';
 import { isNotFound, writeFileAtomic } from '../../util/fs.js';
 import { isDigest } from '../digest.js';
@@ -159,12 +160,14 @@ export function inventoryText(doc: InventoryDocument): string {
 }
 
 /** Write an inventory atomically; gzip-compressed when `path` ends in `.gz`. Returns its sha256. */
-export async function writeInventory(path: string, doc: InventoryDocument): Promise<string> {
+export async function writeInventory(path: string, doc: InventoryDocument): Promise<Inventory> {
   const text = Buffer.from(inventoryText(doc));
   const bytes = path.endsWith('.gz') ? gzipSync(text, { level: 9 }) : text;
   await writeFileAtomic(path, bytes);
-  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+  return new Inventory(doc, sha256Of(bytes), path, bytes.length);
 }
+
+const sha256Of = (bytes: Buffer) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 
 /** An inventory read back and checked, with the lookups a delta needs. */
 export class Inventory {
@@ -178,6 +181,8 @@ export class Inventory {
     readonly sha256: string,
     /** Where it was read from. */
     readonly path: string,
+    /** Bytes of the file as stored. */
+    readonly fileBytes: number,
   ) {
     doc.blobs.forEach((b, i) => this.blobIndex.set(b[0], i));
     doc.manifests.forEach((m, i) => this.manifestIndex.set(m[0], i));
@@ -275,9 +280,10 @@ function invalid(path: string, where: string, what: string): never {
 
 /** Read an inventory file (plain or gzip), bounded, every field checked. */
 export async function readInventory(path: string): Promise<Inventory> {
-  let bytes: Buffer;
+  let bytes: Buffer | undefined;
   try {
-    bytes = await readFile(path);
+    // Bounded as it is read: a file past the limit is not held whole first.
+    bytes = await readBounded(createReadStream(path), MAX_INVENTORY_BYTES);
   } catch (e) {
     if (!isNotFound(e)) throw e; // a permission or I/O error, said with its path
     throw usageError(MirrorError.INVENTORY_INVALID, `the inventory ${path} does not exist`, {
@@ -286,13 +292,9 @@ export async function readInventory(path: string): Promise<Inventory> {
       cause: e,
     });
   }
-  if (bytes.length > MAX_INVENTORY_BYTES)
-    invalid(
-      path,
-      'the file',
-      `is ${bytes.length} bytes, over the ${MAX_INVENTORY_BYTES / 1024 / 1024} MiB an inventory may be`,
-    );
-  const sha256 = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+  if (!bytes)
+    invalid(path, 'the file', `is over the ${MAX_INVENTORY_BYTES / 1024 / 1024} MiB an inventory may be`);
+  const sha256 = sha256Of(bytes);
   let plain = bytes;
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
     try {
@@ -309,7 +311,7 @@ export async function readInventory(path: string): Promise<Inventory> {
   } catch (e) {
     invalid(path, 'the file', `is not JSON (${(e as Error).message})`);
   }
-  return new Inventory(checkDocument(path, doc), sha256, path);
+  return new Inventory(checkDocument(path, doc), sha256, path, bytes.length);
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>

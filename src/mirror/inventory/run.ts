@@ -2,7 +2,6 @@
  * `airgap mirror inventory`: take an inventory of a registry below a prefix and write it (walk.ts,
  * format.ts), or read one back (`--verify`) and say what it covers.
  */
-import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CommonError, messageOf, usageError } from '../../util/errors.js';
 import { statIfExists } from '../../util/fs.js';
@@ -14,7 +13,7 @@ import { parseLocation, registryLocationText, type RegistryLocation } from '../l
 import { flattenRepo, joinRepo } from '../plan.js';
 import type { RegistryError } from '../registry/errors.js';
 import { clientOptions, type MirrorOptions } from '../session.js';
-import { Inventory, readInventory, writeInventory, type InventorySummary } from './format.js';
+import { readInventory, writeInventory, type InventorySummary } from './format.js';
 import { takeInventory } from './walk.js';
 
 /** The default file an inventory is written to (in the working directory). */
@@ -59,11 +58,10 @@ export async function runInventory(o: InventoryRunOptions): Promise<InventoryRep
       ...(plan ? { catalogRefused: plan } : {}),
       ...(o.version ? { version: o.version } : {}),
     });
-    const sha256 = await writeInventory(o.output, document);
-    const fileBytes = (await stat(o.output)).size;
+    const written = await writeInventory(o.output, document);
     return {
-      ...new Inventory(document, sha256, o.output).summary(),
-      fileBytes,
+      ...written.summary(),
+      fileBytes: written.fileBytes,
       tookSeconds: Math.round((Date.now() - started) / 100) / 10,
       notes,
     };
@@ -75,7 +73,7 @@ export async function runInventory(o: InventoryRunOptions): Promise<InventoryRep
 /** Read an inventory file back: what it covers. INVENTORY_INVALID (exit 2) names what is wrong with it. */
 export async function verifyInventory(path: string): Promise<InventoryReport> {
   const inv = await readInventory(path);
-  return { ...inv.summary(), fileBytes: (await stat(path)).size, notes: [] };
+  return { ...inv.summary(), fileBytes: inv.fileBytes, notes: [] };
 }
 
 /**

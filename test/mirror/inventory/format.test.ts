@@ -92,7 +92,7 @@ describe('inventory format', () => {
     ]);
     for (const name of ['inv.json', 'inv.json.gz']) {
       const path = join(dir, name);
-      const sha = await writeInventory(path, doc);
+      const { sha256: sha } = await writeInventory(path, doc);
       const inv = await readInventory(path);
       expect(inv.doc).toEqual(doc);
       expect(inv.sha256).toBe(sha);
@@ -117,7 +117,7 @@ describe('inventory format', () => {
     expect(text.split('\n')).toContain(`    ["${d('b')}",20,0],`);
     expect(text.split('\n')).toContain(`    [0,"multi",2],`);
     const path = join(dir, 'stamped.json.gz');
-    const sha256 = await writeInventory(path, inventoryDocument(findings()));
+    const { sha256 } = await writeInventory(path, inventoryDocument(findings()));
     expect(inventoryStamp(await readInventory(path))).toEqual({
       sha256,
       destination: 'docker://mirror.example.com:8443/ocp',
