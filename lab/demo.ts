@@ -21,6 +21,7 @@ import { generateSigningKey } from './cosign.js';
 import {
   buildRegistryImageArchive,
   LAB_REGISTRY_REF,
+  loopbackInstallArgs,
   podmanCleanup,
   podmanEnv,
   podmanUsable,
@@ -235,32 +236,16 @@ async function bastionRegistry(work: string): Promise<number> {
     podmanCleanup(build),
   );
   await writeFile(join(dir, 'registry.pass'), `${randomBytes(15).toString('base64url')}\n`, { mode: 0o600 });
-  const args = [
-    'registry',
-    'install',
-    '--dir',
-    join(dir, 'registry'),
-    '--name',
-    'airgap-demo-registry',
-    '--hostname',
-    'localhost',
-    '--san',
-    '127.0.0.1',
-    '--san',
-    '::1',
-    '--port',
-    '5443',
-    '--username',
-    'demo',
-    '--password-file',
-    join(dir, 'registry.pass'),
-    '--data-dir',
-    join(dir, 'data'),
-    '--image',
-    LAB_REGISTRY_REF,
-    '--image-archive',
-    archive,
-  ];
+  const args = loopbackInstallArgs({
+    dir: join(dir, 'registry'),
+    name: 'airgap-demo-registry',
+    port: 5443,
+    username: 'demo',
+    passwordFile: join(dir, 'registry.pass'),
+    dataDir: join(dir, 'data'),
+    image: LAB_REGISTRY_REF,
+    imageArchive: archive,
+  });
   const dry = await cli([...args, '--dry-run']);
   if (dry !== 0) return dry;
   const systemd = await new Promise<boolean>((res) =>

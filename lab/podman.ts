@@ -214,6 +214,48 @@ export async function buildRegistryImageArchive(opts: RegistryImageOptions): Pro
   }
 }
 
+/** What `airgap registry install` is given for a registry on this machine's loopback (the demo, the tests). */
+export interface LoopbackInstall {
+  dir: string;
+  name: string;
+  port: number;
+  username: string;
+  passwordFile: string;
+  dataDir: string;
+  image: string;
+  imageArchive: string;
+}
+
+/** `registry install` for a loopback registry: named localhost, certified for 127.0.0.1 and ::1. */
+export function loopbackInstallArgs(o: LoopbackInstall): string[] {
+  return [
+    'registry',
+    'install',
+    '--dir',
+    o.dir,
+    '--name',
+    o.name,
+    '--hostname',
+    'localhost',
+    '--san',
+    '127.0.0.1',
+    '--san',
+    '::1',
+    '--port',
+    String(o.port),
+    '--username',
+    o.username,
+    '--password-file',
+    o.passwordFile,
+    '--data-dir',
+    o.dataDir,
+    '--image',
+    o.image,
+    '--image-archive',
+    o.imageArchive,
+  ];
+}
+
 /**
  * A plain-HTTP config.yml for the lab's registry image listening on `addr` ("127.0.0.1:PORT"),
  * storage in /var/lib/registry (mount a directory there), deletes allowed, info-level logs.

@@ -11,7 +11,13 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll } from 'vitest';
-import { buildRegistryImageArchive, podmanCleanup, podmanEnv, type PodmanEnv } from '../../lab/podman.js';
+import {
+  buildRegistryImageArchive,
+  loopbackInstallArgs,
+  podmanCleanup,
+  podmanEnv,
+  type PodmanEnv,
+} from '../../lab/podman.js';
 import { startSystemdSim, type SystemdSim } from '../../lab/systemd-sim/index.js';
 import { HOST_TRUST_STORES, withTrustLock } from '../../src/registry/trust.js';
 import { airgap, type CliResult } from './cli.js';
@@ -117,30 +123,16 @@ export function useBastion(): () => Bastion {
       airgap: run,
       install: (extra = []) =>
         run([
-          'registry',
-          'install',
-          '--dir',
-          dir,
-          '--name',
-          name,
-          '--hostname',
-          'localhost',
-          '--san',
-          '127.0.0.1',
-          '--san',
-          '::1',
-          '--port',
-          String(port),
-          '--username',
-          'admin',
-          '--password-file',
-          passwordFile,
-          '--data-dir',
-          join(root, 'data'),
-          '--image',
-          image,
-          '--image-archive',
-          imageArchive,
+          ...loopbackInstallArgs({
+            dir,
+            name,
+            port,
+            username: 'admin',
+            passwordFile,
+            dataDir: join(root, 'data'),
+            image,
+            imageArchive,
+          }),
           ...extra,
         ]),
     };
