@@ -17,7 +17,7 @@ import type { MirrorReport } from '../../src/mirror/report.js';
 import type { ImageResult } from '../../src/mirror/copy/engine.js';
 import { MirrorError } from '../../src/mirror/errors.js';
 import { airgap } from '../helpers/cli.js';
-import { clientFor, tempDir } from '../helpers/fixtures.js';
+import { clientFor, refOf, seedRegistry, tempDir, writeIsc } from '../helpers/fixtures.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { skopeoCopy } from '../helpers/skopeo.js';
 
@@ -27,6 +27,7 @@ interface ArchiveJson {
   parts: { file: string; size: number; blobs: string[] }[];
   previouslyArchived: string[];
   inventory?: { sha256: string; destination: string };
+  homes?: Record<string, string>;
 }
 
 /** Carry an archive across: only its parts and its manifest, never the connected side's working-dir. */
@@ -255,6 +256,35 @@ describe('mirror inventory → --inventory → --from', () => {
     expect((await toDisk(second, own, '--inventory', inv)).exitCode).toBe(0);
     const again = await fromDisk(second, await carry(own, join(dir, 'far-own')), empty);
     expect(again.exitCode, again.stdout).toBe(0);
+  }, 300_000);
+
+  it('a blob the enclave holds in another repository is mounted from where the inventory found it, once per repository', async () => {
+    const [a, b, c] = await seedRegistry(src, [
+      { repo: 'apps/a', tag: 'v1', layers: [{ id: 'shared', size: 200 * KiB }, { size: 4 * KiB }] },
+      { repo: 'apps/b', tag: 'v1', layers: [{ id: 'shared', size: 200 * KiB }, { size: 5 * KiB }] },
+      { repo: 'apps/b', tag: 'v2', layers: [{ id: 'shared', size: 200 * KiB }, { size: 6 * KiB }] },
+    ]);
+    const one = await writeIsc(dir, [refOf(src, a!)], [], 'isc-apps-1.yaml');
+    const both = await writeIsc(dir, [refOf(src, a!), refOf(src, b!), refOf(src, c!)], [], 'isc-apps-2.yaml');
+    expect((await toDisk(one, join(dir, 'apps-1'))).exitCode).toBe(0);
+    const first = await fromDisk(one, await carry(join(dir, 'apps-1'), join(dir, 'far-apps-1')), enclave);
+    expect(first.exitCode, first.stdout).toBe(0);
+    const inv = join(dir, 'apps.inventory.json');
+    expect((await inventory(enclave, inv)).exitCode).toBe(0);
+    const cut = join(dir, 'apps-2');
+    expect((await toDisk(both, cut, '--inventory', inv)).exitCode).toBe(0);
+    expect(Object.values((await archiveJson(cut)).homes ?? {})).toContain('mirror/apps/a');
+    const r = await fromDisk(both, await carry(cut, join(dir, 'far-apps-2')), enclave);
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as MirrorReport;
+    // apps/b's two images need the shared layer: it is mounted into apps/b once.
+    expect(report.delta).toMatchObject({ missing: [], failed: 0, mounted: 1 });
+    for (const ref of ['mirror/apps/b:v1', 'mirror/apps/b:v2'])
+      await skopeoCopy(
+        `docker://${enclave.host}/${ref}`,
+        `dir:${join(dir, 'read', ref.replace(/[/:]/g, '_'))}`,
+        enclave.skopeo,
+      );
   }, 300_000);
 
   it('an inventory that lies (lists blobs the registry lacks) is caught before any push of the images that need them', async () => {

@@ -117,29 +117,36 @@ export async function preflightArchive(
       }
     }),
   );
+  // Each blob mounted once per repository: the images of a repository share their base layers.
   let mounted = 0;
+  const mounts = new Once<boolean>();
   await Promise.all(
-    toMount.map(({ pair: p, digest, from }) =>
-      limit.run(async () => {
-        if (p.refused) return;
-        try {
-          if (await p.dest.endpoint.mount(p.dest.repo, digest, from)) {
-            mounted++;
-            return;
-          }
-          p.refused = {
+    toMount.map(async ({ pair: p, digest, from }) => {
+      const what = p.dest.endpoint.display(p.dest.repo, p.dest.ref);
+      let refused: NonNullable<CopyPair['refused']> | undefined;
+      try {
+        const done = await mounts.get(`${p.dest.repo}|${digest}`, () =>
+          limit.run(async () => {
+            const ok = await p.dest.endpoint.mount(p.dest.repo, digest, from);
+            if (ok) mounted++;
+            return ok;
+          }),
+        );
+        if (!done)
+          refused = {
             code: MirrorError.MIRROR_BLOB_UNAVAILABLE,
-            message: `${p.dest.endpoint.display(p.dest.repo, p.dest.ref)} needs ${digest}, which ${from} holds but the registry would not mount into ${p.dest.repo}; nothing of it was pushed`,
+            message: `${what} needs ${digest}, which ${from} holds but the registry would not mount into ${p.dest.repo}; nothing of it was pushed`,
           };
-        } catch (e) {
-          p.refused = {
-            code: isAirgapError(e) ? e.code : MirrorError.MIRROR_FAILED,
-            message: `${p.dest.endpoint.display(p.dest.repo, p.dest.ref)}: mounting ${digest} from ${from}: ${messageOf(e)}`,
-          };
-        }
-        if (p.refused) failed++;
-      }),
-    ),
+      } catch (e) {
+        refused = {
+          code: isAirgapError(e) ? e.code : MirrorError.MIRROR_FAILED,
+          message: `${what}: mounting ${digest} from ${from}: ${messageOf(e)}`,
+        };
+      }
+      if (!refused || p.refused) return; // an image is refused (and counted) once
+      p.refused = refused;
+      failed++;
+    }),
   );
   return { expected: expected.size, missing: [...missing].sort(), failed, mounted };
 }
