@@ -284,7 +284,6 @@ function checkDeltaFields(m: ArchiveManifest): void {
     inv === null ||
     !isDigest(inv.sha256) ||
     typeof inv.destination !== 'string' ||
-    !inv.destination.startsWith('docker://') ||
     typeof inv.takenAt !== 'string' ||
     typeof inv.complete !== 'boolean'
   )
