@@ -26,6 +26,7 @@ import {
   setting,
   settings,
   timeSpanMs,
+  timeoutStopMs,
   unitEnvironment,
   type ExecCommand,
 } from './unit.js';
@@ -206,7 +207,7 @@ export class Supervisor {
     this.save({ activeState: 'deactivating', subState: 'stop' });
     this.log(`Stopping ${described(loaded)}...`);
     await this.control(loaded, 'ExecStop', { ...env, MAINPID: String(main.pid) }, 'stop');
-    const timeout = timeSpanMs(setting(loaded.unit, 'Service', 'TimeoutStopSec'), 10_000);
+    const timeout = timeoutStopMs(loaded.unit);
     killGroup(main.pid, 'SIGTERM');
     this.save({ subState: 'stop-sigterm' });
     const exit = await Promise.race([main.exited, sleep(timeout).then(() => undefined)]);

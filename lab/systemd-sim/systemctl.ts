@@ -20,7 +20,7 @@ import {
   unitsDir,
   writeState,
 } from './state.js';
-import { parseUnitFile, setting, settings, timeSpanMs } from './unit.js';
+import { parseUnitFile, setting, settings, timeSpanMs, timeoutStopMs } from './unit.js';
 
 export interface Options {
   now: boolean;
@@ -106,7 +106,7 @@ async function stopOne(dir: string, name: string, verb = 'stop'): Promise<number
   if (loaded) warnIfChanged(dir, name);
   if (!pidAlive(state.supervisorPid)) return 0;
   process.kill(state.supervisorPid, 'SIGTERM');
-  const timeout = loaded ? timeSpanMs(setting(loaded.unit, 'Service', 'TimeoutStopSec'), 10_000) : 10_000;
+  const timeout = timeoutStopMs(loaded?.unit);
   const deadline = Date.now() + 2 * timeout + 10_000;
   while (pidAlive(state.supervisorPid)) {
     if (Date.now() > deadline) {

@@ -55,6 +55,15 @@ export function settings(unit: UnitFile, section: string, key: string): string[]
   return unit.get(section)?.get(key) ?? [];
 }
 
+/**
+ * How long a stop may take when the unit does not say (TimeoutStopSec=): systemd's
+ * DefaultTimeoutStopSec, 90 s. A shorter one killed a registry whose podman was slow to stop on a
+ * loaded machine, and the unit ended "failed" where systemd would have waited.
+ */
+export function timeoutStopMs(unit: UnitFile | undefined): number {
+  return timeSpanMs(unit ? setting(unit, 'Service', 'TimeoutStopSec') : undefined, 90_000);
+}
+
 /** A systemd time span ("10", "10s", "500ms", "1min 30s", "infinity") in milliseconds. */
 export function timeSpanMs(value: string | undefined, fallbackMs: number): number {
   if (value === undefined || value === '') return fallbackMs;

@@ -98,7 +98,12 @@ describe('airgap registry uninstall', () => {
       env: { ...process.env, ...b.env },
       reject: false,
     });
-    expect(active.stdout.trim()).toBe('inactive');
+    // Stopped as a stop, not killed as a failure: the journal says why when it is not so.
+    const journal = await execa('journalctl', ['-u', `${b.name}.service`, '-n', '30', '-o', 'cat'], {
+      env: { ...process.env, ...b.env },
+      reject: false,
+    });
+    expect(active.stdout.trim(), journal.stdout).toBe('inactive');
     expect(await listening(b.port)).toBe(false);
     for (const f of trustFiles) expect(existsSync(f)).toBe(false);
     expect(existsSync(`/etc/containers/certs.d/${b.address}`)).toBe(false);
